@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds, once, every program the local stack and the tests need, into versioned folders under
+# the cache (default .cache/ in the checkout, ignored by git; LIKEN_CACHE moves it). A folder
+# that exists is complete: each is built in a temporary folder and renamed at the end, so an
+# interrupted build is redone next time. Prints the cache path on the last line.
+#
+#   kube-v1.37.2/     kube-apiserver kube-controller-manager kube-scheduler kubectl etcd
+#   kwok-v0.8.0/      kwok, and stages.yaml (node ready + heartbeat, pods ready/complete/delete)
+#   temporal-v1.5.1/  temporal (the CLI, whose `server start-dev` is the dev server + Web UI)
+#   indiserver and the INDI simulators come from Debian's indi-bin (installed when missing).
+set -euo pipefail
+
+KUBE_VERSION=v1.37.2
+KWOK_VERSION=v0.8.0
+TEMPORAL_VERSION=v1.5.1
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${LIKEN_CACHE:-$root/.cache}
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+log() { printf '[tools] %s\n' "$*" >&2; }
+
+# build NAME CMD...: runs CMD with $out set to a fresh temp folder, then renames it to NAME.
+build() {
+  local name=$1; shift
+  [ -d "$cache/$name" ] && return 0
+  local started=$SECONDS
+  log "building $name (first time only; see the README for how long it takes)"
+  out=$(mktemp -d "$cache/.$name.XXXX")
+  "$@"
+  rm -rf "${cache:?}/$name"
+  mv "$out" "$cache/$name"
+  log "built $name in $((SECONDS - started))s"
+}
+
+kube() {
+  local v=${KUBE_VERSION#v} ldflags
+  ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION"
+  ldflags+=" -X k8s.io/component-base/version.gitMajor=${v%%.*}"
+  ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "$v" | cut -d. -f2)"
+  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$ldflags" -o "$out/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3)
+  mv "$out/v3" "$out/etcd" 2>/dev/null || mv "$out/server" "$out/etcd"
+}
+
+kwok() {
+  GOBIN=$out go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  local dir
+  dir=$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+  # kwok's own stages: a node becomes Ready and keeps its Lease; pods become Ready, Jobs' pods
+  # complete, and deleted pods go away.
+  for f in "$dir"/kustomize/stage/node/fast/node-initialize.yaml \
+           "$dir"/kustomize/stage/node/heartbeat-with-lease/*.yaml \
+           "$dir"/kustomize/stage/pod/fast/pod-ready.yaml \
+           "$dir"/kustomize/stage/pod/fast/pod-complete.yaml \
+           "$dir"/kustomize/stage/pod/fast/pod-delete.yaml; do
+    [ -f "$f" ] || continue
+    cat "$f"; echo '---'
+  done > "$out/stages.yaml"
+}
+
+temporal() {
+  GOBIN=$out go install -trimpath -ldflags "-s -w" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"
+}
+
+indi() {
+  command -v indiserver >/dev/null && command -v indi_simulator_telescope >/dev/null && return 0
+  log "installing Debian's indi-bin (indiserver and the INDI simulators)"
+  local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq indi-bin >&2
+}
+
+want=${*:-kube kwok temporal indi}
+for w in $want; do
+  case $w in
+    kube) build "kube-$KUBE_VERSION" kube ;;
+    kwok) build "kwok-$KWOK_VERSION" kwok ;;
+    temporal) build "temporal-$TEMPORAL_VERSION" temporal ;;
+    indi) indi ;;
+    *) log "unknown tool $w"; exit 2 ;;
+  esac
+done
+echo "$cache"
