@@ -1,0 +1,11 @@
+// Package pictures makes the picture a screen shows for a Person: the
+// person's colour, their initials drawn on it, or a photo cut down to a
+// 256x256 JPEG thumbnail. It also reads the avatar URI a Person names, and it
+// holds the program a baker pod runs to read a picture from NFS or a claim.
+//
+// Everything here is pure: no Kubernetes, no Temporal, no network. The callers
+// fetch bytes (an HTTP activity, a baker pod) and hand them over; this package
+// enforces the limits the spec sets (10 MiB, 8192 px a side, checked from the
+// header before a full decode) so that a hostile file fails fast and cheaply
+// wherever it is read.
+package pictures
