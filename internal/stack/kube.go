@@ -1,0 +1,300 @@
+// The Kubernetes half of the stack: etcd, then kube-apiserver with RBAC and a static admin
+// token, then kube-controller-manager (service accounts, garbage collection, Jobs, TTLs),
+// kube-scheduler and kwok, which plays the kubelet of one fake node so pods become Running.
+package stack
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// NodeName is the fake node kwok runs every pod on.
+const NodeName = "kwok-node-0"
+
+func (s *Stack) startKube(ctx context.Context) error {
+	kubeBin := "kube-" + KubeVersion
+	etcd, err := s.bin(kubeBin, "etcd")
+	if err != nil {
+		return err
+	}
+	apiserver, _ := s.bin(kubeBin, "kube-apiserver")
+	kcm, _ := s.bin(kubeBin, "kube-controller-manager")
+	scheduler, _ := s.bin(kubeBin, "kube-scheduler")
+	kwok, err := s.bin("kwok-"+KwokVersion, "kwok")
+	if err != nil {
+		return err
+	}
+	ports, err := freePorts(5)
+	if err != nil {
+		return err
+	}
+	etcdPort, peerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+
+	certs, err := mkdir(s.opts.Dir, "certs")
+	if err != nil {
+		return err
+	}
+	s.CertDir = certs
+	if err := writeServiceAccountKey(certs); err != nil {
+		return err
+	}
+	s.AdminToken = randomHex(16)
+	tokens := filepath.Join(certs, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(s.AdminToken+`,admin,admin,"system:masters"`+"\n"), 0o600); err != nil {
+		return err
+	}
+
+	etcdData, _ := mkdir(s.opts.Dir, "etcd")
+	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
+	if err := s.run(ctx, &proc{
+		name: "etcd", path: etcd, dir: etcdData,
+		args: []string{
+			"--name=etcd", "--data-dir=" + etcdData,
+			"--listen-client-urls=" + etcdURL, "--advertise-client-urls=" + etcdURL,
+			"--listen-peer-urls=" + peerURL, "--initial-advertise-peer-urls=" + peerURL,
+			"--initial-cluster=etcd=" + peerURL,
+			"--unsafe-no-fsync", "--log-level=warn",
+		},
+		ready: httpOK(etcdURL+"/health", ""),
+	}); err != nil {
+		return err
+	}
+
+	s.APIServer = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+	if err := s.run(ctx, &proc{
+		name: "kube-apiserver", path: apiserver, dir: certs,
+		args: []string{
+			"--etcd-servers=" + etcdURL,
+			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+			"--secure-port=" + strconv.Itoa(apiPort),
+			"--cert-dir=" + certs,
+			"--token-auth-file=" + tokens,
+			"--authorization-mode=RBAC",
+			"--service-account-key-file=" + filepath.Join(certs, "sa.pub"),
+			"--service-account-signing-key-file=" + filepath.Join(certs, "sa.key"),
+			"--service-account-issuer=https://kubernetes.default.svc",
+			"--service-cluster-ip-range=10.0.0.0/24",
+			"--endpoint-reconciler-type=none",
+			// kwok plays the kubelet on this address (pod logs, exec).
+			"--kubelet-preferred-address-types=InternalIP",
+			"--kubelet-insecure-skip-tls-verify=true",
+		},
+		ready: httpOK(s.APIServer+"/readyz", s.AdminToken),
+	}); err != nil {
+		return err
+	}
+
+	s.Kubeconfig = filepath.Join(s.opts.Dir, "kubeconfig")
+	if err := writeKubeconfig(s.Kubeconfig, s.APIServer, filepath.Join(certs, "apiserver.crt"), s.AdminToken); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+
+	kwokHome, _ := mkdir(s.opts.Dir, "kwok")
+	parts := []*proc{
+		{
+			name: "kube-controller-manager", path: kcm, dir: s.opts.Dir,
+			args: []string{
+				"--kubeconfig=" + s.Kubeconfig,
+				"--authentication-kubeconfig=" + s.Kubeconfig,
+				"--authorization-kubeconfig=" + s.Kubeconfig,
+				"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(kcmPort),
+				"--leader-elect=false",
+				"--service-account-private-key-file=" + filepath.Join(certs, "sa.key"),
+				"--root-ca-file=" + filepath.Join(certs, "apiserver.crt"),
+				"--controllers=*",
+			},
+			// Pods cannot be created before the default ServiceAccount exists.
+			ready: func(ctx context.Context) error {
+				_, err := kube.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+				return err
+			},
+		},
+		{
+			name: "kube-scheduler", path: scheduler, dir: s.opts.Dir,
+			args: []string{
+				"--kubeconfig=" + s.Kubeconfig,
+				"--authentication-kubeconfig=" + s.Kubeconfig,
+				"--authorization-kubeconfig=" + s.Kubeconfig,
+				"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(schedPort),
+				"--leader-elect=false",
+			},
+			ready: httpOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", schedPort), ""),
+		},
+		{
+			name: "kwok", path: kwok, dir: kwokHome, env: []string{"HOME=" + kwokHome},
+			args: []string{
+				"--kubeconfig=" + s.Kubeconfig,
+				"--config=" + filepath.Join(s.opts.Cache, "kwok-"+KwokVersion, "stages.yaml"),
+				"--manage-all-nodes=true",
+				"--node-ip=127.0.0.1",
+			},
+			ready: func(ctx context.Context) error { return nodeReady(ctx, kube) },
+		},
+	}
+	if err := ensureNode(ctx, kube); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(parts))
+	for i, p := range parts {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = s.run(ctx, p) }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensureNode registers the fake node; kwok makes it Ready and keeps its lease.
+func ensureNode(ctx context.Context, kube kubernetes.Interface) error {
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: NodeName,
+			Labels: map[string]string{
+				"kubernetes.io/hostname": NodeName,
+				"kubernetes.io/os":       "linux",
+				"kubernetes.io/arch":     "amd64",
+				"type":                   "kwok",
+			},
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+		},
+		Status: corev1.NodeStatus{
+			Allocatable: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("32"),
+				corev1.ResourceMemory: resource.MustParse("256Gi"),
+				corev1.ResourcePods:   resource.MustParse("1000"),
+			},
+			Capacity: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("32"),
+				corev1.ResourceMemory: resource.MustParse("256Gi"),
+				corev1.ResourcePods:   resource.MustParse("1000"),
+			},
+		},
+	}
+	_, err := kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+func nodeReady(ctx context.Context, kube kubernetes.Interface) error {
+	n, err := kube.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			return nil
+		}
+	}
+	return fmt.Errorf("node %s is not Ready yet", NodeName)
+}
+
+// httpOK probes a local health endpoint. The servers' certificates are self-signed by the
+// processes we just started, so the probe does not verify them.
+func httpOK(url, token string) func(context.Context) error {
+	client := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+	}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s %s", url, resp.Status, body)
+		}
+		return nil
+	}
+}
+
+func writeServiceAccountKey(dir string) error {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sa.key"),
+		pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "sa.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o644)
+}
+
+func writeKubeconfig(path, server, caFile, token string) error {
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return err
+	}
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: local
+  context: {cluster: local, user: admin}
+current-context: local
+`, server, base64.StdEncoding.EncodeToString(ca), token)
+	return os.WriteFile(path, []byte(cfg), 0o600)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

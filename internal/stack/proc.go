@@ -1,0 +1,132 @@
+// Processes of the stack: started with their output in a log file, killed with the process
+// that started them (so a test binary that dies leaves nothing behind), stopped with SIGTERM
+// and, after a grace period, SIGKILL.
+package stack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+type proc struct {
+	name  string
+	path  string
+	args  []string
+	env   []string
+	dir   string
+	log   string
+	ready func(context.Context) error
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// run starts the process and waits until ready answers nil, the process exits, or ctx ends.
+func (s *Stack) run(ctx context.Context, p *proc) error {
+	p.log = s.Logs(p.name)
+	if err := p.start(); err != nil {
+		return err
+	}
+	s.add(p)
+	s.log.Info("started", "process", p.name, "log", p.log)
+	return p.waitReady(ctx)
+}
+
+func (p *proc) start() error {
+	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(p.path, p.args...)
+	cmd.Dir = p.dir
+	cmd.Env = append(os.Environ(), p.env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	// Own process group, so a stop reaches the children too; killed if we die.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("start %s: %w", p.name, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); f.Close(); close(done) }()
+	p.mu.Lock()
+	p.cmd, p.done = cmd, done
+	p.mu.Unlock()
+	return nil
+}
+
+func (p *proc) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var last error
+	for {
+		if last = p.ready(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited before it was ready; the end of %s:\n%s", p.name, p.log, tail(p.log, 2000))
+		case <-ctx.Done():
+			return fmt.Errorf("%s was not ready in time (%v); the end of %s:\n%s", p.name, last, p.log, tail(p.log, 2000))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (p *proc) stop(grace time.Duration) {
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	select {
+	case <-done:
+		return
+	default:
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(grace):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+func (p *proc) restart(ctx context.Context) error {
+	if err := p.start(); err != nil {
+		return err
+	}
+	return p.waitReady(ctx)
+}
+
+// tail returns the last n bytes of a file, for error messages.
+func tail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err.Error()
+	}
+	off := max(st.Size()-n, 0)
+	b := make([]byte, st.Size()-off)
+	f.ReadAt(b, off)
+	return strings.TrimSpace(string(b))
+}
+
+func mkdir(parts ...string) (string, error) {
+	d := filepath.Join(parts...)
+	return d, os.MkdirAll(d, 0o755)
+}

@@ -1,0 +1,196 @@
+// Package stack runs a real local control plane (etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler, kwok for a fake node) and a Temporal dev server, all on 127.0.0.1, from the
+// binaries hack/tools.sh builds into the cache. `make run` and the integration tests share it,
+// so what a developer sees locally is what the tests prove.
+//
+// Every process gets a free port and a folder of its own under Dir, logs into <name>.log there,
+// and dies with the process that started it. Stop stops the API server before etcd: stopping
+// both at once can hang for 30 s while the API server retries its storage.
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Versions of the programs the stack runs; hack/tools.sh builds the same ones.
+const (
+	KubeVersion     = "v1.37.2"
+	KwokVersion     = "v0.8.0"
+	TemporalVersion = "v1.5.1"
+)
+
+// Options chooses what to start.
+type Options struct {
+	// Dir holds every process's data, certificates and logs. It must exist.
+	Dir string
+	// Cache is where hack/tools.sh put the binaries (see Cache()).
+	Cache string
+	// Kube starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok.
+	Kube bool
+	// Temporal starts a Temporal dev server.
+	Temporal Temporal
+	// Log receives one line per process started or stopped; nil means slog.Default().
+	Log *slog.Logger
+}
+
+// Temporal configures the dev server.
+type Temporal struct {
+	Enabled bool
+	// UI serves the Web UI on UIPort (0: a free port). Tests leave it off.
+	UI     bool
+	Port   int
+	UIPort int
+	// DBFile keeps the server's state in a SQLite file (WAL mode); empty keeps it in memory.
+	DBFile string
+	// SearchAttributes are registered at start, name to type (Keyword, Text, Int, ...).
+	SearchAttributes map[string]string
+}
+
+// Stack is a running set of processes.
+type Stack struct {
+	opts Options
+	log  *slog.Logger
+
+	// Kubeconfig is the path of an admin kubeconfig (system:masters).
+	Kubeconfig string
+	// APIServer is the https URL of kube-apiserver.
+	APIServer string
+	// AdminToken authenticates as the admin; Kubeconfig carries it too.
+	AdminToken string
+	// CertDir holds the API server's serving certificate and the service-account key pair.
+	CertDir string
+	// TemporalAddress is host:port of the Temporal frontend.
+	TemporalAddress string
+	// TemporalUI is the Web UI's URL, when started.
+	TemporalUI string
+
+	mu    sync.Mutex
+	procs []*proc // in start order
+}
+
+// Start starts what opts asks for and waits until each part is healthy. On error it stops
+// whatever it had started.
+func Start(ctx context.Context, opts Options) (*Stack, error) {
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	s := &Stack{opts: opts, log: opts.Log}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	if opts.Temporal.Enabled {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[0] = s.startTemporal(ctx) }()
+	}
+	if opts.Kube {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[1] = s.startKube(ctx) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Stop stops every process, newest first, so the API server goes before etcd.
+func (s *Stack) Stop() {
+	s.mu.Lock()
+	procs := s.procs
+	s.procs = nil
+	s.mu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].stop(10 * time.Second)
+	}
+}
+
+// StopProcess stops one process by name ("temporal", "kube-apiserver", ...) and returns a
+// function that starts it again with the same flags, for fault tests.
+func (s *Stack) StopProcess(name string) (restart func(context.Context) error, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.procs {
+		if p.name == name {
+			p.stop(10 * time.Second)
+			return func(ctx context.Context) error { return p.restart(ctx) }, nil
+		}
+	}
+	return nil, fmt.Errorf("no process named %s", name)
+}
+
+// Logs returns the path of a process's log file.
+func (s *Stack) Logs(name string) string { return filepath.Join(s.opts.Dir, name+".log") }
+
+func (s *Stack) bin(tool, name string) (string, error) {
+	p := filepath.Join(s.opts.Cache, tool, name)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s is not built (%s missing): run `make tools` (hack/tools.sh) first", name, p)
+	}
+	return p, nil
+}
+
+func (s *Stack) add(p *proc) {
+	s.mu.Lock()
+	s.procs = append(s.procs, p)
+	s.mu.Unlock()
+}
+
+// FreePort returns a TCP port that was free on 127.0.0.1 a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func freePorts(n int) ([]int, error) {
+	// Hold every listener until all are chosen so two calls cannot return the same port.
+	ls := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// Cache returns the tool cache: $LIKEN_CACHE, else .cache in the repository root.
+func Cache(root string) string {
+	if c := os.Getenv("LIKEN_CACHE"); c != "" {
+		return c
+	}
+	return filepath.Join(root, ".cache")
+}
+
+// Root finds the repository root: the nearest folder above dir whose go.mod is this module's.
+func Root(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module liken.sh/runner\n") {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no liken.sh/runner go.mod above %s", dir)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+// Package testenv gives integration tests one real stack per test package (see
+// internal/stack): a package's TestMain calls Run, its tests use the clients on Env. A stack
+// that cannot start fails the package with the end of the failing process's log; nothing is
+// skipped, because a skipped integration test proves nothing.
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"liken.sh/runner/internal/stack"
+)
+
+// Options chooses the parts a test package needs.
+type Options struct {
+	// Kube starts the control plane and a fake node.
+	Kube bool
+	// CRDs applies deploy/crds and waits until every CRD is established (implies Kube).
+	CRDs bool
+	// Temporal starts a Temporal dev server (in memory, no UI).
+	Temporal bool
+	// TemporalDB keeps Temporal's state in a SQLite file, for tests that restart it.
+	TemporalDB bool
+}
+
+// Env is a running stack and clients for it.
+type Env struct {
+	Root  string // the repository root
+	Stack *stack.Stack
+
+	Kubeconfig string       // admin kubeconfig path
+	Config     *rest.Config // admin
+	Kube       kubernetes.Interface
+	Dynamic    dynamic.Interface
+
+	TemporalAddress string
+}
+
+// Run starts the stack, runs the package's tests, stops the stack and exits. The stack's logs
+// are kept (and their folder printed) when a test fails.
+func Run(m *testing.M, opts Options, env **Env) {
+	os.Exit(run(m, opts, env))
+}
+
+func run(m *testing.M, opts Options, env **Env) int {
+	e, dir, err := start(opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: the local stack did not start: %v\n(logs in %s)\n", err, dir)
+		return 1
+	}
+	*env = e
+	code := m.Run()
+	e.Stack.Stop()
+	if code == 0 {
+		os.RemoveAll(dir)
+	} else {
+		fmt.Fprintf(os.Stderr, "testenv: the stack's logs are in %s\n", dir)
+	}
+	return code
+}
+
+func start(opts Options) (*Env, string, error) {
+	wd, _ := os.Getwd()
+	root, err := stack.Root(wd)
+	if err != nil {
+		return nil, "", err
+	}
+	dir, err := os.MkdirTemp("", "liken-stack-")
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	so := stack.Options{
+		Dir:   dir,
+		Cache: stack.Cache(root),
+		Kube:  opts.Kube || opts.CRDs,
+		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if opts.Temporal || opts.TemporalDB {
+		so.Temporal.Enabled = true
+		if opts.TemporalDB {
+			so.Temporal.DBFile = filepath.Join(dir, "temporal.db")
+		}
+	}
+	s, err := stack.Start(ctx, so)
+	if err != nil {
+		return nil, dir, err
+	}
+	e := &Env{Root: root, Stack: s, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress}
+	if so.Kube {
+		if err := e.connect(); err != nil {
+			s.Stop()
+			return nil, dir, err
+		}
+	}
+	if opts.CRDs {
+		if err := e.ApplyCRDs(ctx); err != nil {
+			s.Stop()
+			return nil, dir, err
+		}
+	}
+	return e, dir, nil
+}
+
+func (e *Env) connect() error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	// Tests create many objects quickly; client-go's default 5 QPS would make them slow.
+	cfg.QPS, cfg.Burst = 200, 400
+	e.Config = cfg
+	if e.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	e.Dynamic, err = dynamic.NewForConfig(cfg)
+	return err
+}
+
+// Kubectl runs the project's kubectl against the stack and returns its combined output.
+func (e *Env) Kubectl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, e.KubectlPath(), append([]string{"--kubeconfig=" + e.Kubeconfig}, args...)...)
+	cmd.Dir = e.Root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+// KubectlPath is the kubectl hack/tools.sh built.
+func (e *Env) KubectlPath() string {
+	return filepath.Join(stack.Cache(e.Root), "kube-"+stack.KubeVersion, "kubectl")
+}
+
+// ApplyCRDs applies deploy/crds and waits until the API server serves every kind.
+func (e *Env) ApplyCRDs(ctx context.Context) error {
+	if _, err := e.Kubectl(ctx, "apply", "--server-side", "-k", filepath.Join(e.Root, "deploy", "crds")); err != nil {
+		return err
+	}
+	_, err := e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
+	return err
+}
