@@ -47,10 +47,35 @@ func jpegOf(t testing.TB, img image.Image) []byte {
 	return b.Bytes()
 }
 
+// gifOf encodes a picture of at most 256 colours as a GIF, exactly: its
+// palette is the picture's own colours, so nothing is dithered.
 func gifOf(t testing.TB, img image.Image) []byte {
 	t.Helper()
+	pal, ok := img.(*image.Paletted)
+	if !ok {
+		var colours color.Palette
+		seen := map[color.Color]bool{}
+		bounds := img.Bounds()
+		for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+			for x := bounds.Min.X; x < bounds.Max.X; x++ {
+				if c := img.At(x, y); !seen[c] {
+					seen[c] = true
+					colours = append(colours, c)
+				}
+			}
+		}
+		if len(colours) > 256 {
+			t.Fatal("a GIF takes at most 256 colours")
+		}
+		pal = image.NewPaletted(bounds, colours)
+		for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+			for x := bounds.Min.X; x < bounds.Max.X; x++ {
+				pal.Set(x, y, img.At(x, y))
+			}
+		}
+	}
 	var b bytes.Buffer
-	if err := gif.Encode(&b, img, nil); err != nil {
+	if err := gif.Encode(&b, pal, nil); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
