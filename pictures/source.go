@@ -212,7 +212,14 @@ func parseClaim(avatar string, u *url.URL) (Source, error) {
 	if len(ns) > 63 || !dnsLabel.MatchString(ns) {
 		return bad("the namespace " + quote(ns) + " is not a valid namespace name")
 	}
-	claim, file, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	// Split before unescaping, so that "%2F" in the claim's name is part of
+	// the name (and refused), not a separator.
+	rawClaim, rawFile, _ := strings.Cut(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
+	claim, err1 := url.PathUnescape(rawClaim)
+	file, err2 := url.PathUnescape(rawFile)
+	if err1 != nil || err2 != nil {
+		return bad("its path is not validly percent-encoded")
+	}
 	if claim == "" {
 		return bad("it names no claim")
 	}
