@@ -5,6 +5,7 @@ package pictures
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -215,4 +216,13 @@ func quality85Tables(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return dqt(t, b.Bytes())
+}
+
+func mustBase64(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatalf("not base64: %v", err)
+	}
+	return b
 }
