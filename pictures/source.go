@@ -183,13 +183,16 @@ func parseNFS(avatar string, u *url.URL) (Source, error) {
 	if p == "" || p == "/" {
 		return bad("it names no file")
 	}
-	if strings.HasSuffix(p, "/") {
+	if namesDirectory(p) {
 		return bad("it names a directory, not a file")
 	}
 	if hasDotDot(p) {
 		return bad(`its path holds ".."`)
 	}
 	p = path.Clean(p)
+	if p == "/" {
+		return bad("it names no file")
+	}
 	return Source{Kind: KindNFS, Server: u.Hostname(), Dir: path.Dir(p), File: path.Base(p)}, nil
 }
 
@@ -229,13 +232,16 @@ func parseClaim(avatar string, u *url.URL) (Source, error) {
 	if strings.Trim(file, "/") == "" {
 		return bad("it names no file in the claim")
 	}
-	if strings.HasSuffix(file, "/") {
+	if namesDirectory(file) {
 		return bad("it names a directory, not a file")
 	}
 	if hasDotDot(file) {
 		return bad(`its path holds ".."`)
 	}
 	file = strings.TrimLeft(path.Clean("/"+file), "/")
+	if file == "" {
+		return bad("it names no file in the claim")
+	}
 	return Source{Kind: KindClaim, Namespace: ns, Claim: claim, Path: file}, nil
 }
 
@@ -253,6 +259,12 @@ func checkAuthority(avatar string, u *url.URL) string {
 		return `it has a fragment; write a "#" in a file name as %23`
 	}
 	return ""
+}
+
+// namesDirectory tells whether a path ends as only a directory's can: in a
+// slash or in ".".
+func namesDirectory(p string) bool {
+	return strings.HasSuffix(p, "/") || p == "." || strings.HasSuffix(p, "/.")
 }
 
 func hasDotDot(p string) bool {
