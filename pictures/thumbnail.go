@@ -53,6 +53,11 @@ func Thumbnail(data []byte, colour color.RGBA) ([]byte, error) {
 	if err != nil {
 		return nil, decodeError(format, err)
 	}
+	// image.Decode reads any format registered in the binary; only the
+	// spec's four, with the limits above, are read here.
+	if _, ok := formatNames[format]; !ok {
+		return nil, decodeError("", image.ErrFormat)
+	}
 	if err := checkSides(cfg.Width, cfg.Height); err != nil {
 		return nil, err
 	}
@@ -97,24 +102,13 @@ func decodeError(format string, err error) error {
 	if errors.Is(err, image.ErrFormat) || format == "" {
 		return Errorf(ReasonDecodeFailed, "the picture is not a JPEG, PNG, GIF, or WebP image")
 	}
-	return Errorf(ReasonDecodeFailed, "the picture is not a valid %s image (%v); save it again or use another file", formatName(format), err)
+	return Errorf(ReasonDecodeFailed, "the picture is not a valid %s image (%v); save it again or use another file", formatNames[format], err)
 }
 
-func formatName(format string) string {
-	switch format {
-	case "jpeg":
-		return "JPEG"
-	case "png":
-		return "PNG"
-	case "gif":
-		return "GIF"
-	case "webp":
-		return "WebP"
-	}
-	return format
-}
+// formatNames are the formats the spec reads, by image's name for them.
+var formatNames = map[string]string{"jpeg": "JPEG", "png": "PNG", "gif": "GIF", "webp": "WebP"}
 
-// tooBig is the message for a picture over MaxBytes, wherever it is read.
+// tooBig is the error for a picture over MaxBytes.
 func tooBig(n int64) *Error {
 	return Errorf(ReasonDecodeFailed, "the picture is %d bytes, over the limit of 10 MiB (%d bytes); make it smaller", n, MaxBytes)
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"io"
 	"strings"
 	"testing"
 )
@@ -276,5 +277,18 @@ func TestAnErrorCarriesItsReasonAndCause(t *testing.T) {
 	}
 	if err.Unwrap() != cause {
 		t.Error("the cause is lost")
+	}
+}
+
+func TestAFormatRegisteredElsewhereInTheBinaryIsRefused(t *testing.T) {
+	// Another package of the binary may register, say, BMP with image.
+	image.RegisterFormat("pictures-test", "PTST", func(io.Reader) (image.Image, error) {
+		return solid(4, 4, color.White), nil
+	}, func(io.Reader) (image.Config, error) {
+		return image.Config{ColorModel: color.NRGBAModel, Width: 4, Height: 4}, nil
+	})
+	_, err := Thumbnail([]byte("PTST and more"), Colour("x"))
+	if reasonOf(t, err) != ReasonDecodeFailed || !strings.Contains(err.Error(), "not a JPEG, PNG, GIF, or WebP") {
+		t.Errorf("the error is %v, want DecodeFailed naming the four formats", err)
 	}
 }
