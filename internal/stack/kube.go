@@ -45,11 +45,12 @@ func (s *Stack) startKube(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(5)
+	ports, err := freePorts(6)
 	if err != nil {
 		return err
 	}
 	etcdPort, peerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+	s.KubeletPort = ports[5]
 
 	certs, err := mkdir(s.opts.Dir, "certs")
 	if err != nil {
@@ -97,9 +98,9 @@ func (s *Stack) startKube(ctx context.Context) error {
 			"--service-account-issuer=https://kubernetes.default.svc",
 			"--service-cluster-ip-range=10.0.0.0/24",
 			"--endpoint-reconciler-type=none",
-			// kwok plays the kubelet on this address (pod logs, exec).
+			// The fake node's kubelet is at its InternalIP (see KubeletPort). Without
+			// --kubelet-certificate-authority the API server does not verify its certificate.
 			"--kubelet-preferred-address-types=InternalIP",
-			"--kubelet-insecure-skip-tls-verify=true",
 		},
 		ready: httpOK(s.APIServer+"/readyz", s.AdminToken),
 	}); err != nil {
@@ -156,7 +157,9 @@ func (s *Stack) startKube(ctx context.Context) error {
 				"--kubeconfig=" + s.Kubeconfig,
 				"--config=" + filepath.Join(s.opts.Cache, "kwok-"+KwokVersion, "stages.yaml"),
 				"--manage-all-nodes=true",
-				"--node-ip=127.0.0.1",
+				// The node's kubelet endpoint: the API server sends pod log and exec requests
+				// here. Nothing listens unless a test runs a kubelet of its own on the port.
+				"--node-ip=127.0.0.1", "--node-port=" + strconv.Itoa(s.KubeletPort),
 			},
 			ready: func(ctx context.Context) error { return nodeReady(ctx, kube) },
 		},

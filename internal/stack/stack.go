@@ -68,6 +68,8 @@ type Stack struct {
 	AdminToken string
 	// CertDir holds the API server's serving certificate and the service-account key pair.
 	CertDir string
+	// KubeletPort is the fake node's kubelet port on 127.0.0.1 (pod logs are fetched there).
+	KubeletPort int
 	// TemporalAddress is host:port of the Temporal frontend.
 	TemporalAddress string
 	// TemporalUI is the Web UI's URL, when started.
@@ -184,6 +186,10 @@ func Cache(root string) string {
 
 // Root finds the repository root: the nearest folder above dir whose go.mod is this module's.
 func Root(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
 	for d := dir; ; d = filepath.Dir(d) {
 		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
 		if err == nil && strings.HasPrefix(string(b), "module liken.sh/runner\n") {
@@ -194,3 +200,26 @@ func Root(dir string) (string, error) {
 		}
 	}
 }
+
+// Process describes one more program to run beside the stack (the watcher, a worker).
+type Process struct {
+	Name string
+	Path string
+	Args []string
+	Env  []string // added to this process's environment
+	// Ready answers nil once the program serves; nil means ready once started.
+	Ready func(context.Context) error
+}
+
+// Spawn starts p with its log in the stack's folder and waits until it is ready. Stop stops it
+// before the stack, because it was started after.
+func (s *Stack) Spawn(ctx context.Context, p Process) error {
+	ready := p.Ready
+	if ready == nil {
+		ready = func(context.Context) error { return nil }
+	}
+	return s.run(ctx, &proc{name: p.Name, path: p.Path, args: p.Args, env: p.Env, dir: s.opts.Dir, ready: ready})
+}
+
+// HTTPReady is a readiness check for a program's health endpoint.
+func HTTPReady(url string) func(context.Context) error { return httpOK(url, "") }

@@ -154,3 +154,16 @@ func (e *Env) ApplyCRDs(ctx context.Context) error {
 	_, err := e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
 	return err
 }
+
+// Build compiles one of the project's commands (e.g. "./cmd/worker") into a temporary folder
+// and returns the binary's path, so a test runs the program exactly as users do.
+func (e *Env) Build(t testing.TB, pkg string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = e.Root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+// Command run is `make run`: the whole system on one machine. It starts the local control
+// plane and a Temporal dev server with its Web UI, applies the CRDs and examples/, starts the
+// watcher and the worker built by make, proves the path with one Probe workflow, prints where
+// to look, and keeps running until Ctrl-C, which stops everything in reverse order.
+//
+// State lives in .cache/run (under LIKEN_CACHE when set) and is wiped at each start: this is a
+// playground, not a cluster to keep.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"liken.sh/runner/internal/app"
+	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/workflows"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "run:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	temporalPort := flag.Int("temporal-port", 7233, "port of the Temporal frontend")
+	uiPort := flag.Int("ui-port", 8233, "port of the Temporal Web UI")
+	bin := flag.String("bin", "bin", "folder with the watcher and worker binaries (make builds them)")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	wd, _ := os.Getwd()
+	root, err := stack.Root(wd)
+	if err != nil {
+		return err
+	}
+	cache := stack.Cache(root)
+	dir := filepath.Join(cache, "run")
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range []int{*temporalPort, *uiPort} {
+		if err := portFree(p); err != nil {
+			return err
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	started := time.Now()
+	s, err := stack.Start(ctx, stack.Options{
+		Dir: dir, Cache: cache, Kube: true, Log: log,
+		Temporal: stack.Temporal{
+			Enabled: true, UI: true, Port: *temporalPort, UIPort: *uiPort,
+			DBFile: filepath.Join(dir, "temporal.db"),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	log.Info("stack is up", "in", time.Since(started).Round(time.Millisecond))
+
+	kubectlPath := filepath.Join(cache, "kube-"+stack.KubeVersion, "kubectl")
+	kubectl := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, kubectlPath, append([]string{"--kubeconfig=" + s.Kubeconfig}, args...)...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
+		return cmd.Run()
+	}
+	if err := kubectl("apply", "--server-side", "-k", "deploy/crds"); err != nil {
+		return fmt.Errorf("apply the CRDs: %w", err)
+	}
+	if err := kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"); err != nil {
+		return err
+	}
+	if err := kubectl("apply", "--server-side", "-k", "examples"); err != nil {
+		return fmt.Errorf("apply examples/: %w", err)
+	}
+
+	env := []string{
+		"KUBECONFIG=" + s.Kubeconfig,
+		"TEMPORAL_ADDRESS=" + s.TemporalAddress,
+		"LIKEN_LOG_FORMAT=text",
+	}
+	for _, name := range []string{"watcher", "worker"} {
+		port, err := stack.FreePort()
+		if err != nil {
+			return err
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		if err := s.Spawn(ctx, stack.Process{
+			Name: name, Path: filepath.Join(root, *bin, name),
+			Env:   append(env, "LIKEN_HEALTH_ADDRESS="+addr),
+			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
+		}); err != nil {
+			return err
+		}
+	}
+
+	version, err := probe(ctx, s.TemporalAddress)
+	if err != nil {
+		return err
+	}
+	fmt.Printf(`
+The local stack is up (in %s); the worker reached Kubernetes %s through Temporal.
+
+  export KUBECONFIG=%s
+  %s get people,astro -A
+
+  Temporal UI:  %s
+  Logs:         %s/{watcher,worker,kube-apiserver,temporal,...}.log
+
+Ctrl-C stops everything.
+`, time.Since(started).Round(time.Second), version, s.Kubeconfig, kubectlPath, s.TemporalUI, dir)
+	<-ctx.Done()
+	fmt.Fprintln(os.Stderr, "\nstopping: watcher, worker, then the stack")
+	return nil
+}
+
+// probe runs the Probe workflow once, so the first thing a new user sees in the UI is a
+// workflow that went through the worker to the cluster.
+func probe(ctx context.Context, addr string) (string, error) {
+	c, err := client.DialContext(ctx, client.Options{HostPort: addr})
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: "probe", TaskQueue: app.DefaultTaskQueue,
+	}, workflows.ProbeWorkflow)
+	if err != nil {
+		return "", err
+	}
+	var r workflows.ProbeResult
+	if err := run.Get(ctx, &r); err != nil {
+		return "", fmt.Errorf("the Probe workflow: %w", err)
+	}
+	return r.KubernetesVersion, nil
+}
+
+func portFree(port int) error {
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("port %d is in use (another `make run`?); stop it or pass -temporal-port/-ui-port", port)
+		}
+		return err
+	}
+	return l.Close()
+}

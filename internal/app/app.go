@@ -1,0 +1,182 @@
+// Package app holds what the watcher and the worker wire the same way: flags (each with an
+// environment variable, so a Deployment can set it), the Kubernetes and Temporal clients,
+// structured logs, and the /healthz and /readyz endpoints. The mains stay thin.
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// DefaultTaskQueue is the task queue the watcher starts workflows on and the worker polls.
+const DefaultTaskQueue = "liken"
+
+// Config is what both binaries are told on the command line or in the environment.
+type Config struct {
+	Kubeconfig        string
+	TemporalAddress   string
+	TemporalNamespace string
+	TaskQueue         string
+	HealthAddress     string
+	LogLevel          string
+	LogFormat         string
+}
+
+// Flags registers the shared flags on fs; each defaults to its environment variable.
+func (c *Config) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"),
+		"kubeconfig file; empty means in-cluster (env KUBECONFIG)")
+	fs.StringVar(&c.TemporalAddress, "temporal-address", env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		"host:port of the Temporal frontend (env TEMPORAL_ADDRESS)")
+	fs.StringVar(&c.TemporalNamespace, "temporal-namespace", env("TEMPORAL_NAMESPACE", "default"),
+		"Temporal namespace (env TEMPORAL_NAMESPACE)")
+	fs.StringVar(&c.TaskQueue, "task-queue", env("LIKEN_TASK_QUEUE", DefaultTaskQueue),
+		"Temporal task queue (env LIKEN_TASK_QUEUE)")
+	fs.StringVar(&c.HealthAddress, "health-address", env("LIKEN_HEALTH_ADDRESS", ":8081"),
+		"address of /healthz and /readyz; empty turns them off (env LIKEN_HEALTH_ADDRESS)")
+	fs.StringVar(&c.LogLevel, "log-level", env("LIKEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIKEN_LOG_LEVEL)")
+	fs.StringVar(&c.LogFormat, "log-format", env("LIKEN_LOG_FORMAT", "json"), "json or text (env LIKEN_LOG_FORMAT)")
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// Logger builds the process's slog logger.
+func (c *Config) Logger(component string) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler
+	switch c.LogFormat {
+	case "json":
+		h = slog.NewJSONHandler(os.Stderr, opts)
+	case "text":
+		h = slog.NewTextHandler(os.Stderr, opts)
+	default:
+		return nil, fmt.Errorf("--log-format %q: use json or text", c.LogFormat)
+	}
+	return slog.New(h).With("component", component), nil
+}
+
+// RESTConfig reads the kubeconfig, or the in-cluster config when none is given.
+func (c *Config) RESTConfig() (*rest.Config, error) {
+	if c.Kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig and not in a cluster: %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", c.Kubeconfig, err)
+	}
+	return cfg, nil
+}
+
+// Temporal dials the Temporal frontend. The dial is lazy, so a Temporal that is still starting
+// does not stop the process; /readyz reports it instead.
+func (c *Config) Temporal(log *slog.Logger) (client.Client, error) {
+	return client.NewLazyClient(client.Options{
+		HostPort:  c.TemporalAddress,
+		Namespace: c.TemporalNamespace,
+		Logger:    sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
+	})
+}
+
+// TemporalReady is a readiness check: the frontend answers.
+func TemporalReady(c client.Client) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
+		return err
+	}
+}
+
+// Health serves /healthz (the process runs) and /readyz (every check passes).
+type Health struct {
+	mu     sync.Mutex
+	checks map[string]func(context.Context) error
+}
+
+// Check adds a named readiness check.
+func (h *Health) Check(name string, f func(context.Context) error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.checks == nil {
+		h.checks = map[string]func(context.Context) error{}
+	}
+	h.checks[name] = f
+}
+
+// ServeHTTP answers /healthz and /readyz.
+func (h *Health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/healthz":
+		fmt.Fprintln(w, "ok")
+	case "/readyz":
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		h.mu.Lock()
+		checks := h.checks
+		h.mu.Unlock()
+		var failed []string
+		for name, f := range checks {
+			if err := f(ctx); err != nil {
+				failed = append(failed, name+": "+err.Error())
+			}
+		}
+		if len(failed) > 0 {
+			http.Error(w, strings.Join(failed, "\n"), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// Serve runs the health endpoints until ctx ends. It returns the bound address at once (useful
+// with port 0) and reports a failed listen as an error.
+func (h *Health) Serve(ctx context.Context, addr string, log *slog.Logger) (string, error) {
+	if addr == "" {
+		return "", nil
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("health endpoints on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}()
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("health endpoints stopped", "err", err)
+		}
+	}()
+	log.Info("health endpoints", "address", l.Addr().String())
+	return l.Addr().String(), nil
+}
