@@ -1,0 +1,184 @@
+// Person is the lifecycle of one Person's picture, as one long-lived workflow per Person
+// (ID person/<name>). The watcher signals it at every change that matters (create, spec
+// change, check-avatar annotation, delete, a baker pod that finished or went stale); the
+// workflow answers each burst of signals with one pass, re-checks a fetched or baked picture
+// every six hours on a durable timer, and ends when the Person is gone.
+//
+// A pass reads the Person itself (level-triggered: a signal only means "look again"), so
+// signals carry no spec and the picture's bytes never enter the history: the activity that
+// reads the picture writes it straight into the Person's status.
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"liken.sh/runner/activities"
+)
+
+const (
+	// PersonWorkflow is the registered name of Person.
+	PersonWorkflow = "Person"
+	// PersonChanged is the signal the watcher sends; its payload is a PersonChange.
+	PersonChanged = "person-changed"
+	// RecheckEvery is how often a fetched or baked picture is read again.
+	RecheckEvery = 6 * time.Hour
+	// personHistoryLimit bounds a Person's history between continue-as-new: a pass is about a
+	// dozen events, so this keeps several hundred passes per run.
+	personHistoryLimit = 5000
+)
+
+// PersonWorkflowID is the stable workflow ID of a Person's lifecycle.
+func PersonWorkflowID(name string) string { return "person/" + name }
+
+// PersonChange is what the watcher saw. The workflow reads the Person again anyway; the
+// fields make the history readable in the Temporal UI.
+type PersonChange struct {
+	UID         string `json:"uid,omitempty"`
+	Generation  int64  `json:"generation,omitempty"`
+	CheckAvatar string `json:"checkAvatar,omitempty"`
+	Deleted     bool   `json:"deleted,omitempty"`
+	// Why is the watcher's word for the change: added, updated, deleted, resync, baker.
+	Why string `json:"why,omitempty"`
+}
+
+// PersonInput starts (or continues) a Person's workflow. Every run begins with a pass, so a
+// continued run needs nothing else: the pass answers what was pending and re-arms the timer.
+type PersonInput struct {
+	Name string
+}
+
+// syncPerson is the quick pass (no pods): a local activity, because it takes milliseconds
+// and a regular activity would triple the history and the server's work per change. A few
+// attempts ride over a restarting API server; the next signal or re-check tries again.
+var syncPerson = workflow.LocalActivityOptions{
+	StartToCloseTimeout: 30 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+		MaximumAttempts: 10,
+	},
+}
+
+// bakePerson runs a baker pod, which the activity itself times out after its deadline (2 min
+// from the pod's creation). The heartbeat timeout lets another worker take over within
+// seconds when this one dies; the retry adopts the same pod.
+var bakePerson = workflow.ActivityOptions{
+	StartToCloseTimeout: 5 * time.Minute,
+	HeartbeatTimeout:    20 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+		MaximumAttempts: 5,
+	},
+}
+
+// retryAfterFailure is how long a pass that could not run waits before trying again (the
+// spec's "a failed pass retries after 30 s").
+const retryAfterFailure = 30 * time.Second
+
+// Person runs one Person's picture until the Person is deleted.
+func Person(ctx workflow.Context, in PersonInput) error {
+	log := workflow.GetLogger(ctx)
+	changes := workflow.GetSignalChannel(ctx, PersonChanged)
+	pending, recheck := true, false
+	// due is the one timer a Person has: the six-hourly re-check, or the retry of a failed pass.
+	var due workflow.Future
+	var cancelDue workflow.CancelFunc
+	dueIsRetry := false
+
+	for {
+		// Coalesce: every change received so far is answered by the same pass.
+		for changes.ReceiveAsync(nil) {
+			pending = true
+		}
+		if pending || recheck {
+			out, err := pass(ctx, in.Name, recheck)
+			pending, recheck = false, false
+			switch {
+			case err != nil:
+				log.Warn("a pass failed; trying again later", "person", in.Name, "err", err)
+				if cancelDue != nil {
+					cancelDue()
+				}
+				due, cancelDue = timer(ctx, retryAfterFailure)
+				dueIsRetry = true
+				continue
+			case out.Gone:
+				if err := forget(ctx, in.Name); err != nil {
+					return err
+				}
+				// A Person created again under the same name while we cleaned up keeps
+				// this workflow alive; otherwise it ends here.
+				if !changes.ReceiveAsync(nil) {
+					return nil
+				}
+				pending = true
+				continue
+			}
+			if cancelDue != nil {
+				cancelDue()
+				due, cancelDue = nil, nil
+			}
+			if out.Recheck {
+				due, cancelDue = timer(ctx, RecheckEvery)
+				dueIsRetry = false
+			}
+		}
+
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() ||
+			workflow.GetInfo(ctx).GetCurrentHistoryLength() > personHistoryLimit {
+			// Signals still buffered are answered by the next run's first pass.
+			for changes.ReceiveAsync(nil) {
+			}
+			return workflow.NewContinueAsNewError(ctx, Person, PersonInput{Name: in.Name})
+		}
+
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(changes, func(c workflow.ReceiveChannel, _ bool) {
+			var ch PersonChange
+			c.Receive(ctx, &ch)
+			pending = true
+		})
+		if due != nil {
+			sel.AddFuture(due, func(f workflow.Future) {
+				due, cancelDue = nil, nil
+				if f.Get(ctx, nil) == nil {
+					if dueIsRetry {
+						pending = true
+					} else {
+						recheck = true
+					}
+				}
+			})
+		}
+		sel.Select(ctx)
+	}
+}
+
+// pass runs the quick pass and, when the picture needs a baker pod, the bake.
+func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOutcome, error) {
+	in := activities.PersonPass{Name: name, Recheck: recheck}
+	var out activities.PersonOutcome
+	lctx := workflow.WithLocalActivityOptions(ctx, syncPerson)
+	if err := workflow.ExecuteLocalActivity(lctx, a.SyncPerson, in).Get(ctx, &out); err != nil {
+		return out, err
+	}
+	if !out.NeedsBake {
+		return out, nil
+	}
+	actx := workflow.WithActivityOptions(ctx, bakePerson)
+	err := workflow.ExecuteActivity(actx, a.BakePerson, in).Get(ctx, &out)
+	return out, err
+}
+
+func forget(ctx workflow.Context, name string) error {
+	lctx := workflow.WithLocalActivityOptions(ctx, syncPerson)
+	return workflow.ExecuteLocalActivity(lctx, a.ForgetPerson, name).Get(ctx, nil)
+}
+
+// timer starts a cancellable durable timer.
+func timer(ctx workflow.Context, d time.Duration) (workflow.Future, workflow.CancelFunc) {
+	tctx, cancel := workflow.WithCancel(ctx)
+	return workflow.NewTimer(tctx, d), cancel
+}

@@ -1,0 +1,36 @@
+package workflows
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+func TestProbeReturnsTheVersionTheWorkerSees(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivity(a.KubernetesVersion)
+	env.OnActivity(a.KubernetesVersion, mock.Anything).Return("v1.37.2", nil)
+
+	env.ExecuteWorkflow(Probe)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var r ProbeResult
+	require.NoError(t, env.GetWorkflowResult(&r))
+	require.Equal(t, "v1.37.2", r.KubernetesVersion)
+}
+
+func TestProbeRetriesAnAPIServerThatIsStillStarting(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivity(a.KubernetesVersion)
+	env.OnActivity(a.KubernetesVersion, mock.Anything).Return("", errors.New("connection refused")).Twice()
+	env.OnActivity(a.KubernetesVersion, mock.Anything).Return("v1.37.2", nil).Once()
+
+	env.ExecuteWorkflow(Probe)
+	require.NoError(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+}
