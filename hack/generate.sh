@@ -14,7 +14,7 @@ set -euo pipefail
 
 CONTROLLER_GEN=(go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0)
 
-# group folder name -> API package
+# The API groups: each has its types in kube/<group>/v1alpha1 and its CRDs in deploy/crds/<group>.
 GROUPS_=(people observatory)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
