@@ -25,9 +25,14 @@ const (
 	PersonChanged = "person-changed"
 	// RecheckEvery is how often a fetched or baked picture is read again.
 	RecheckEvery = 6 * time.Hour
-	// personHistoryLimit bounds a Person's history between continue-as-new: a pass is about a
-	// dozen events, so this keeps several hundred passes per run.
+)
+
+// A run continues as new when Temporal suggests it, when its history passes
+// personHistoryLimit events, or after personPassLimit passes (a pass is about a dozen events,
+// and the count is what the test environment can check). Variables for tests.
+var (
 	personHistoryLimit = 5000
+	personPassLimit    = 300
 )
 
 // PersonWorkflowID is the stable workflow ID of a Person's lifecycle.
@@ -86,6 +91,7 @@ func Person(ctx workflow.Context, in PersonInput) error {
 	var due workflow.Future
 	var cancelDue workflow.CancelFunc
 	dueIsRetry := false
+	passes := 0
 
 	for {
 		// Coalesce: every change received so far is answered by the same pass.
@@ -95,6 +101,7 @@ func Person(ctx workflow.Context, in PersonInput) error {
 		if pending || recheck {
 			out, err := pass(ctx, in.Name, recheck)
 			pending, recheck = false, false
+			passes++
 			switch {
 			case err != nil:
 				log.Warn("a pass failed; trying again later", "person", in.Name, "err", err)
@@ -126,8 +133,8 @@ func Person(ctx workflow.Context, in PersonInput) error {
 			}
 		}
 
-		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() ||
-			workflow.GetInfo(ctx).GetCurrentHistoryLength() > personHistoryLimit {
+		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() ||
+			info.GetCurrentHistoryLength() > personHistoryLimit || passes >= personPassLimit {
 			// Signals still buffered are answered by the next run's first pass.
 			for changes.ReceiveAsync(nil) {
 			}
