@@ -1,0 +1,148 @@
+// The baker pod: the one-shot pod that reads a Person's picture from an NFS export or a
+// claim. The worker cannot mount volumes, so a pod of the worker's own image mounts the file's
+// directory (NFS) or the whole claim read-only, runs `bake <file> <#rrggbb>`, and prints one
+// JSON line that the worker reads from its log. Its name is fixed per Person, so a retried
+// bake, even on another worker, finds and adopts the same pod.
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/pictures"
+)
+
+const (
+	// BakerContainer is the baker pod's one container; its log holds the result.
+	BakerContainer = "bake"
+	// BakerVolume is the volume that holds the picture's file.
+	BakerVolume = "source"
+	// BakerLogLimit is how much of the baker's log is read: the result is one line, and a
+	// thumbnail's data URI is far smaller.
+	BakerLogLimit = 1 << 20
+	// maxPodName is the longest name a pod may have (a DNS subdomain).
+	maxPodName = 253
+)
+
+// BakerPodName is the name of a Person's baker pod: avatar-<person>. A Person's name may be
+// 253 characters, so a name that would be longer is cut and ends in a hash of the whole
+// Person's name, which keeps it unique.
+func BakerPodName(person string) string {
+	name := "avatar-" + person
+	if len(name) <= maxPodName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(person))
+	suffix := "-" + hex.EncodeToString(sum[:])[:16]
+	return cut(name, maxPodName-len(suffix)) + suffix
+}
+
+// BakerPodInput is what a baker pod is made from.
+type BakerPodInput struct {
+	// Person and PersonUID name the Person whose picture is read.
+	Person    string
+	PersonUID types.UID
+	// Avatar is spec.avatar as written, and Source the same, parsed: an nfs:// or claim://.
+	Avatar string
+	Source pictures.Source
+	// Checked is the Person's check-avatar annotation at the time.
+	Checked string
+	// Image is the worker's own image, which holds the `bake` subcommand.
+	Image string
+	// OperatorNamespace is where an NFS picture's pod runs; a claim's pod runs in the
+	// claim's namespace, because a pod can mount only a claim of its own namespace.
+	OperatorNamespace string
+}
+
+// BakerPod is the baker pod for a Person's nfs:// or claim:// picture.
+func BakerPod(in BakerPodInput) (*corev1.Pod, error) {
+	var (
+		ns  string
+		vol corev1.VolumeSource
+	)
+	switch in.Source.Kind {
+	case pictures.KindNFS:
+		ns = in.OperatorNamespace
+		vol.NFS = &corev1.NFSVolumeSource{Server: in.Source.Server, Path: in.Source.Dir, ReadOnly: true}
+	case pictures.KindClaim:
+		ns = in.Source.Namespace
+		vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: in.Source.Claim, ReadOnly: true}
+	default:
+		return nil, fmt.Errorf("a baker pod reads only nfs:// and claim:// pictures, not %q", in.Source.Kind)
+	}
+
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      BakerPodName(in.Person),
+			Namespace: ns,
+			Labels: map[string]string{
+				LabelBaker:     BakerLabelValue,
+				LabelManagedBy: PeopleComponent,
+			},
+			Annotations: map[string]string{
+				AnnotationPerson:  in.Person,
+				AnnotationSource:  in.Avatar,
+				AnnotationChecked: in.Checked,
+			},
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			// The baker talks to nobody: no API token, no Service variables.
+			AutomountServiceAccountToken: ptr.To(false),
+			EnableServiceLinks:           ptr.To(false),
+			Containers: []corev1.Container{{
+				Name:  BakerContainer,
+				Image: in.Image,
+				Args:  []string{"bake", in.Source.BakerFile(), pictures.Hex(pictures.Colour(in.Person))},
+				VolumeMounts: []corev1.VolumeMount{{
+					Name: BakerVolume, MountPath: pictures.BakerMount, ReadOnly: true,
+				}},
+				Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{
+						corev1.ResourceCPU:    resource.MustParse("10m"),
+						corev1.ResourceMemory: resource.MustParse("32Mi"),
+					},
+					// Decoding a picture of 8192x8192 pixels takes about 256 MiB; the limit
+					// lets that through and stops anything worse.
+					Limits: corev1.ResourceList{
+						corev1.ResourceMemory: resource.MustParse("384Mi"),
+					},
+				},
+				SecurityContext: &corev1.SecurityContext{
+					// Root with DAC_OVERRIDE and nothing else reads a file whatever its owner and
+					// mode on the share, and can do nothing more with it. The worker's own image
+					// runs as nobody, so the user is set here rather than left to the image.
+					RunAsUser:                ptr.To(int64(0)),
+					AllowPrivilegeEscalation: ptr.To(false),
+					ReadOnlyRootFilesystem:   ptr.To(true),
+					Capabilities: &corev1.Capabilities{
+						Drop: []corev1.Capability{"ALL"},
+						Add:  []corev1.Capability{"DAC_OVERRIDE"},
+					},
+				},
+			}},
+			Volumes: []corev1.Volume{{Name: BakerVolume, VolumeSource: vol}},
+		},
+	}
+	if in.PersonUID != "" {
+		// The Person owns its pod, so the garbage collector removes a pod whose Person is gone
+		// even when no worker is running. No blockOwnerDeletion: the runner may not write
+		// people/finalizers, and nothing needs to wait for the pod.
+		pod.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: peoplev1.SchemeGroupVersion.String(),
+			Kind:       peoplev1.PersonKind.Kind,
+			Name:       in.Person,
+			UID:        in.PersonUID,
+			Controller: ptr.To(true),
+		}}
+	}
+	return pod, nil
+}
