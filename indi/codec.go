@@ -1,0 +1,314 @@
+// The codec sits between wire Messages and Properties: it checks a vector's attributes and
+// values against INDI 1.7 (states, permissions, rules, On/Off, numbers) before anything reaches
+// the store, and it writes the XML we send. The writer covers the server's side too (def, set,
+// message, delProperty) so a fake server in tests speaks exactly what we parse.
+package indi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Verb says what a vector message does: def defines a property, set updates it (driver to
+// client), new asks for a change (client to driver).
+type Verb string
+
+// The vector verbs.
+const (
+	Def Verb = "def"
+	Set Verb = "set"
+	New Verb = "new"
+)
+
+var typeNames = map[string]Type{
+	"Text": Text, "Number": Number, "Switch": Switch, "Light": Light, "BLOB": BLOB,
+}
+
+// IsVector reports whether a message is a def, set or new vector.
+func IsVector(m *Message) bool {
+	_, _, ok := vectorTag(m.Tag)
+	return ok
+}
+
+func vectorTag(tag string) (Verb, Type, bool) {
+	if len(tag) < 9 || !strings.HasSuffix(tag, "Vector") {
+		return "", 0, false
+	}
+	verb := Verb(tag[:3])
+	if verb != Def && verb != Set && verb != New {
+		return "", 0, false
+	}
+	t, ok := typeNames[tag[3:len(tag)-len("Vector")]]
+	return verb, t, ok
+}
+
+// DecodeVector checks a def, set or new vector and returns it as a Property. For set and new,
+// State is "" when the message leaves it unchanged, and only the elements sent are listed.
+// BLOB data is never kept.
+func DecodeVector(m *Message) (Verb, Property, error) {
+	verb, typ, ok := vectorTag(m.Tag)
+	if !ok {
+		return "", Property{}, fmt.Errorf("<%s> is not a property vector", m.Tag)
+	}
+	p := Property{Type: typ}
+	bad := func(format string, args ...any) (Verb, Property, error) {
+		return "", Property{}, fmt.Errorf("<%s device=%q name=%q>: %s", m.Tag, p.Device, p.Name,
+			fmt.Sprintf(format, args...))
+	}
+	for _, a := range m.Attrs {
+		switch a.Name {
+		case "device":
+			p.Device = a.Value
+		case "name":
+			p.Name = a.Value
+		case "label":
+			p.Label = a.Value
+		case "group":
+			p.Group = a.Value
+		case "state":
+			s, ok := parseState(a.Value)
+			if !ok {
+				return bad("bad state %q", a.Value)
+			}
+			p.State = s
+		case "perm":
+			switch Perm(a.Value) {
+			case ReadOnly, WriteOnly, ReadWrite:
+				p.Perm = Perm(a.Value)
+			default:
+				return bad("bad perm %q", a.Value)
+			}
+		case "rule":
+			switch Rule(a.Value) {
+			case OneOfMany, AtMostOne, AnyOfMany:
+				p.Rule = Rule(a.Value)
+			default:
+				return bad("bad rule %q", a.Value)
+			}
+		case "timeout":
+			v, err := strconv.ParseFloat(strings.TrimSpace(a.Value), 64)
+			if err != nil {
+				return bad("bad timeout %q", a.Value)
+			}
+			p.Timeout = v
+		case "timestamp":
+			p.Timestamp = a.Value
+		case "message":
+			p.Message = a.Value
+		}
+	}
+	if p.Device == "" || p.Name == "" {
+		return bad("device and name are required")
+	}
+	if verb == Def {
+		if p.State == "" {
+			p.State = Idle
+		}
+		if p.Perm == "" {
+			p.Perm = ReadOnly // lights have no perm; clients never write them
+		}
+		if typ == Switch && p.Rule == "" {
+			p.Rule = AnyOfMany
+		}
+	}
+	p.Elements = make([]Element, 0, len(m.Children))
+	for i := range m.Children {
+		c := &m.Children[i]
+		e := Element{}
+		for _, a := range c.Attrs {
+			switch a.Name {
+			case "name":
+				e.Name = a.Value
+			case "label":
+				e.Label = a.Value
+			case "format":
+				e.Format = a.Value
+			case "min", "max", "step":
+				v, err := ParseNumber(a.Value)
+				if err != nil {
+					return bad("element %q: bad %s %q", e.Name, a.Name, a.Value)
+				}
+				switch a.Name {
+				case "min":
+					e.Min = v
+				case "max":
+					e.Max = v
+				default:
+					e.Step = v
+				}
+			}
+		}
+		if e.Name == "" {
+			return bad("an element has no name")
+		}
+		for _, seen := range p.Elements {
+			if seen.Name == e.Name {
+				return bad("element %q appears twice", e.Name)
+			}
+		}
+		switch typ {
+		case Number:
+			v, err := ParseNumber(c.Text)
+			if err != nil {
+				return bad("element %q: %v", e.Name, err)
+			}
+			e.Value, e.Number = c.Text, v
+		case Switch:
+			if c.Text != "On" && c.Text != "Off" {
+				return bad("switch %q is %q, not On or Off", e.Name, c.Text)
+			}
+			e.Value = c.Text
+		case Light:
+			s, ok := parseState(c.Text)
+			if !ok {
+				return bad("light %q is %q, not a state", e.Name, c.Text)
+			}
+			e.Value = string(s)
+		case Text:
+			e.Value = c.Text
+		case BLOB: // never kept: we do not enable BLOBs, and status omits them
+		}
+		p.Elements = append(p.Elements, e)
+	}
+	return verb, p, nil
+}
+
+// appendEscaped writes s as XML character data or attribute text. Invalid UTF-8 and control
+// characters XML cannot carry become U+FFFD, so what we write always parses.
+func appendEscaped(b []byte, s string) []byte {
+	for _, r := range s {
+		switch {
+		case r == '<':
+			b = append(b, "&lt;"...)
+		case r == '>':
+			b = append(b, "&gt;"...)
+		case r == '&':
+			b = append(b, "&amp;"...)
+		case r == '"':
+			b = append(b, "&quot;"...)
+		case r == '\'':
+			b = append(b, "&apos;"...)
+		case r == '\n' || r == '\t' || r == '\r':
+			b = append(b, "&#"...)
+			b = strconv.AppendInt(b, int64(r), 10)
+			b = append(b, ';')
+		case r == utf8.RuneError || !xmlChar(r):
+			b = append(b, "\uFFFD"...)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return b
+}
+
+func appendAttr(b []byte, name, value string) []byte {
+	b = append(b, ' ')
+	b = append(b, name...)
+	b = append(b, `="`...)
+	b = appendEscaped(b, value)
+	return append(b, '"')
+}
+
+func appendNumberAttr(b []byte, name string, v float64) []byte {
+	return appendAttr(b, name, FormatNumber(v))
+}
+
+// AppendVector writes p as a def, set or new vector. For new, only what a driver reads is
+// written (device, name, elements and values); for set, a State of "" is left out.
+func AppendVector(b []byte, verb Verb, p Property) []byte {
+	tag := string(verb) + p.Type.String() + "Vector"
+	child := "one" + p.Type.String()
+	if verb == Def {
+		child = "def" + p.Type.String()
+	}
+	b = append(b, '<')
+	b = append(b, tag...)
+	b = appendAttr(b, "device", p.Device)
+	b = appendAttr(b, "name", p.Name)
+	if verb == Def {
+		b = appendAttr(b, "label", p.Label)
+		b = appendAttr(b, "group", p.Group)
+	}
+	if verb != New && p.State != "" {
+		b = appendAttr(b, "state", string(p.State))
+	}
+	if verb == Def && p.Type != Light {
+		b = appendAttr(b, "perm", string(p.Perm))
+	}
+	if verb == Def && p.Type == Switch {
+		b = appendAttr(b, "rule", string(p.Rule))
+	}
+	if verb != New {
+		b = appendNumberAttr(b, "timeout", p.Timeout)
+		if p.Timestamp != "" {
+			b = appendAttr(b, "timestamp", p.Timestamp)
+		}
+		if p.Message != "" {
+			b = appendAttr(b, "message", p.Message)
+		}
+	}
+	b = append(b, ">\n"...)
+	for _, e := range p.Elements {
+		b = append(b, "  <"...)
+		b = append(b, child...)
+		b = appendAttr(b, "name", e.Name)
+		if verb == Def {
+			b = appendAttr(b, "label", e.Label)
+			if p.Type == Number {
+				b = appendAttr(b, "format", e.Format)
+				b = appendNumberAttr(b, "min", e.Min)
+				b = appendNumberAttr(b, "max", e.Max)
+				b = appendNumberAttr(b, "step", e.Step)
+			}
+		}
+		b = append(b, '>')
+		if p.Type == Number {
+			b = append(b, FormatNumber(e.Number)...)
+		} else {
+			b = appendEscaped(b, e.Value)
+		}
+		b = append(b, "</"...)
+		b = append(b, child...)
+		b = append(b, ">\n"...)
+	}
+	b = append(b, "</"...)
+	b = append(b, tag...)
+	return append(b, ">\n"...)
+}
+
+// AppendGetProperties asks for definitions: of everything, one device, or one property.
+func AppendGetProperties(b []byte, device, name string) []byte {
+	b = append(b, `<getProperties version="1.7"`...)
+	if device != "" {
+		b = appendAttr(b, "device", device)
+	}
+	if name != "" {
+		b = appendAttr(b, "name", name)
+	}
+	return append(b, "/>\n"...)
+}
+
+// AppendMessage writes a driver message; device may be "" for a server-wide one.
+func AppendMessage(b []byte, device, timestamp, text string) []byte {
+	b = append(b, "<message"...)
+	if device != "" {
+		b = appendAttr(b, "device", device)
+	}
+	if timestamp != "" {
+		b = appendAttr(b, "timestamp", timestamp)
+	}
+	b = appendAttr(b, "message", text)
+	return append(b, "/>\n"...)
+}
+
+// AppendDelProperty removes one property, or with name "" the whole device.
+func AppendDelProperty(b []byte, device, name string) []byte {
+	b = append(b, "<delProperty"...)
+	b = appendAttr(b, "device", device)
+	if name != "" {
+		b = appendAttr(b, "name", name)
+	}
+	return append(b, "/>\n"...)
+}
