@@ -7,8 +7,10 @@ package activities
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -16,6 +18,12 @@ import (
 // *Activities, as Temporal's samples do.
 type Activities struct {
 	Kube kubernetes.Interface
+	// Dynamic reaches the custom resources (people), read into their Go types.
+	Dynamic dynamic.Interface
+	// HTTP fetches http(s) pictures; nil means a client with the spec's 15 s timeout.
+	HTTP *http.Client
+	// People configures the people side (baker image, namespaces, deadline).
+	People PeopleConfig
 	// Now is the clock, injected so tests can fix it.
 	Now func() time.Time
 }

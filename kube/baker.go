@@ -146,3 +146,20 @@ func BakerPod(in BakerPodInput) (*corev1.Pod, error) {
 	}
 	return pod, nil
 }
+
+// OwnImage is the image of the worker's own container in its pod, which baker pods run too, so
+// that one `images:` entry in a kustomization pins both. The container is the one named
+// "operator" (the existing operator's Deployment), else "worker", else the pod's only one.
+func OwnImage(pod *corev1.Pod) (string, error) {
+	for _, name := range []string{"operator", "worker"} {
+		for _, c := range pod.Spec.Containers {
+			if c.Name == name {
+				return c.Image, nil
+			}
+		}
+	}
+	if len(pod.Spec.Containers) == 1 {
+		return pod.Spec.Containers[0].Image, nil
+	}
+	return "", fmt.Errorf("the pod %s/%s has no container named operator or worker, and more than one container; set --baker-image", pod.Namespace, pod.Name)
+}

@@ -401,3 +401,28 @@ func TestABakerPodIsOnlyForFiles(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestTheWorkerFindsItsOwnImageInItsPod(t *testing.T) {
+	pod := func(names ...string) *corev1.Pod {
+		p := &corev1.Pod{}
+		for _, n := range names {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: n, Image: "img-" + n})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		pod  *corev1.Pod
+		want string
+	}{
+		{pod("operator"), "img-operator"},
+		{pod("sidecar", "operator"), "img-operator"},
+		{pod("sidecar", "worker"), "img-worker"},
+		{pod("anything"), "img-anything"},
+		{pod("a", "b"), ""},
+		{pod(), ""},
+	} {
+		got, err := OwnImage(tc.pod)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, tc.want == "", err != nil)
+	}
+}

@@ -9,16 +9,20 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/worker"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/internal/app"
+	kubepkg "liken.sh/runner/kube"
 	"liken.sh/runner/pictures"
 	"liken.sh/runner/workflows"
 )
@@ -37,6 +41,10 @@ func run(args []string) error {
 	var cfg app.Config
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	cfg.Flags(fs)
+	people, err := peopleFlags(fs)
+	if err != nil {
+		return err
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,6 +63,13 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	if err := findBakerImage(ctx, kube, people, log); err != nil {
+		return err
+	}
 	tc, err := cfg.Temporal(log)
 	if err != nil {
 		return err
@@ -66,7 +81,7 @@ func run(args []string) error {
 		// shared queue and causes minute-long tails (measured in the project's notes).
 		StickyScheduleToStartTimeout: time.Minute,
 	})
-	workflows.Register(w, &activities.Activities{Kube: kube, Now: time.Now})
+	workflows.Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, People: *people, Now: time.Now})
 
 	var health app.Health
 	health.Check("temporal", app.TemporalReady(tc))
@@ -81,5 +96,55 @@ func run(args []string) error {
 	log.Info("stopping: finishing the tasks in hand")
 	w.Stop()
 	log.Info("stopped")
+	return nil
+}
+
+// peopleFlags registers the people side's flags; each defaults to its environment variable.
+func peopleFlags(fs *flag.FlagSet) (*activities.PeopleConfig, error) {
+	c := &activities.PeopleConfig{Instance: os.Getenv("POD_NAME")}
+	deadline := activities.DefaultBakeDeadline
+	if v, ok := os.LookupEnv("LIKEN_BAKE_DEADLINE"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("LIKEN_BAKE_DEADLINE %q: %w", v, err)
+		}
+		deadline = d
+	}
+	fs.DurationVar(&c.BakeDeadline, "bake-deadline", deadline,
+		"how long a baker pod may run, from its creation (env LIKEN_BAKE_DEADLINE)")
+	fs.StringVar(&c.BakerImage, "baker-image", os.Getenv("LIKEN_BAKER_IMAGE"),
+		"image of the baker pods; empty means this worker's own, read from its pod (env LIKEN_BAKER_IMAGE)")
+	fs.StringVar(&c.OperatorNamespace, "operator-namespace", envOr("LIKEN_OPERATOR_NAMESPACE", activities.DefaultOperatorNamespace),
+		"namespace of the baker pods of nfs:// pictures (env LIKEN_OPERATOR_NAMESPACE)")
+	return c, nil
+}
+
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// findBakerImage fills in the baker image from the worker's own pod when no flag names it, so
+// that a kustomization's one images: entry pins both. Outside a pod there is none: baking then
+// fails with a message saying so, and everything else works.
+func findBakerImage(ctx context.Context, kube kubernetes.Interface, c *activities.PeopleConfig, log *slog.Logger) error {
+	name, ns := os.Getenv("POD_NAME"), os.Getenv("POD_NAMESPACE")
+	if c.BakerImage != "" {
+		return nil
+	}
+	if name == "" || ns == "" {
+		log.Warn("no --baker-image and no POD_NAME/POD_NAMESPACE: nfs:// and claim:// pictures will fail")
+		return nil
+	}
+	pod, err := kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("read this worker's pod %s/%s for the baker image (or set --baker-image): %w", ns, name, err)
+	}
+	if c.BakerImage, err = kubepkg.OwnImage(pod); err != nil {
+		return err
+	}
+	log.Info("baker pods run this worker's image", "image", c.BakerImage)
 	return nil
 }
