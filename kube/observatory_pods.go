@@ -1,0 +1,233 @@
+// The parts every observatory pod shares, and the INDI server pods. Each pod talks only to
+// its INDI peers: no API token, no Service variables, a non-root user with nothing it could
+// escalate to, and a read-only root filesystem with an emptyDir where it must write. A pod
+// carries a digest of its spec, so the runner replaces a pod built from an older spec and
+// leaves a current one alone, without comparing specs the API server has defaulted.
+//
+// A server pod is indiserver behind indi-shim: the shim reads the drivers annotation through
+// a downwardAPI volume and links each driver's Service into indiserver through its fifo, so
+// adding or removing a device is a patch, not a restart.
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+const (
+	// ImageRegistry is where the runner's INDI images live.
+	ImageRegistry = "ghcr.io/liken-sh/"
+	// ServerImage holds indiserver, indi-shim and the core drivers (Debian's indi-bin).
+	ServerImage = ImageRegistry + "indi"
+	// ServerContainer is a server pod's one container.
+	ServerContainer = "indiserver"
+
+	// ObservatoryPodUser is the uid and gid every container runs as.
+	ObservatoryPodUser int64 = 1000
+
+	// obsDriversVolume holds the drivers annotation as a file, where indi-shim reads it.
+	obsDriversVolume    = "drivers"
+	obsDriversMountPath = "/etc/indi/devices"
+	obsDriversFile      = "drivers"
+	obsTmpVolume        = "tmp"
+	obsRunVolume        = "run"
+)
+
+// ServerCommand runs indiserver through indi-shim. The shim reads the drivers file, keeps
+// its own list under /run/indi, and drives indiserver through the fifo; -r 2147483647 lets a
+// driver restart without limit, because the shim, not indiserver, decides when one is gone.
+var ServerCommand = []string{
+	"/usr/bin/indi-shim", "serve",
+	obsDriversMountPath + "/" + obsDriversFile, "/run/indi/drivers", "/tmp/indiserver.fifo",
+	"/usr/bin/indiserver", "-v", "-r", "2147483647",
+}
+
+// obsPodSecurity is the pod half of what every observatory pod runs with.
+func obsPodSecurity() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		RunAsUser:      ptr.To(ObservatoryPodUser),
+		RunAsGroup:     ptr.To(ObservatoryPodUser),
+		FSGroup:        ptr.To(ObservatoryPodUser),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// obsContainerSecurity is the container half: it repeats the user, because a container's
+// context is what an admission policy reads, and adds what only a container can say.
+func obsContainerSecurity() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		RunAsNonRoot:             ptr.To(true),
+		RunAsUser:                ptr.To(ObservatoryPodUser),
+		RunAsGroup:               ptr.To(ObservatoryPodUser),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		AllowPrivilegeEscalation: ptr.To(false),
+		Privileged:               ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// obsEmptyDir is a writable scratch volume, for a read-only root filesystem.
+func obsEmptyDir(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+}
+
+// obsPod is the frame of every long-running observatory pod: metadata, owner, the seven
+// labels and the shared security settings. The caller fills in the containers and volumes,
+// then seals the pod with obsSeal.
+func obsPod(name string, role ObjectRole, server string, r ResourceID) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       r.Namespace,
+			Labels:          ObjectLabels(name, role, server, r),
+			Annotations:     map[string]string{},
+			OwnerReferences: r.OwnerReferences(),
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                corev1.RestartPolicyAlways,
+			AutomountServiceAccountToken: ptr.To(false),
+			EnableServiceLinks:           ptr.To(false),
+			SecurityContext:              obsPodSecurity(),
+		},
+	}
+}
+
+// obsSeal writes the spec digest; it is the last thing a builder does to a pod.
+func obsSeal(pod *corev1.Pod) *corev1.Pod {
+	pod.Annotations[AnnotationSpecDigest] = PodSpecDigest(&pod.Spec)
+	return pod
+}
+
+// PodSpecDigest is 16 hex digits of sha256 of the spec's JSON. encoding/json writes struct
+// fields in their declared order and map keys sorted, so equal specs give equal digests.
+func PodSpecDigest(spec *corev1.PodSpec) string {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		// A PodSpec holds nothing json cannot encode; reaching this is a bug.
+		panic(fmt.Sprintf("encoding a pod spec: %v", err))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// PodIsStale says whether a running pod was built from another spec than wanted, so it must
+// be deleted and created again. It compares the digests the builder wrote, not the specs: the
+// API server adds defaults to a pod's spec, and a live pod's spec can never equal a built one.
+func PodIsStale(running, wanted *corev1.Pod) bool {
+	return running.Annotations[AnnotationSpecDigest] != wanted.Annotations[AnnotationSpecDigest]
+}
+
+// obsService is the ClusterIP Service in front of a pod: the same name, labels and owner, one
+// port, and a selector on the name label alone.
+func obsService(pod string, role ObjectRole, server string, r ResourceID, portName string, port int32) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            pod,
+			Namespace:       r.Namespace,
+			Labels:          ObjectLabels(pod, role, server, r),
+			OwnerReferences: r.OwnerReferences(),
+		},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: map[string]string{LabelAppName: pod},
+			Ports: []corev1.ServicePort{{
+				Name:       portName,
+				Protocol:   corev1.ProtocolTCP,
+				Port:       port,
+				TargetPort: intstr.FromString(portName),
+			}},
+		},
+	}
+}
+
+// obsServerOwner checks that r may run an INDI server and returns the server's name.
+func obsServerOwner(r ResourceID) (string, error) {
+	if r.Kind != obsv1.KindTelescope && r.Kind != obsv1.KindObservatory {
+		return "", fmt.Errorf("only a Telescope or an Observatory runs an INDI server, not a %s", r.Kind)
+	}
+	return ValidObjectName(r.Kind, r.Name)
+}
+
+// DriversAnnotation is the value of a server pod's drivers annotation: one <svc>:7625 line
+// for each device Service it links, sorted and without repeats, so the same devices always
+// give the same value and a patch is sent only when the set changes.
+func DriversAnnotation(services []string) string {
+	sorted := slices.Sorted(slices.Values(services))
+	sorted = slices.Compact(sorted)
+	var b strings.Builder
+	port := strconv.Itoa(int(DriverPort))
+	for _, s := range sorted {
+		if s == "" {
+			continue
+		}
+		b.WriteString(s + ":" + port + "\n")
+	}
+	return b.String()
+}
+
+// ServerPod is the INDI server pod of a Telescope (<tel>-telescope) or an Observatory
+// (<obs>-observatory), linking the drivers whose Services are named. The drivers are an
+// annotation, outside the spec and its digest: they change while the server runs.
+func ServerPod(owner ResourceID, driverServices []string) (*corev1.Pod, error) {
+	name, err := obsServerOwner(owner)
+	if err != nil {
+		return nil, err
+	}
+	pod := obsPod(name, RoleServer, name, owner)
+	pod.Annotations[AnnotationDrivers] = DriversAnnotation(driverServices)
+	// indiserver holds no state worth a graceful stop; a quick stop frees the name for the
+	// next reservation.
+	pod.Spec.TerminationGracePeriodSeconds = ptr.To(int64(1))
+	pod.Spec.Containers = []corev1.Container{{
+		Name:    ServerContainer,
+		Image:   ServerImage,
+		Command: slices.Clone(ServerCommand),
+		Ports: []corev1.ContainerPort{{
+			Name: ServerPortName, ContainerPort: ServerPort, Protocol: corev1.ProtocolTCP,
+		}},
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(ServerPortName)}},
+			PeriodSeconds: 10,
+		},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: obsDriversVolume, MountPath: obsDriversMountPath, ReadOnly: true},
+			{Name: obsRunVolume, MountPath: "/run/indi"},
+			{Name: obsTmpVolume, MountPath: "/tmp"},
+		},
+		SecurityContext: obsContainerSecurity(),
+	}}
+	pod.Spec.Volumes = []corev1.Volume{
+		{Name: obsDriversVolume, VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+			Items: []corev1.DownwardAPIVolumeFile{{
+				Path:     obsDriversFile,
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + AnnotationDrivers + "']"},
+			}},
+		}}},
+		obsEmptyDir(obsRunVolume),
+		obsEmptyDir(obsTmpVolume),
+	}
+	return obsSeal(pod), nil
+}
+
+// ServerService is the Service of a server pod, where INDI clients and jobs connect.
+func ServerService(owner ResourceID) (*corev1.Service, error) {
+	name, err := obsServerOwner(owner)
+	if err != nil {
+		return nil, err
+	}
+	return obsService(name, RoleServer, name, owner, ServerPortName, ServerPort), nil
+}
