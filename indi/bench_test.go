@@ -1,0 +1,152 @@
+// The benchmark measures how many property updates per second the reader turns into Properties,
+// next to encoding/xml decoding the same stream into plain structs, so the price of our own
+// tokenizer (or its gain) stays visible. The stream is what a busy telescope server sends:
+// coordinates, axes and temperatures, formatted exactly as indiserver 1.9.9 writes them.
+package indi
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const benchUpdates = 10000
+
+func updateStream() []byte {
+	var b bytes.Buffer
+	for i := range benchUpdates {
+		ts := fmt.Sprintf("2026-11-29T20:%02d:%02d", i/60%60, i%60)
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&b, "<setNumberVector device=\"Telescope Simulator\" name=\"EQUATORIAL_EOD_COORD\" state=\"Busy\" timeout=\"60\" timestamp=\"%s\">\n"+
+				"    <oneNumber name=\"RA\">\n%.17g\n    </oneNumber>\n    <oneNumber name=\"DEC\">\n%.17g\n    </oneNumber>\n</setNumberVector>\n",
+				ts, 19.2266+float64(i)*1e-4, 89.5-float64(i)*1e-5)
+		case 1:
+			fmt.Fprintf(&b, "<setNumberVector device=\"Telescope Simulator\" name=\"MOUNT_AXES\" state=\"Idle\" timeout=\"60\" timestamp=\"%s\">\n"+
+				"    <oneNumber name=\"PRIMARY\">\n%.17g\n    </oneNumber>\n    <oneNumber name=\"SECONDARY\">\n%.17g\n    </oneNumber>\n</setNumberVector>\n",
+				ts, 90-float64(i)*1e-3, 90.0)
+		default:
+			fmt.Fprintf(&b, "<setNumberVector device=\"CCD Simulator\" name=\"CCD_TEMPERATURE\" state=\"Busy\" timeout=\"60\" timestamp=\"%s\">\n"+
+				"    <oneNumber name=\"CCD_TEMPERATURE_VALUE\">\n%g\n    </oneNumber>\n</setNumberVector>\n",
+				ts, -float64(i%40)/2)
+		}
+	}
+	return b.Bytes()
+}
+
+// xmlVector is the plain struct encoding/xml decodes a vector into.
+type xmlVector struct {
+	XMLName   xml.Name
+	Device    string `xml:"device,attr"`
+	Name      string `xml:"name,attr"`
+	State     string `xml:"state,attr"`
+	Timeout   string `xml:"timeout,attr"`
+	Timestamp string `xml:"timestamp,attr"`
+	Elements  []struct {
+		XMLName xml.Name
+		Name    string `xml:"name,attr"`
+		Value   string `xml:",chardata"`
+	} `xml:",any"`
+}
+
+func BenchmarkUpdates(b *testing.B) {
+	stream := updateStream()
+	report := func(b *testing.B) {
+		b.ReportMetric(float64(b.N)*benchUpdates/b.Elapsed().Seconds(), "updates/s")
+	}
+	b.Run("indi", func(b *testing.B) {
+		b.SetBytes(int64(len(stream)))
+		b.ReportAllocs()
+		for b.Loop() {
+			r := NewReader(bytes.NewReader(stream), Limits{})
+			n := 0
+			for {
+				m, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, p, err := DecodeVector(m); err != nil || len(p.Elements) == 0 {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n != benchUpdates {
+				b.Fatalf("%d updates", n)
+			}
+		}
+		report(b)
+	})
+	b.Run("indi+store", func(b *testing.B) {
+		b.SetBytes(int64(len(stream)))
+		b.ReportAllocs()
+		s := newStore()
+		for _, dev := range []string{"Telescope Simulator", "CCD Simulator"} {
+			for _, p := range []Property{
+				{Name: "EQUATORIAL_EOD_COORD", Elements: []Element{{Name: "RA"}, {Name: "DEC"}}},
+				{Name: "MOUNT_AXES", Elements: []Element{{Name: "PRIMARY"}, {Name: "SECONDARY"}}},
+				{Name: "CCD_TEMPERATURE", Elements: []Element{{Name: "CCD_TEMPERATURE_VALUE"}}},
+			} {
+				p.Device, p.Type, p.Perm, p.State = dev, Number, ReadWrite, Idle
+				s.define(p)
+			}
+		}
+		for b.Loop() {
+			r := NewReader(bytes.NewReader(stream), Limits{})
+			for {
+				m, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.apply(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		report(b)
+	})
+	b.Run("encoding_xml", func(b *testing.B) {
+		b.SetBytes(int64(len(stream)))
+		b.ReportAllocs()
+		for b.Loop() {
+			d := xml.NewDecoder(bytes.NewReader(stream))
+			n := 0
+			for {
+				tok, err := d.Token()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				se, ok := tok.(xml.StartElement)
+				if !ok {
+					continue
+				}
+				var v xmlVector
+				if err := d.DecodeElement(&v, &se); err != nil {
+					b.Fatal(err)
+				}
+				for _, e := range v.Elements { // the same work: numbers parsed
+					if _, err := strconv.ParseFloat(strings.TrimSpace(e.Value), 64); err != nil {
+						b.Fatal(err)
+					}
+				}
+				n++
+			}
+			if n != benchUpdates {
+				b.Fatalf("%d updates", n)
+			}
+		}
+		report(b)
+	})
+}

@@ -1,0 +1,309 @@
+// Package inditest runs real INDI servers for tests: Debian's indiserver with the simulator
+// drivers of indi-bin, each on a free 127.0.0.1 port with its own HOME (drivers keep their
+// config under ~/.indi) and its own local socket (indiserver's default one allows a single
+// server per machine). A driver indiserver cannot run shows only in indiserver's log, so
+// Launch reads that log and fails with it instead of waiting for a device that never comes.
+// There is no skipping: a machine without indiserver fails, saying how to install it.
+package inditest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"liken.sh/runner/indi"
+)
+
+// startTimeout bounds Start: the simulators define their devices in well under a second, but
+// the test machine may be busy.
+const startTimeout = 30 * time.Second
+
+// Server is an indiserver started by Launch.
+type Server struct {
+	Addr string // 127.0.0.1:<port>
+	Home string // HOME of the server and its drivers
+
+	cmd    *exec.Cmd
+	log    *logBuffer
+	exited chan struct{}
+}
+
+// Start launches indiserver with the given drivers (see Launch), stops it when the test ends,
+// and returns its address.
+func Start(t testing.TB, drivers ...string) string {
+	t.Helper()
+	return StartServer(t, drivers...).Addr
+}
+
+// StartServer is Start for tests that also need the Server, to kill it or read its log.
+func StartServer(t testing.TB, drivers ...string) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	s, err := Launch(ctx, t.TempDir(), drivers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Stop()
+		if t.Failed() {
+			t.Logf("indiserver log:\n%s", s.Log())
+		}
+	})
+	return s
+}
+
+// Launch starts indiserver on a free 127.0.0.1 port with the given drivers (names on PATH,
+// such as "indi_simulator_dome"), using dir as HOME, and returns once every driver has defined
+// its devices. It fails with indiserver's log when a driver cannot run. Stop it when done.
+func Launch(ctx context.Context, dir string, drivers ...string) (*Server, error) {
+	if _, err := exec.LookPath("indiserver"); err != nil {
+		return nil, errors.New("indiserver is not installed: run hack/tools.sh indi (it installs Debian's indi-bin)")
+	}
+	for _, d := range drivers {
+		if strings.Contains(d, "@") {
+			continue // a remote device: device@host:port
+		}
+		if _, err := exec.LookPath(d); err != nil {
+			return nil, fmt.Errorf("INDI driver %s is not installed: run hack/tools.sh indi, or check its name", d)
+		}
+	}
+	var lastErr error
+	for range 3 { // another process may take the free port before indiserver binds it
+		s, err := launch(ctx, dir, drivers)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if !errors.Is(err, errBind) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+var errBind = errors.New("indiserver could not bind its port")
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func launch(ctx context.Context, dir string, drivers []string) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	sock, err := os.MkdirTemp(dir, "sock")
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-v", "-p", strconv.Itoa(port), "-u", filepath.Join(sock, "indiserver")}
+	cmd := exec.Command("indiserver", append(args, drivers...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Stop ends the drivers with it
+	log := newLogBuffer()
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting indiserver: %w", err)
+	}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Home: dir, cmd: cmd,
+		log: log, exited: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(s.exited)
+		log.poke()
+	}()
+	if err := s.ready(ctx, drivers); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ready waits until the server listens and every driver has defined its devices.
+func (s *Server) ready(ctx context.Context, drivers []string) error {
+	fail := func(why string) error {
+		return fmt.Errorf("indiserver with %s %s; its log:\n%s", strings.Join(drivers, " "), why, s.Log())
+	}
+	listening := "listening to port " + s.Addr[strings.LastIndexByte(s.Addr, ':')+1:]
+	if err := s.log.waitFor(ctx, s.exited, func(log string) bool { return strings.Contains(log, listening) }); err != nil {
+		if strings.Contains(s.Log(), "bind: Address already in use") {
+			return fmt.Errorf("%w: %s", errBind, s.Log())
+		}
+		return fail("did not start listening: " + err.Error())
+	}
+	c, err := indi.Dial(ctx, s.Addr)
+	if err != nil {
+		return fail("did not answer: " + err.Error())
+	}
+	defer c.Close()
+	sub := c.Subscribe(indi.Filter{})
+	defer sub.Close()
+	want := make(map[string]bool)
+	for _, d := range drivers {
+		if !strings.Contains(d, "@") {
+			want[filepath.Base(d)] = true
+		}
+	}
+	defined := func() {
+		for _, dev := range c.Devices() {
+			if p, ok := c.Property(dev, "DRIVER_INFO"); ok {
+				exec, _ := p.Text("DRIVER_EXEC")
+				delete(want, exec)
+			}
+		}
+	}
+	// Wake up on events and on log lines, so a driver that dies is noticed at once.
+	logged := make(chan struct{}, 1)
+	stop := s.log.notify(logged)
+	defer stop()
+	evctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan struct{}, 1)
+	go func() {
+		for {
+			if _, err := sub.Next(evctx); err != nil {
+				return
+			}
+			select {
+			case events <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	for defined(); len(want) > 0; defined() {
+		for d := range want {
+			log := s.Log()
+			if strings.Contains(log, "Driver "+d+": Terminated after") || strings.Contains(log, "Driver "+d+": execlp") {
+				return fail("could not run driver " + d)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fail(fmt.Sprintf("did not define the devices of %v in time", keys(want)))
+		case <-s.exited:
+			return fail("exited")
+		case <-c.Done():
+			return fail("dropped the connection: " + c.Err().Error())
+		case <-logged:
+		case <-events:
+		}
+	}
+	return nil
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Kill ends indiserver abruptly, as a crash or a deleted pod would; its drivers then exit on
+// their own when their pipes close. Clients see their connection drop.
+func (s *Server) Kill() {
+	s.cmd.Process.Kill()
+	<-s.exited
+}
+
+// Stop ends indiserver and its drivers and waits for indiserver to exit. It is safe to call
+// more than once, and after Kill.
+func (s *Server) Stop() {
+	// The group was created by this process for this server alone: it holds indiserver and
+	// the drivers it started.
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.exited
+}
+
+// Log returns what indiserver has logged (with -v: drivers starting, exiting, restarting).
+func (s *Server) Log() string { return s.log.String() }
+
+// logBuffer keeps the tail of a log and lets readers wait for a line.
+type logBuffer struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	waiters map[chan struct{}]bool
+}
+
+const maxLog = 1 << 20
+
+func newLogBuffer() *logBuffer { return &logBuffer{waiters: make(map[chan struct{}]bool)} }
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.b.Write(p)
+	if l.b.Len() > maxLog {
+		tail := append([]byte(nil), l.b.Bytes()[l.b.Len()-maxLog/2:]...)
+		l.b.Reset()
+		l.b.Write(tail)
+	}
+	l.mu.Unlock()
+	l.poke()
+	return len(p), nil
+}
+
+func (l *logBuffer) poke() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ch := range l.waiters {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (l *logBuffer) notify(ch chan struct{}) (stop func()) {
+	l.mu.Lock()
+	l.waiters[ch] = true
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		delete(l.waiters, ch)
+		l.mu.Unlock()
+	}
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor waits until ok(log) holds, the process exits, or ctx ends.
+func (l *logBuffer) waitFor(ctx context.Context, exited <-chan struct{}, ok func(string) bool) error {
+	ch := make(chan struct{}, 1)
+	stop := l.notify(ch)
+	defer stop()
+	for !ok(l.String()) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-exited:
+			if ok(l.String()) {
+				return nil
+			}
+			return errors.New("indiserver exited")
+		case <-ch:
+		}
+	}
+	return nil
+}
