@@ -156,10 +156,10 @@ func (s *Server) ready(ctx context.Context, drivers []string) error {
 	defer c.Close()
 	sub := c.Subscribe(indi.Filter{})
 	defer sub.Close()
-	want := make(map[string]bool)
+	want := make(map[string]string) // DRIVER_EXEC: the name indiserver was given
 	for _, d := range drivers {
 		if !strings.Contains(d, "@") {
-			want[filepath.Base(d)] = true
+			want[filepath.Base(d)] = d
 		}
 	}
 	defined := func() {
@@ -189,8 +189,8 @@ func (s *Server) ready(ctx context.Context, drivers []string) error {
 		}
 	}()
 	for defined(); len(want) > 0; defined() {
-		for d := range want {
-			log := s.Log()
+		log := s.Log()
+		for _, d := range want {
 			if strings.Contains(log, "Driver "+d+": Terminated after") || strings.Contains(log, "Driver "+d+": execlp") {
 				return fail("could not run driver " + d)
 			}
@@ -209,7 +209,7 @@ func (s *Server) ready(ctx context.Context, drivers []string) error {
 	return nil
 }
 
-func keys(m map[string]bool) []string {
+func keys(m map[string]string) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
