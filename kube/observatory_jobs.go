@@ -104,7 +104,6 @@ func ProcedureJob(in JobInput) (*batchv1.Job, error) {
 		timeout = DefaultJobTimeout
 	}
 	name := JobName(in.Resource.Kind, in.Resource.Name, in.Trigger, in.Since, in.Index)
-	security := obsContainerSecurity()
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            name,
@@ -136,8 +135,10 @@ func ProcedureJob(in JobInput) (*batchv1.Job, error) {
 						// A script that dies without a termination message still leaves the
 						// end of its log for the summary.
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-						VolumeMounts:             []corev1.VolumeMount{{Name: obsTmpVolume, MountPath: "/tmp"}},
-						SecurityContext:          security,
+						// The root filesystem is read-only, as in every observatory pod; /tmp
+						// is where a job may write.
+						VolumeMounts:    []corev1.VolumeMount{{Name: obsTmpVolume, MountPath: "/tmp"}},
+						SecurityContext: obsContainerSecurity(),
 					}},
 					Volumes: []corev1.Volume{obsEmptyDir(obsTmpVolume)},
 				},
