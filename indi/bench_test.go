@@ -2,6 +2,7 @@
 // next to encoding/xml decoding the same stream into plain structs, so the price of our own
 // tokenizer (or its gain) stays visible. The stream is what a busy telescope server sends:
 // coordinates, axes and temperatures, formatted exactly as indiserver 1.9.9 writes them.
+
 package indi
 
 import (

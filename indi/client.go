@@ -4,6 +4,7 @@
 // stream order, where Busy means moving, Ok or Idle means settled, and Alert fails with the
 // driver's own message. Every wait takes a context, and a lost connection fails every pending
 // wait at once with an error naming the server.
+
 package indi
 
 import (
@@ -247,7 +248,7 @@ func (c *Client) Wait(ctx context.Context, device, name string, done func(Proper
 func (c *Client) await(ctx context.Context, sub *Subscription, device, name, want string,
 	done func(Property) bool) (Property, error) {
 	var lastMessage string
-	seen := false
+	_, seen := c.store.property(device, name) // a property deleted after this fails the wait
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
@@ -356,7 +357,7 @@ func (c *Client) change(ctx context.Context, t target) (sent bool, p Property, e
 		done = func(p Property) bool { return p.State.Settled() && t.reached(p) }
 	}
 	want := t.want + ", settled"
-	if t.reached(cur) {
+	if cur.Perm != WriteOnly && t.reached(cur) { // a write-only property reads nothing true
 		switch {
 		case done(cur):
 			return false, cur.clone(), nil

@@ -2,6 +2,7 @@
 // cannot show: refusals with and without messages, changes already under way, drivers that
 // never answer, servers that vanish or send garbage, and the devices Debian ships no simulator
 // for (dust caps, power outputs, coolers, CCD_CONTROLS cameras).
+
 package indi_test
 
 import (
@@ -362,5 +363,24 @@ func TestSubscribersSeeEveryChangeInOrder(t *testing.T) {
 		"Updated Ok SHUTTER_OPEN=On SHUTTER_CLOSE=Off", "Deleted"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestAWriteOnlyPropertyIsSentEvenIfItSeemsThereAlready(t *testing.T) {
+	t.Parallel()
+	f := inditest.NewFake(t)
+	f.Device("Mount")
+	wo := inditest.Switches("Mount", "TELESCOPE_TRACK_MODE", indi.OneOfMany, []string{"TRACK_SIDEREAL"}, "TRACK_SIDEREAL", "TRACK_LUNAR")
+	wo.Perm = indi.WriteOnly
+	f.Define(wo)
+	c, ctx := dial(t, f.Addr)
+	// What a write-only vector shows is not the device's state: every request goes out.
+	for range 2 {
+		if sent, err := c.SetSwitch(ctx, "Mount", "TELESCOPE_TRACK_MODE", map[string]bool{"TRACK_SIDEREAL": true}); !sent || err != nil {
+			t.Fatalf("sent %v, %v", sent, err)
+		}
+	}
+	if n := len(f.Received("Mount", "TELESCOPE_TRACK_MODE")); n != 2 {
+		t.Fatalf("received %d", n)
 	}
 }

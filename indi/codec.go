@@ -2,6 +2,7 @@
 // values against INDI 1.7 (states, permissions, rules, On/Off, numbers) before anything reaches
 // the store, and it writes the XML we send. The writer covers the server's side too (def, set,
 // message, delProperty) so a fake server in tests speaks exactly what we parse.
+
 package indi
 
 import (

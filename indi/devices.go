@@ -4,6 +4,7 @@
 // and saving the driver's config. Each is a target state: the device is read first and nothing
 // is sent when it is already there, so a step that is retried or resumed after a restart does
 // no harm. Each returns whether it sent anything, for step summaries.
+
 package indi
 
 import (
@@ -35,20 +36,22 @@ func (c *Client) switchTo(ctx context.Context, device, name string, states map[s
 // Connect connects a device (CONNECTION.CONNECT) and waits for the properties it defines once
 // connected. A driver that cannot reach its hardware answers Alert, which is returned.
 func (c *Client) Connect(ctx context.Context, device string) (bool, error) {
-	sent, err := c.switchTo(ctx, device, "CONNECTION", map[string]bool{"CONNECT": true, "DISCONNECT": false})
-	if err != nil || !sent {
-		return sent, err
-	}
-	// libindi reports CONNECTION Ok before it defines the properties of a connected device.
-	return sent, c.Sync(ctx, device)
+	return c.connection(ctx, device, true)
 }
 
 // Disconnect disconnects a device (CONNECTION.DISCONNECT).
 func (c *Client) Disconnect(ctx context.Context, device string) (bool, error) {
-	sent, err := c.switchTo(ctx, device, "CONNECTION", map[string]bool{"CONNECT": false, "DISCONNECT": true})
-	if err != nil || !sent {
+	return c.connection(ctx, device, false)
+}
+
+func (c *Client) connection(ctx context.Context, device string, connect bool) (bool, error) {
+	before, _ := c.store.property(device, "CONNECTION")
+	sent, err := c.switchTo(ctx, device, "CONNECTION", map[string]bool{"CONNECT": connect, "DISCONNECT": !connect})
+	if err != nil || !sent && before.State != Busy {
 		return sent, err
 	}
+	// libindi reports CONNECTION Ok before it defines (or deletes) the properties of a
+	// connected device: wait for those too.
 	return sent, c.Sync(ctx, device)
 }
 

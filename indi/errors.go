@@ -2,6 +2,7 @@
 // lost, which device refused what and why (the driver's own message), what a wait was waiting
 // for and what it last saw, and which request could never be valid. Callers tell them apart
 // with errors.As; a RequestError or MissingError is something a user fixes, the rest may pass.
+
 package indi
 
 import (

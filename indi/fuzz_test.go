@@ -3,6 +3,7 @@
 // every call, memory held by the reader within a bound set by the limits, no message larger
 // than its limit, and every vector that decodes writes back to the same property. The seed
 // corpus (testdata/fuzz/FuzzReader) holds real simulator output and the hostile cases.
+
 package indi
 
 import (
@@ -15,7 +16,7 @@ import (
 // maxFootprint is what a Reader may hold between messages, whatever it has read.
 func maxFootprint(lim Limits) int {
 	return readBufferBytes + 2*max(lim.MaxMessageBytes, 64<<10) + 64*lim.MaxAttrs*40 +
-		256*64 + maxInterned*2*maxInternedLen
+		256*64 + (maxInterned+len(words))*2*maxInternedLen
 }
 
 func messageBytes(m *Message) int {

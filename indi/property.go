@@ -3,6 +3,7 @@
 // rule. The operator shows them in status.properties, derives readings and conditions from them,
 // and writes to them to move hardware, so these types are plain values that are safe to copy
 // and compare.
+
 package indi
 
 import (

@@ -3,6 +3,7 @@
 // and then be a no-op when repeated; refusals must carry the driver's words; a server that
 // dies must fail the wait at once. The slow motions of the simulators are avoided on purpose:
 // park positions are set to where dome and mount already are.
+
 package indi_test
 
 import (

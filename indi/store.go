@@ -5,6 +5,7 @@
 // deliver each change in stream order through a bounded queue: a subscriber that falls far
 // behind gets one Resync event instead of unbounded memory, and re-reads the store, which is
 // all a level-triggered consumer needs.
+
 package indi
 
 import (

@@ -1,6 +1,7 @@
 // These tests hold the store to its promises: updates merge into snapshots that readers on
 // other goroutines never see change under them, deletions remove what they name, and a
 // subscriber that falls behind costs bounded memory and learns it must re-read.
+
 package indi
 
 import (

@@ -6,6 +6,7 @@
 // memory stays bounded by Limits. Well-formed elements that are not INDI 1.7 (unknown tags,
 // children of the wrong kind) are skipped and reported as a *RefusedError, and reading goes on:
 // one confused driver must not cut a whole telescope off.
+
 package indi
 
 import (
@@ -167,12 +168,6 @@ var words = func() map[string]string {
 	return m
 }()
 
-// internAttrs are the attributes whose values repeat from update to update.
-var internAttrs = map[string]bool{
-	"device": true, "name": true, "label": true, "group": true, "state": true, "perm": true,
-	"rule": true, "timeout": true, "format": true, "min": true, "max": true, "step": true,
-}
-
 const (
 	maxInterned     = 4096 // distinct strings remembered per Reader
 	maxInternedLen  = 64
@@ -212,11 +207,15 @@ type childRef struct {
 
 // NewReader reads INDI messages from r within the given limits (zero fields: DefaultLimits).
 func NewReader(r io.Reader, lim Limits) *Reader {
+	intern := make(map[string]string, len(words)+64)
+	for k, v := range words {
+		intern[k] = v
+	}
 	return &Reader{
 		src:    r,
 		buf:    make([]byte, readBufferBytes),
 		lim:    lim.withDefaults(),
-		intern: make(map[string]string),
+		intern: intern,
 	}
 }
 
@@ -309,14 +308,11 @@ func (r *Reader) peek() (c byte, err error) {
 	return r.buf[r.pos], nil
 }
 
-// unexpected turns a read error in the middle of a message into a fatal one.
+// unexpected turns the end of the stream in the middle of a message into a protocol error;
+// other errors (a reset connection) stay as they are.
 func (r *Reader) unexpected(err error) error {
 	if err == io.EOF {
 		return r.fail("stream ended inside an element")
-	}
-	var pe *ProtocolError
-	if errors.As(err, &pe) {
-		return err
 	}
 	return err
 }
@@ -368,6 +364,16 @@ func (r *Reader) name() (string, error) {
 	if !isNameStart(c) {
 		return "", r.fail("expected a name, found %q", c)
 	}
+	// Most names lie whole in the buffer: intern them straight from it.
+	i := r.pos
+	for i < r.end && i-r.pos <= r.lim.MaxNameBytes && isNameByte(r.buf[i]) {
+		i++
+	}
+	if i < r.end && i-r.pos <= r.lim.MaxNameBytes {
+		s := r.internBytes(r.buf[r.pos:i])
+		r.pos = i
+		return s, nil
+	}
 	var tmp [64]byte
 	n := tmp[:0]
 	for {
@@ -388,17 +394,42 @@ func (r *Reader) name() (string, error) {
 }
 
 func (r *Reader) internBytes(b []byte) string {
-	if s, ok := words[string(b)]; ok {
-		return s
-	}
 	if s, ok := r.intern[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	if len(s) <= maxInternedLen && len(r.intern) < maxInterned {
+	if len(s) <= maxInternedLen && len(r.intern) < maxInterned+len(words) {
 		r.intern[s] = s
 	}
 	return s
+}
+
+// value returns the constant for the values every switch and light vector repeats.
+func value(b []byte) (string, bool) {
+	switch string(b) {
+	case "On":
+		return "On", true
+	case "Off":
+		return "Off", true
+	case "Idle":
+		return "Idle", true
+	case "Ok":
+		return "Ok", true
+	case "Busy":
+		return "Busy", true
+	case "Alert":
+		return "Alert", true
+	}
+	return "", false
+}
+
+// internable reports the attributes whose values repeat from update to update.
+func internable(attr string) bool {
+	switch attr {
+	case "device", "name", "label", "group", "state", "perm", "rule", "timeout", "format", "min", "max", "step":
+		return true
+	}
+	return false
 }
 
 // entity decodes one reference after '&' and appends it to r.sb.
@@ -755,11 +786,7 @@ func (r *Reader) next() (*Message, error) {
 	// Prolog: whitespace, comments and processing instructions between messages.
 	for {
 		if err := r.skipSpace(); err != nil {
-			var pe *ProtocolError
-			if errors.As(err, &pe) {
-				return nil, err
-			}
-			return nil, err // io.EOF between messages is a clean end
+			return nil, err // io.EOF here, between messages, is a clean end
 		}
 		c, _ := r.peek()
 		if c != '<' {
@@ -964,7 +991,7 @@ func (r *Reader) build(tag string, topAttrs, textLo, textHi int) *Message {
 	for i, a := range r.attrs {
 		attrs[i] = Attr{Name: a.name}
 		v := r.sb[a.lo:a.hi]
-		if internAttrs[a.name] {
+		if internable(a.name) {
 			attrs[i].Value = r.internBytes(v)
 		} else {
 			attrs[i].Value = all[a.lo:a.hi]
@@ -976,7 +1003,7 @@ func (r *Reader) build(tag string, topAttrs, textLo, textHi int) *Message {
 		for i, k := range r.kids {
 			text := r.sb[k.textLo:k.textHi]
 			m.Children[i] = Child{Tag: k.tag, Attrs: attrs[k.attrLo:k.attrHi:k.attrHi]}
-			if w, ok := words[string(text)]; ok {
+			if w, ok := value(text); ok {
 				m.Children[i].Text = w
 			} else {
 				m.Children[i].Text = all[k.textLo:k.textHi]

@@ -2,6 +2,7 @@
 // simulators) and on what it must refuse: each hostile or broken input either ends the stream
 // with a ProtocolError or skips one element with a RefusedError, and memory stays within the
 // limits however long the input runs.
+
 package indi
 
 import (

@@ -3,6 +3,7 @@
 // answer late or never, change properties on a script, or send hostile bytes. It answers
 // getProperties like indiserver (all, one device, or one property), and applies a new vector
 // the way a libindi driver does unless a handler takes it over.
+
 package inditest
 
 import (

@@ -1,6 +1,7 @@
 // These tests check the helper's own promises: a driver that cannot run fails the launch with
 // indiserver's log instead of a timeout, a machine without indiserver is told how to get it,
 // and two servers run side by side.
+
 package inditest_test
 
 import (
