@@ -12,7 +12,7 @@ KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 
 ## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops)
 run: tools build
-	$(GO) run ./hack/run
+	./bin/run
 
 ## test: every check and every test, as CI runs them
 test: tools check
@@ -26,9 +26,9 @@ check:
 	bash hack/generate.sh --check
 	$(KUBECTL) kustomize deploy/ > /dev/null
 
-## build: the worker and watcher binaries into bin/
+## build: the worker and watcher binaries, and the run command, into bin/
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/worker ./cmd/watcher
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/worker ./cmd/watcher ./hack/run
 
 ## tools: build the control plane, kwok and Temporal once into .cache; install indi-bin if missing
 tools:
