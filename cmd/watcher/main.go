@@ -1,18 +1,35 @@
 // Command watcher turns changes in the cluster into Temporal workflow signals. Only the copy
-// that holds the Lease acts; the others wait to take over.
+// that holds the Lease acts; the others wait to take over. It writes nothing to Kubernetes
+// but its Lease.
+//
+// Exit status: 0 after a stop that released the Lease (or a copy that never led); 1 when the
+// signals in hand outlived the 5 s grace (the Lease was left to expire), when the Lease could
+// not be renewed, or on any other error, so the kubelet starts a fresh copy.
 package main
 
 import (
 	"context"
+	"expvar"
 	"flag"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
+	"time"
 
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
 	"liken.sh/runner/internal/app"
+	"liken.sh/runner/internal/leader"
+	"liken.sh/runner/internal/watch"
 )
 
 func main() {
@@ -22,10 +39,55 @@ func main() {
 	}
 }
 
+// flags are the watcher's own, beside the shared ones in internal/app.
+type flags struct {
+	leaseName      string
+	leaseNamespace string
+	identity       string
+	workers        int
+	resync         time.Duration
+	metricsAddress string
+}
+
+func (f *flags) register(fs *flag.FlagSet) error {
+	workers, err := strconv.Atoi(getenv("LIKEN_SIGNAL_WORKERS", strconv.Itoa(watch.DefaultWorkers)))
+	if err != nil {
+		return fmt.Errorf("LIKEN_SIGNAL_WORKERS: %w", err)
+	}
+	resync, err := time.ParseDuration(getenv("LIKEN_RESYNC", "1h"))
+	if err != nil {
+		return fmt.Errorf("LIKEN_RESYNC: %w", err)
+	}
+	fs.StringVar(&f.leaseName, "lease-name", getenv("LIKEN_LEASE_NAME", "people-operator"),
+		"the Lease the copies compete for (env LIKEN_LEASE_NAME)")
+	// The Lease lives beside the Deployment: liken-system unless the base was moved.
+	fs.StringVar(&f.leaseNamespace, "lease-namespace", getenv("LIKEN_LEASE_NAMESPACE", getenv("POD_NAMESPACE", "liken-system")),
+		"namespace of the Lease (env LIKEN_LEASE_NAMESPACE, else POD_NAMESPACE, else liken-system)")
+	fs.StringVar(&f.identity, "identity", leader.Identity(),
+		"this copy's name in the Lease and in Temporal (default POD_NAME, else hostname_pid)")
+	fs.IntVar(&f.workers, "signal-workers", workers, "signals in flight at once (env LIKEN_SIGNAL_WORKERS)")
+	fs.DurationVar(&f.resync, "resync", resync,
+		"re-signal every Person this often, the safety net under the events; 0 turns it off (env LIKEN_RESYNC)")
+	fs.StringVar(&f.metricsAddress, "metrics-address", getenv("LIKEN_METRICS_ADDRESS", ""),
+		"address of /debug/vars with the watcher's counters; empty turns it off (env LIKEN_METRICS_ADDRESS)")
+	return nil
+}
+
+func getenv(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
 func run(args []string) error {
 	var cfg app.Config
+	var own flags
 	fs := flag.NewFlagSet("watcher", flag.ContinueOnError)
 	cfg.Flags(fs)
+	if err := own.register(fs); err != nil {
+		return err
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,6 +95,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	log = log.With("identity", own.identity)
+	// client-go's leader election and informers log through klog; keep one log format.
+	klog.SetSlogLogger(log.With("from", "client-go"))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
@@ -44,7 +109,18 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	tc, err := cfg.Temporal(log)
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	// Built here rather than with cfg.Temporal so the client's identity is the Lease
+	// holder's: each signal in a workflow's history names the copy that sent it.
+	tc, err := client.NewLazyClient(client.Options{
+		HostPort:  cfg.TemporalAddress,
+		Namespace: cfg.TemporalNamespace,
+		Identity:  own.identity,
+		Logger:    sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
+	})
 	if err != nil {
 		return err
 	}
@@ -59,8 +135,51 @@ func run(args []string) error {
 	if _, err := health.Serve(ctx, cfg.HealthAddress, log); err != nil {
 		return err
 	}
-	log.Info("watching", "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue)
-	<-ctx.Done()
-	log.Info("stopped")
+
+	people := watch.NewPeople(watch.PeopleConfig{
+		Dynamic: dyn, Kube: kube, Temporal: tc, TaskQueue: cfg.TaskQueue,
+		Workers: own.workers, Resync: own.resync, Log: log,
+	})
+	var leading expvar.Int
+	if err := serveMetrics(ctx, own.metricsAddress, people, &leading, log); err != nil {
+		return err
+	}
+	log.Info("starting", "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue,
+		"lease", own.leaseNamespace+"/"+own.leaseName)
+	err = leader.Run(ctx, leader.Config{
+		Client: kube, Namespace: own.leaseNamespace, Name: own.leaseName, Identity: own.identity, Log: log,
+		OnLeading: func(on bool) {
+			if on {
+				leading.Set(1)
+			} else {
+				leading.Set(0)
+			}
+		},
+	}, people.Run)
+	log.Info("stopped", "signalled", people.Stats.Signalled.Load(), "failed", people.Stats.Failed.Load(), "err", err)
+	return err
+}
+
+// serveMetrics publishes the counters as expvar JSON at /debug/vars: no dependency, and
+// enough to see whether this copy leads and whether its signals land.
+func serveMetrics(ctx context.Context, addr string, p *watch.People, leading *expvar.Int, log *slog.Logger) error {
+	if addr == "" {
+		return nil
+	}
+	m := new(expvar.Map)
+	m.Set("leading", leading)
+	m.Set("signalled", expvar.Func(func() any { return p.Stats.Signalled.Load() }))
+	m.Set("failed", expvar.Func(func() any { return p.Stats.Failed.Load() }))
+	m.Set("ignored", expvar.Func(func() any { return p.Stats.Ignored.Load() }))
+	m.Set("inFlight", expvar.Func(func() any { return p.Stats.InFlight.Load() }))
+	expvar.Publish("watcher", m)
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: expvar.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	go srv.Serve(l)
+	log.Info("metrics", "address", l.Addr().String())
 	return nil
 }

@@ -116,7 +116,7 @@ func (c Config) withDefaults() Config {
 // copy can try).
 func Run(ctx context.Context, cfg Config, work func(context.Context) error) error {
 	cfg = cfg.withDefaults()
-	log := cfg.Log.With("lease", cfg.Namespace+"/"+cfg.Name, "identity", cfg.Identity)
+	log := cfg.Log.With("lease", cfg.Namespace+"/"+cfg.Name)
 	lock := &trackedLock{
 		Interface: &resourcelock.LeaseLock{
 			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.Name},

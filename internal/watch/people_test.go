@@ -1,0 +1,268 @@
+// What the people watcher sends, read back from the workflows' histories on a real Temporal
+// server, for each kind of change a real API server reports: one signal per change that
+// matters, none for the worker's own status writes, every Person again after a restart, and
+// nothing lost while Temporal is away.
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/workflows"
+)
+
+func TestCreatingAPersonStartsItsWorkflowWithOneSignal(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	deletePeopleAtEnd(t)
+	queue := taskQueue(t)
+	w := startWatcher(t, queue)
+	name := unique("ada")
+	p := newPerson(t, ctx, name)
+
+	got := waitSignals(t, ctx, name, 1, 20*time.Second)
+	want := workflows.PersonChange{UID: string(p.GetUID()), Generation: 1, Why: "added"}
+	if got[0].Change != want {
+		t.Fatalf("the signal carries %+v, want %+v", got[0].Change, want)
+	}
+	waitIdle(t, w)
+	if got := waitSignals(t, ctx, name, 1, time.Second); len(got) != 1 {
+		t.Fatalf("one create sent %d signals: %+v", len(got), got)
+	}
+
+	// The signal started the Person's workflow: its type, input and task queue.
+	iter := temporalClient.GetWorkflowHistory(ctx, workflows.PersonWorkflowID(name), "", false,
+		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	first, err := iter.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := first.GetWorkflowExecutionStartedEventAttributes()
+	var in workflows.PersonInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(started.GetInput(), &in); err != nil {
+		t.Fatal(err)
+	}
+	if started.GetWorkflowType().GetName() != workflows.PersonWorkflow || started.GetTaskQueue().GetName() != queue || in.Name != name {
+		t.Fatalf("started %s on %s with %+v; want %s on %s with the name %s", started.GetWorkflowType().GetName(),
+			started.GetTaskQueue().GetName(), in, workflows.PersonWorkflow, queue, name)
+	}
+}
+
+func TestAStatusOnlyUpdateSendsNothing(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	deletePeopleAtEnd(t)
+	w := startWatcher(t, taskQueue(t))
+	name := unique("grace")
+	p := newPerson(t, ctx, name)
+	waitSignals(t, ctx, name, 1, 20*time.Second)
+	waitIdle(t, w)
+
+	ignored := w.Stats.Ignored.Load()
+	// What the worker writes: the picture and its condition, through /status.
+	p.Object["status"] = map[string]any{"thumbnail": "data:image/jpeg;base64,/9j/"}
+	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A label is not something a pass acts on either.
+	patch := []byte(`{"metadata":{"labels":{"team":"analytical-engine"}}}`)
+	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() (bool, string) {
+		n := w.Stats.Ignored.Load() - ignored
+		return n >= 2, fmt.Sprintf("the watcher has seen %d of the 2 updates", n)
+	})
+	waitIdle(t, w)
+	if got := waitSignals(t, ctx, name, 1, time.Second); len(got) != 1 {
+		t.Fatalf("a status write and a label sent signals: %+v", got)
+	}
+}
+
+func TestASpecChangeAndACheckAvatarChangeEachSendOneSignal(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	deletePeopleAtEnd(t)
+	w := startWatcher(t, taskQueue(t))
+	name := unique("charles")
+	p := newPerson(t, ctx, name)
+	waitSignals(t, ctx, name, 1, 20*time.Second)
+	waitIdle(t, w)
+
+	patch := []byte(`{"spec":{"displayName":"Charles Babbage"}}`)
+	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitSignals(t, ctx, name, 2, 20*time.Second)
+	want := workflows.PersonChange{UID: string(p.GetUID()), Generation: 2, Why: "updated"}
+	if got[1].Change != want {
+		t.Fatalf("the spec change sent %+v, want %+v", got[1].Change, want)
+	}
+	waitIdle(t, w)
+
+	patch = []byte(`{"metadata":{"annotations":{"people.liken.sh/check-avatar":"2025-01-01T00:00:00Z"}}}`)
+	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = waitSignals(t, ctx, name, 3, 20*time.Second)
+	want = workflows.PersonChange{UID: string(p.GetUID()), Generation: 2, CheckAvatar: "2025-01-01T00:00:00Z", Why: "updated"}
+	if got[2].Change != want {
+		t.Fatalf("the check-avatar change sent %+v, want %+v", got[2].Change, want)
+	}
+	waitIdle(t, w)
+	if got := waitSignals(t, ctx, name, 3, time.Second); len(got) != 3 {
+		t.Fatalf("a create and two changes sent %d signals: %+v", len(got), got)
+	}
+}
+
+func TestDeletingAPersonSendsDeleted(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	deletePeopleAtEnd(t)
+	w := startWatcher(t, taskQueue(t))
+	name := unique("mary")
+	p := newPerson(t, ctx, name)
+	waitSignals(t, ctx, name, 1, 20*time.Second)
+
+	if err := env.Dynamic.Resource(peoplev1.PersonResource).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitSignals(t, ctx, name, 2, 20*time.Second)
+	want := workflows.PersonChange{UID: string(p.GetUID()), Generation: 1, Deleted: true, Why: "deleted"}
+	if got[1].Change != want {
+		t.Fatalf("the delete sent %+v, want %+v", got[1].Change, want)
+	}
+	waitIdle(t, w)
+}
+
+func TestABurstOf200PeopleGives200Workflows(t *testing.T) {
+	ctx := timeout(t, 3*time.Minute)
+	deletePeopleAtEnd(t)
+	w := startWatcher(t, taskQueue(t))
+	prefix := unique("burst")
+	names := make([]string, 200)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%03d", prefix, i)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 20)
+	for _, n := range names {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if _, err := createPerson(t, ctx, n); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	created := time.Since(start)
+
+	eventually(t, 90*time.Second, func() (bool, string) {
+		missing := 0
+		for _, n := range names {
+			if _, err := temporal(t).DescribeWorkflowExecution(ctx, workflows.PersonWorkflowID(n), ""); err != nil {
+				missing++
+			}
+		}
+		return missing == 0, fmt.Sprintf("%d of 200 workflows missing", missing)
+	})
+	t.Logf("200 Persons created in %s; all 200 workflows started %s after the first create",
+		created.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	waitIdle(t, w)
+	for _, n := range names[:10] {
+		if got := waitSignals(t, ctx, n, 1, time.Second); len(got) != 1 || got[0].Change.Why != "added" {
+			t.Errorf("%s: %+v, want one signal, added", n, got)
+		}
+	}
+}
+
+func TestRestartingTheWatcherSignalsEveryPersonAgain(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	deletePeopleAtEnd(t)
+	queue := taskQueue(t)
+	first := startWatcher(t, queue)
+	names := []string{unique("ada"), unique("grace"), unique("mary")}
+	for _, n := range names {
+		newPerson(t, ctx, n)
+	}
+	for _, n := range names {
+		waitSignals(t, ctx, n, 1, 20*time.Second)
+	}
+	waitIdle(t, first)
+	first.stop()
+
+	startWatcher(t, queue)
+	for _, n := range names {
+		got := waitSignals(t, ctx, n, 2, 20*time.Second)
+		if got[1].Change.Why != "resync" || got[1].Change.Generation != 1 {
+			t.Errorf("%s after the restart: %+v, want a resync of generation 1", n, got[1].Change)
+		}
+	}
+}
+
+func TestChangesWhileTemporalIsDownAreSignalledWhenItReturns(t *testing.T) {
+	ctx := timeout(t, 3*time.Minute)
+	deletePeopleAtEnd(t)
+	w := startWatcher(t, taskQueue(t))
+	changed, deleted, created := unique("changed"), unique("deleted"), unique("created")
+	newPerson(t, ctx, changed)
+	gone := newPerson(t, ctx, deleted)
+	waitSignals(t, ctx, changed, 1, 20*time.Second)
+	waitSignals(t, ctx, deleted, 1, 20*time.Second)
+	waitIdle(t, w)
+
+	stopped := time.Now()
+	restart, err := env.Stack.StopProcess("temporal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			restart(context.Background())
+		}
+	})
+	failed := w.Stats.Failed.Load()
+	newPerson(t, ctx, created)
+	patch := []byte(`{"spec":{"nickname":"Ada"}}`)
+	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, changed, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Dynamic.Resource(peoplev1.PersonResource).Delete(ctx, deleted, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Every one of the three is tried and fails while the frontend is away.
+	eventually(t, 60*time.Second, func() (bool, string) {
+		n := w.Stats.Failed.Load() - failed
+		return n >= 3, fmt.Sprintf("%d failed signals so far", n)
+	})
+	if err := restart(ctx); err != nil {
+		t.Fatalf("restart Temporal: %v", err)
+	}
+	restarted = true
+
+	back := time.Now()
+	t.Logf("Temporal was away for %s", back.Sub(stopped).Round(time.Millisecond))
+	got := waitSignals(t, ctx, created, 1, 90*time.Second)
+	if got[0].Change.Why != "added" {
+		t.Errorf("the Person created while Temporal was away: %+v", got[0].Change)
+	}
+	got = waitSignals(t, ctx, changed, 2, 90*time.Second)
+	if got[1].Change.Generation != 2 {
+		t.Errorf("the Person changed while Temporal was away: %+v", got[1].Change)
+	}
+	got = waitSignals(t, ctx, deleted, 2, 90*time.Second)
+	if !got[1].Change.Deleted || got[1].Change.UID != string(gone.GetUID()) {
+		t.Errorf("the Person deleted while Temporal was away: %+v", got[1].Change)
+	}
+	t.Logf("all three changes reached Temporal %s after it came back", time.Since(back).Round(time.Millisecond))
+	waitIdle(t, w)
+}
