@@ -93,6 +93,10 @@ func run() error {
 	if err := kubectl("apply", "--server-side", "-k", "examples"); err != nil {
 		return fmt.Errorf("apply examples/: %w", err)
 	}
+	// The watcher's Lease lives in liken-system, which deploy/ creates in a cluster.
+	if err := kubectl("create", "namespace", "liken-system"); err != nil {
+		return fmt.Errorf("create the namespace of the watcher's Lease: %w", err)
+	}
 
 	env := []string{
 		"KUBECONFIG=" + s.Kubeconfig,
