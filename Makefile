@@ -38,9 +38,10 @@ tools:
 generate:
 	bash hack/generate.sh
 
-## bench: the benchmarks, printed side by side
+## bench: the Go micro-benchmarks, then the people bench on the real stack, printed side by side
 bench: tools
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem ./pictures/ ./indi/ ./kube/...
+	$(GO) run ./hack/bench
 
 ## histories: re-record the replay histories in workflows/testdata (on purpose only)
 histories: tools

@@ -28,6 +28,8 @@ const DefaultTaskQueue = "liken"
 // Config is what both binaries are told on the command line or in the environment.
 type Config struct {
 	Kubeconfig        string
+	KubeQPS           float64
+	KubeBurst         int
 	TemporalAddress   string
 	TemporalNamespace string
 	TaskQueue         string
@@ -40,6 +42,10 @@ type Config struct {
 func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"),
 		"kubeconfig file; empty means in-cluster (env KUBECONFIG)")
+	// client-go's default of 5 requests per second would make a burst of Persons crawl: each
+	// pass is two or three requests.
+	fs.Float64Var(&c.KubeQPS, "kube-qps", 100, "requests per second to the API server")
+	fs.IntVar(&c.KubeBurst, "kube-burst", 200, "burst of requests to the API server")
 	fs.StringVar(&c.TemporalAddress, "temporal-address", env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
 		"host:port of the Temporal frontend (env TEMPORAL_ADDRESS)")
 	fs.StringVar(&c.TemporalNamespace, "temporal-namespace", env("TEMPORAL_NAMESPACE", "default"),
@@ -80,17 +86,16 @@ func (c *Config) Logger(component string) (*slog.Logger, error) {
 
 // RESTConfig reads the kubeconfig, or the in-cluster config when none is given.
 func (c *Config) RESTConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
 	if c.Kubeconfig == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
+		if cfg, err = rest.InClusterConfig(); err != nil {
 			return nil, fmt.Errorf("no --kubeconfig and not in a cluster: %w", err)
 		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
-	if err != nil {
+	} else if cfg, err = clientcmd.BuildConfigFromFlags("", c.Kubeconfig); err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", c.Kubeconfig, err)
 	}
+	cfg.QPS, cfg.Burst = float32(c.KubeQPS), c.KubeBurst
 	return cfg, nil
 }
 

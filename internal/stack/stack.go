@@ -223,3 +223,19 @@ func (s *Stack) Spawn(ctx context.Context, p Process) error {
 
 // HTTPReady is a readiness check for a program's health endpoint.
 func HTTPReady(url string) func(context.Context) error { return httpOK(url, "") }
+
+// Pid returns the process ID of a running process of the stack, or 0.
+func (s *Stack) Pid(name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.procs {
+		if p.name == name {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.cmd != nil && p.cmd.Process != nil {
+				return p.cmd.Process.Pid
+			}
+		}
+	}
+	return 0
+}

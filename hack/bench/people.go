@@ -1,0 +1,387 @@
+// The three people workloads. Each starts from no Person at all, creates its Persons the same
+// way, and times the same thing: from the create call's return to the moment a watch sees the
+// Person's status.thumbnail filled.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"liken.sh/runner/internal/stack"
+	people "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/pictures"
+)
+
+func person(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(people.SchemeGroupVersion.String())
+	u.SetKind("Person")
+	u.SetName(name)
+	unstructured.SetNestedField(u.Object, "Bench Person "+name, "spec", "displayName")
+	return u
+}
+
+// tracker watches every Person and records when each first shows a thumbnail.
+type tracker struct {
+	mu      sync.Mutex
+	created map[string]time.Time
+	done    map[string]time.Time
+	changed chan struct{}
+}
+
+func (b *bench) track(ctx context.Context) (*tracker, func(), error) {
+	t := &tracker{created: map[string]time.Time{}, done: map[string]time.Time{}, changed: make(chan struct{}, 1)}
+	w, err := b.dyn.Resource(people.PersonResource).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	go func() {
+		for ev := range w.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			thumb, _, _ := unstructured.NestedString(u.Object, "status", "thumbnail")
+			if thumb == "" {
+				continue
+			}
+			now := time.Now()
+			t.mu.Lock()
+			if _, seen := t.done[u.GetName()]; !seen {
+				t.done[u.GetName()] = now
+			}
+			t.mu.Unlock()
+			select {
+			case t.changed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return t, w.Stop, nil
+}
+
+func (t *tracker) markCreated(name string) {
+	t.mu.Lock()
+	t.created[name] = time.Now()
+	t.mu.Unlock()
+}
+
+// wait returns the per-Person latencies once every name has its thumbnail.
+func (t *tracker) wait(ctx context.Context, limit time.Duration, names []string) ([]time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		t.mu.Lock()
+		var lat []time.Duration
+		for _, n := range names {
+			if d, ok := t.done[n]; ok {
+				lat = append(lat, d.Sub(t.created[n]))
+			}
+		}
+		t.mu.Unlock()
+		if len(lat) == len(names) {
+			return lat, nil
+		}
+		select {
+		case <-t.changed:
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%d of %d Persons got a thumbnail before the deadline", len(lat), len(names))
+		}
+	}
+}
+
+func names(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%04d", prefix, i)
+	}
+	return out
+}
+
+// create makes the Persons with 16 parallel clients, as a `kubectl apply` of many would.
+func (b *bench) create(ctx context.Context, t *tracker, ns []string) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(ns))
+	next := atomic.Int64{}
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(ns); i = int(next.Add(1) - 1) {
+				if _, err := b.dyn.Resource(people.PersonResource).Create(ctx, person(ns[i]), metav1.CreateOptions{}); err != nil {
+					errs <- err
+					return
+				}
+				if t != nil {
+					t.markCreated(ns[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+func (b *bench) deleteAll(ctx context.Context) error {
+	if err := b.dyn.Resource(people.PersonResource).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	for {
+		l, err := b.dyn.Resource(people.PersonResource).List(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(l.Items) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// latencyRun creates `singles` Persons one at a time, then a burst, and records both.
+func (b *bench) latencyRun(ctx context.Context, prefix string, r *row) error {
+	t, stop, err := b.track(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	for _, n := range names(prefix+"-one", b.singles) {
+		if err := b.create(ctx, t, []string{n}); err != nil {
+			return err
+		}
+		lat, err := t.wait(ctx, time.Minute, []string{n})
+		if err != nil {
+			return err
+		}
+		r.single = append(r.single, lat...)
+	}
+	burst := names(prefix+"-burst", b.burst)
+	start := time.Now()
+	if err := b.create(ctx, t, burst); err != nil {
+		return err
+	}
+	lat, err := t.wait(ctx, 10*time.Minute, burst)
+	if err != nil {
+		return err
+	}
+	r.burstTotal = time.Since(start)
+	r.burst = lat
+	return nil
+}
+
+// bareLimit is the API server alone: 8 workers PUT a 6 KB status on the burst's Persons, twice
+// each, with no operator, no Event and no decoding.
+func (b *bench) bareLimit(ctx context.Context) error {
+	ns := names("bare", b.burst)
+	if err := b.create(ctx, nil, ns); err != nil {
+		return err
+	}
+	raw := make([]byte, 4500)
+	rand.Read(raw)
+	thumb := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(raw) // ~6 KB
+	var writes atomic.Int64
+	next := atomic.Int64{}
+	start := time.Now()
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < 2*len(ns); i = int(next.Add(1) - 1) {
+				name := ns[i%len(ns)]
+				u, err := b.dyn.Resource(people.PersonResource).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				unstructured.SetNestedField(u.Object, thumb+strconv.Itoa(i), "status", "thumbnail")
+				if _, err := b.dyn.Resource(people.PersonResource).UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				writes.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return err
+	}
+	b.out.bareWritesPerSec = float64(writes.Load()) / time.Since(start).Seconds()
+	return b.deleteAll(ctx)
+}
+
+// plainReconciler is what one would write without Temporal: an informer, a workqueue, one
+// worker, and for each Person one status PUT (initials) and one Event.
+func (b *bench) plainReconciler(ctx context.Context) error {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f := dynamicinformer.NewDynamicSharedInformerFactory(b.dyn, 0)
+	inf := f.ForResource(people.PersonResource).Informer()
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { q.Add(o.(*unstructured.Unstructured).GetName()) },
+		UpdateFunc: func(_, o any) { q.Add(o.(*unstructured.Unstructured).GetName()) },
+	})
+	f.Start(rctx.Done())
+	f.WaitForCacheSync(rctx.Done())
+	go func() { <-rctx.Done(); q.ShutDown() }()
+	go func() {
+		for {
+			name, quit := q.Get()
+			if quit {
+				return
+			}
+			if err := b.reconcileOne(rctx, inf, name); err != nil && rctx.Err() == nil {
+				q.AddRateLimited(name)
+			} else {
+				q.Forget(name)
+			}
+			q.Done(name)
+		}
+	}()
+	r := &row{name: "plain reconciler"}
+	if err := b.latencyRun(ctx, "plain", r); err != nil {
+		return err
+	}
+	b.out.rows = append(b.out.rows, r)
+	cancel()
+	return b.deleteAll(ctx)
+}
+
+func (b *bench) reconcileOne(ctx context.Context, inf cache.SharedIndexInformer, name string) error {
+	o, ok, err := inf.GetStore().GetByKey(name)
+	if err != nil || !ok {
+		return err
+	}
+	u := o.(*unstructured.Unstructured).DeepCopy()
+	var p people.Person
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p); err != nil {
+		return err
+	}
+	if p.Status.Thumbnail != "" {
+		return nil
+	}
+	colour := pictures.Colour(p.Name)
+	p.Status.Thumbnail = pictures.DataURI(pictures.DrawInitials(pictures.Initials(p.Spec.DisplayName, p.Spec.Nickname), colour))
+	p.Status.Conditions = []people.Condition{{
+		Type: people.ConditionAvatarReady, Status: metav1.ConditionTrue, Reason: pictures.ReasonInitials,
+		ObservedGeneration: p.Generation, LastTransitionTime: metav1.Now(),
+	}}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&p)
+	if err != nil {
+		return err
+	}
+	if _, err := b.dyn.Resource(people.PersonResource).UpdateStatus(ctx, &unstructured.Unstructured{Object: obj}, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	_, err = b.kube.CoreV1().Events("default").Create(ctx, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: p.Name + "."},
+		InvolvedObject: corev1.ObjectReference{APIVersion: people.SchemeGroupVersion.String(), Kind: "Person", Name: p.Name, UID: p.UID},
+		Reason:         pictures.ReasonInitials, Type: corev1.EventTypeNormal, Source: corev1.EventSource{Component: "plain-reconciler"},
+		FirstTimestamp: now, LastTimestamp: now, Count: 1,
+	}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		err = nil
+	}
+	return err
+}
+
+// project runs the watcher and the worker binaries, as `make run` does.
+func (b *bench) project(ctx context.Context) error {
+	if err := os.MkdirAll(b.binDir, 0o755); err != nil {
+		return err
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", b.binDir+"/", "./cmd/watcher", "./cmd/worker")
+	build.Dir = b.root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v: %s", err, out)
+	}
+	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liken-system"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	env := []string{"KUBECONFIG=" + b.s.Kubeconfig, "TEMPORAL_ADDRESS=" + b.s.TemporalAddress, "LIKEN_LOG_LEVEL=warn"}
+	for _, name := range []string{"watcher", "worker"} {
+		port, err := stack.FreePort()
+		if err != nil {
+			return err
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		if err := b.s.Spawn(ctx, stack.Process{
+			Name: name, Path: filepath.Join(b.binDir, name), Args: projectArgs[name],
+			Env:   append(env, "LIKEN_HEALTH_ADDRESS="+addr),
+			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
+		}); err != nil {
+			return err
+		}
+	}
+	r := &row{name: "this project"}
+	if err := b.latencyRun(ctx, "ours", r); err != nil {
+		return err
+	}
+	r.rss = map[string]int64{}
+	for _, name := range []string{"watcher", "worker"} {
+		r.rss[name] = peakRSS(b.s.Pid(name))
+	}
+	if err := b.temporalCost(ctx, r, names("ours-burst", b.burst)); err != nil {
+		return err
+	}
+	b.out.rows = append(b.out.rows, r)
+	return nil
+}
+
+// projectArgs are the binaries' flags beyond the shared environment.
+var projectArgs = map[string][]string{}
+
+// peakRSS reads a process's peak resident set (VmHWM) in KiB.
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	var kib int64
+	for _, line := range strings.Split(string(b), "\n") {
+		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kib); n == 1 {
+			return kib
+		}
+	}
+	return 0
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}

@@ -1,0 +1,97 @@
+// What the bench prints, and how it counts Temporal's cost per Person.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"liken.sh/runner/workflows"
+)
+
+type row struct {
+	name       string
+	single     []time.Duration
+	burst      []time.Duration
+	burstTotal time.Duration
+	// Temporal's cost, averaged over the burst's Persons.
+	events, actions float64
+	rss             map[string]int64 // KiB, by process
+}
+
+type report struct {
+	bareWritesPerSec float64
+	rows             []*row
+}
+
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "bare limit (6 KB status PUTs, 8 workers, no operator): %.0f writes/s\n\n", r.bareWritesPerSec)
+	fmt.Fprintf(w, "%-17s %9s %9s %10s %10s %9s %9s %8s %8s %8s\n",
+		"", "one p50", "one p99", "burst", "Persons/s", "per p50", "per p99", "ratio", "events", "actions")
+	for _, x := range r.rows {
+		perSec := float64(len(x.burst)) / x.burstTotal.Seconds()
+		fmt.Fprintf(w, "%-17s %9s %9s %10s %10.0f %9s %9s %8.2f %8s %8s\n", x.name,
+			ms(percentile(x.single, 0.5)), ms(percentile(x.single, 0.99)),
+			x.burstTotal.Round(10*time.Millisecond), perSec,
+			ms(percentile(x.burst, 0.5)), ms(percentile(x.burst, 0.99)),
+			perSec/r.bareWritesPerSec, count(x.events), count(x.actions))
+	}
+	fmt.Fprintln(w)
+	for _, x := range r.rows {
+		for name, kib := range x.rss {
+			fmt.Fprintf(w, "%s peak RSS: %.0f MiB\n", name, float64(kib)/1024)
+		}
+	}
+	fmt.Fprintln(w, "\nratio = Persons/s of the burst over the bare limit's writes/s, measured in this run.")
+	fmt.Fprintln(w, "events = history events per Person; actions = workflow starts, signals, activities,")
+	fmt.Fprintln(w, "local activities and timers per Person (what Temporal Cloud bills).")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
+
+func count(f float64) string {
+	if f == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", f)
+}
+
+// temporalCost reads each burst Person's workflow history and counts its events and actions.
+func (b *bench) temporalCost(ctx context.Context, r *row, persons []string) error {
+	c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var events, actions int
+	for _, p := range persons {
+		it := c.GetWorkflowHistory(ctx, workflows.PersonWorkflowID(p), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				return fmt.Errorf("history of %s: %w", p, err)
+			}
+			events++
+			switch e.GetEventType() {
+			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+				enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, enumspb.EVENT_TYPE_MARKER_RECORDED,
+				enumspb.EVENT_TYPE_TIMER_STARTED:
+				actions++
+			}
+		}
+	}
+	r.events = float64(events) / float64(len(persons))
+	r.actions = float64(actions) / float64(len(persons))
+	return nil
+}
+
+type quiet struct{}
+
+func (quiet) Debug(string, ...any) {}
+func (quiet) Info(string, ...any)  {}
+func (quiet) Warn(string, ...any)  {}
+func (quiet) Error(string, ...any) {}
