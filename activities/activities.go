@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
@@ -18,10 +19,13 @@ import (
 // *Activities, as Temporal's samples do.
 type Activities struct {
 	Kube kubernetes.Interface
-	// Dynamic reaches the custom resources (people), read into their Go types.
+	// Dynamic reaches the custom resources (people, the observatory kinds), read into their Go types.
 	Dynamic dynamic.Interface
 	// HTTP fetches http(s) pictures; nil means a client with the spec's 15 s timeout.
 	HTTP *http.Client
+	// Temporal signals the coordinating workflows (a telescope's, an observatory's), which a
+	// workflow cannot start itself: SignalWithStart is a client call.
+	Temporal client.Client
 	// People configures the people side (baker image, namespaces, deadline).
 	People PeopleConfig
 	// Now is the clock, injected so tests can fix it.

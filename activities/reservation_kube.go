@@ -1,0 +1,259 @@
+// The bookkeeping activities of a reservation: reading the Reservation and the Telescope and
+// Observatory it needs, the deactivate finalizer on any of the three, the status with its
+// Events, the retry annotation, and the signals to the coordinating workflows. They read the
+// custom resources through the dynamic client into their Go types; every patch re-reads the
+// object and carries its resourceVersion (the spec's rule), so a conflict means "read again",
+// which each activity does a few times before it hands the retry to Temporal.
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// observatoryFieldManager names the observatory side's writes in managedFields.
+const observatoryFieldManager = kube.ObservatoryComponent
+
+// conflictRetries is how often an activity reads again after a conflict before it gives the
+// retry to Temporal: a conflict is another writer (a user's edit, the watcher never writes),
+// so it settles at once.
+const conflictRetries = 5
+
+// ReadReservation reads a Reservation, its Telescope and the Telescope's Observatory.
+func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (ReservationState, error) {
+	u, err := a.resource(obsv1.KindReservation, ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ReservationState{Gone: true}, nil
+	}
+	if err != nil {
+		return ReservationState{}, fmt.Errorf("read the Reservation %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	var r obsv1.Reservation
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r); err != nil {
+		return ReservationState{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("the Reservation %s/%s does not fit its Go type: %v", ref.Namespace, ref.Name, err), "BadObject", err)
+	}
+	st := ReservationState{
+		UID:          string(r.UID),
+		Generation:   r.Generation,
+		Created:      r.CreationTimestamp.UTC(),
+		Spec:         r.Spec,
+		Deleting:     r.DeletionTimestamp != nil,
+		HasFinalizer: kube.FinalizersHave(r.Finalizers, kube.FinalizerDeactivate),
+		Retry:        r.Annotations[kube.AnnotationRetry],
+		Status:       r.Status,
+		Telescope:    TargetState{Name: r.Spec.Telescope},
+	}
+	tel, err := a.resource(obsv1.KindTelescope, ref.Namespace).Get(ctx, r.Spec.Telescope, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return st, nil
+	case err != nil:
+		return st, fmt.Errorf("read the Telescope %s/%s: %w", ref.Namespace, r.Spec.Telescope, err)
+	}
+	st.Telescope.Exists, st.Telescope.Deleting = true, tel.GetDeletionTimestamp() != nil
+	obs, _, _ := unstructured.NestedString(tel.Object, "spec", "observatory")
+	st.Observatory.Name = obs
+	if obs == "" {
+		return st, nil
+	}
+	o, err := a.resource(obsv1.KindObservatory, ref.Namespace).Get(ctx, obs, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return st, nil
+	case err != nil:
+		return st, fmt.Errorf("read the Observatory %s/%s: %w", ref.Namespace, obs, err)
+	}
+	st.Observatory.Exists, st.Observatory.Deleting = true, o.GetDeletionTimestamp() != nil
+	return st, nil
+}
+
+// AddDeactivateFinalizer adds the deactivate finalizer to a Reservation, Telescope or
+// Observatory, unless the object is being deleted: a finalizer added then would hold a
+// delete the user already asked for.
+func (a *Activities) AddDeactivateFinalizer(ctx context.Context, ref FinalizerRef) (FinalizerResult, error) {
+	return a.patchFinalizers(ctx, ref, true)
+}
+
+// RemoveDeactivateFinalizer removes the deactivate finalizer; an object that is gone is fine.
+func (a *Activities) RemoveDeactivateFinalizer(ctx context.Context, ref FinalizerRef) (FinalizerResult, error) {
+	return a.patchFinalizers(ctx, ref, false)
+}
+
+func (a *Activities) patchFinalizers(ctx context.Context, ref FinalizerRef, add bool) (FinalizerResult, error) {
+	res := a.resource(ref.Kind, ref.Namespace)
+	for range conflictRetries {
+		u, err := res.Get(ctx, ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && ref.UID != "" && string(u.GetUID()) != ref.UID) {
+			return FinalizerResult{Gone: true}, nil
+		}
+		if err != nil {
+			return FinalizerResult{}, fmt.Errorf("read the %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+		}
+		out := FinalizerResult{
+			Deleting: u.GetDeletionTimestamp() != nil,
+			Has:      kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate),
+		}
+		if out.Has == add || (add && out.Deleting) {
+			return out, nil
+		}
+		list := kube.FinalizersWithout(u.GetFinalizers(), kube.FinalizerDeactivate)
+		if add {
+			list = kube.FinalizersWith(u.GetFinalizers(), kube.FinalizerDeactivate)
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"resourceVersion": u.GetResourceVersion(),
+			"finalizers":      list,
+		}})
+		if err != nil {
+			return out, err
+		}
+		_, err = res.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+		switch {
+		case apierrors.IsConflict(err):
+			continue
+		case apierrors.IsNotFound(err):
+			return FinalizerResult{Gone: true}, nil
+		case err != nil:
+			return out, fmt.Errorf("patch the finalizers of the %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+		}
+		out.Has, out.Changed = add, true
+		logFor(ctx).Info("patched the deactivate finalizer", "kind", ref.Kind, "namespace", ref.Namespace, "name", ref.Name, "added", add)
+		return out, nil
+	}
+	return FinalizerResult{}, fmt.Errorf("the %s %s/%s kept changing while its finalizers were patched", ref.Kind, ref.Namespace, ref.Name)
+}
+
+// WriteReservationStatus writes the status (PUT /status) when it differs from the one on the
+// Reservation, then posts the Events. A status that is already there writes nothing and posts
+// nothing: that is a retry of a write that succeeded.
+func (a *Activities) WriteReservationStatus(ctx context.Context, in ReservationStatusWrite) (StatusWritten, error) {
+	res := a.resource(obsv1.KindReservation, in.Ref.Namespace)
+	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&in.Status)
+	if err != nil {
+		return StatusWritten{}, temporal.NewNonRetryableApplicationError("convert a Reservation status: "+err.Error(), "BadObject", err)
+	}
+	for range conflictRetries {
+		u, err := res.Get(ctx, in.Ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && in.UID != "" && string(u.GetUID()) != in.UID) {
+			return StatusWritten{Gone: true}, nil
+		}
+		if err != nil {
+			return StatusWritten{}, fmt.Errorf("read the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
+		}
+		var cur obsv1.Reservation
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cur); err == nil &&
+			equality.Semantic.DeepEqual(cur.Status, in.Status) {
+			return StatusWritten{}, nil
+		}
+		u.Object["status"] = status
+		_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
+		switch {
+		case apierrors.IsConflict(err):
+			continue
+		case apierrors.IsNotFound(err):
+			return StatusWritten{Gone: true}, nil
+		case err != nil:
+			return StatusWritten{}, fmt.Errorf("write the status of the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
+		}
+		for _, e := range in.Events {
+			// The status is written and a retry would not post again, so a failed post is
+			// logged, not retried.
+			ev := kube.ReservationEvent(in.Ref.Namespace, in.Ref.Name, u.GetUID(), e, a.instance(), a.now())
+			if err := a.postObjectEvent(ctx, ev); err != nil {
+				logFor(ctx).Warn("an Event about a Reservation could not be posted", "namespace", in.Ref.Namespace,
+					"reservation", in.Ref.Name, "reason", e.Reason, "err", err)
+			}
+		}
+		return StatusWritten{Wrote: true}, nil
+	}
+	return StatusWritten{}, fmt.Errorf("the Reservation %s/%s kept changing while its status was written", in.Ref.Namespace, in.Ref.Name)
+}
+
+// RemoveRetryAnnotation removes the retry annotation if it still has the value the workflow
+// answered.
+func (a *Activities) RemoveRetryAnnotation(ctx context.Context, in RetryRemoval) error {
+	res := a.resource(obsv1.KindReservation, in.Ref.Namespace)
+	for range conflictRetries {
+		u, err := res.Get(ctx, in.Ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
+		}
+		v, ok := u.GetAnnotations()[kube.AnnotationRetry]
+		if !ok || v != in.Value {
+			return nil
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"resourceVersion": u.GetResourceVersion(),
+			"annotations":     map[string]any{kube.AnnotationRetry: nil},
+		}})
+		if err != nil {
+			return err
+		}
+		_, err = res.Patch(ctx, in.Ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+		switch {
+		case apierrors.IsConflict(err):
+			continue
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("remove the retry annotation of the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("the Reservation %s/%s kept changing while its retry annotation was removed", in.Ref.Namespace, in.Ref.Name)
+}
+
+// errNoTemporal is a worker wired without a Temporal client for the coordinating workflows.
+var errNoTemporal = errors.New("the worker has no Temporal client (Activities.Temporal) to signal a coordinating workflow")
+
+// SignalCoordinator signals a telescope's or an observatory's workflow, starting it when it
+// does not run. It runs on the caller's task queue, as the coordinator's workers are the same.
+func (a *Activities) SignalCoordinator(ctx context.Context, in CoordinatorSignal) error {
+	if a.Temporal == nil {
+		return temporal.NewNonRetryableApplicationError(errNoTemporal.Error(), "NoTemporalClient", errNoTemporal)
+	}
+	queue := ""
+	if activity.IsActivity(ctx) {
+		queue = activity.GetInfo(ctx).TaskQueue
+	}
+	opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue}
+	// json.RawMessage is not a []byte to the data converter, so the JSON goes on as JSON and
+	// the coordinator decodes it into its own types.
+	_, err := a.Temporal.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
+	if err != nil {
+		return fmt.Errorf("signal %s to the workflow %s: %w", in.Signal, in.WorkflowID, err)
+	}
+	return nil
+}
+
+func (a *Activities) resource(kind obsv1.Kind, namespace string) dynamic.ResourceInterface {
+	return a.Dynamic.Resource(kind.GroupVersionResource()).Namespace(namespace)
+}
+
+// instance names this worker in Events (reportingInstance).
+func (a *Activities) instance() string {
+	if a.People.Instance != "" {
+		return a.People.Instance
+	}
+	return hostname()
+}
