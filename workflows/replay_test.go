@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,22 +18,92 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/internal/stack"
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
 
 // Recorded histories are the promise that a change to a workflow keeps old runs replaying.
 // They are re-recorded only on purpose: `make histories` runs this file with -record.
 var record = flag.Bool("record", false, "re-record testdata/histories on a real local stack")
 
-// recordings names each history file and the run that produces it.
-var recordings = map[string]func(ctx context.Context, c client.Client, queue string) (client.WorkflowRun, error){
-	"probe": func(ctx context.Context, c client.Client, queue string) (client.WorkflowRun, error) {
-		return c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "probe", TaskQueue: queue}, ProbeWorkflow)
+// recorder is what a recording drives: Temporal, and the cluster the activities work on.
+type recorder struct {
+	c     client.Client
+	queue string
+	dyn   dynamic.Interface
+}
+
+// recordings names each history file and the run that produces it, driven as the watcher
+// and a user would drive it.
+var recordings = map[string]func(ctx context.Context, r recorder) (client.WorkflowRun, error){
+	"probe": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+		return r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "probe", TaskQueue: r.queue}, ProbeWorkflow)
 	},
+	// A Person created (initials), renamed (initials drawn again) and deleted (the workflow ends).
+	"person": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+		people := r.dyn.Resource(peoplev1.PersonResource)
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": peoplev1.SchemeGroupVersion.String(), "kind": "Person",
+			"metadata": map[string]any{"name": "ada"},
+			"spec":     map[string]any{"displayName": "Ada Lovelace"},
+		}}
+		if _, err := people.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		id := PersonWorkflowID("ada")
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, PersonChanged, PersonChange{Why: "added"},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, PersonWorkflow, PersonInput{Name: "ada"})
+		if err != nil {
+			return nil, err
+		}
+		thumbnail := func() string {
+			got, err := people.Get(ctx, "ada", metav1.GetOptions{})
+			if err != nil {
+				return ""
+			}
+			s, _, _ := unstructured.NestedString(got.Object, "status", "thumbnail")
+			return s
+		}
+		first, err := poll(ctx, func() (string, bool) { s := thumbnail(); return s, s != "" })
+		if err != nil {
+			return nil, err
+		}
+		if _, err := people.Patch(ctx, "ada", types.MergePatchType, []byte(`{"spec":{"displayName":"Augusta Ada King"}}`), metav1.PatchOptions{}); err != nil {
+			return nil, err
+		}
+		if err := r.c.SignalWorkflow(ctx, id, "", PersonChanged, PersonChange{Generation: 2, Why: "updated"}); err != nil {
+			return nil, err
+		}
+		if _, err := poll(ctx, func() (string, bool) { s := thumbnail(); return s, s != first }); err != nil {
+			return nil, err
+		}
+		if err := people.Delete(ctx, "ada", metav1.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+		return run, r.c.SignalWorkflow(ctx, id, "", PersonChanged, PersonChange{Deleted: true, Why: "deleted"})
+	},
+}
+
+// poll waits until f reports done, bounded by ctx.
+func poll(ctx context.Context, f func() (string, bool)) (string, error) {
+	for {
+		if v, done := f(); done {
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func TestEveryRecordedHistoryReplays(t *testing.T) {
@@ -63,20 +134,29 @@ func TestRecordHistories(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Stop()
 
+	kubectl := filepath.Join(stack.Cache(root), "kube-"+stack.KubeVersion, "kubectl")
+	for _, args := range [][]string{
+		{"apply", "--server-side", "-k", filepath.Join(root, "deploy", "crds", "people")},
+		{"wait", "--for=condition=Established", "crd/people.people.liken.sh"},
+	} {
+		out, err := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig=" + s.Kubeconfig}, args...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	require.NoError(t, err)
 	kube := kubernetes.NewForConfigOrDie(cfg)
+	dyn := dynamic.NewForConfigOrDie(cfg)
 	c, err := client.Dial(client.Options{HostPort: s.TemporalAddress})
 	require.NoError(t, err)
 	defer c.Close()
 	const queue = "record"
 	w := worker.New(c, queue, worker.Options{})
-	Register(w, &activities.Activities{Kube: kube, Now: time.Now})
+	Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, Now: time.Now})
 	require.NoError(t, w.Start())
 	defer w.Stop()
 
 	for name, start := range recordings {
-		run, err := start(ctx, c, queue)
+		run, err := start(ctx, recorder{c: c, queue: queue, dyn: dyn})
 		require.NoError(t, err)
 		require.NoError(t, run.Get(ctx, nil))
 		h := &historypb.History{}
