@@ -295,18 +295,27 @@ func (r *peopleRun) personUpdated(oldObj, newObj any) {
 	if !ok1 || !ok2 {
 		return
 	}
+	if why := personUpdate(o, n); why != "" {
+		r.enqueue(n.GetName(), why)
+		return
+	}
+	r.Stats.Ignored.Add(1)
+}
+
+// personUpdate says whether an update of a Person is worth a signal, and in which word: a
+// resync (the same version again), or a change of what a pass acts on (UID, generation, the
+// check-avatar annotation, a deletion under way). Status, labels and other annotations give "".
+func personUpdate(o, n *unstructured.Unstructured) string {
 	switch {
 	case o.GetResourceVersion() == n.GetResourceVersion():
-		r.enqueue(n.GetName(), whyResync)
+		return whyResync
 	case o.GetUID() != n.GetUID(),
 		o.GetGeneration() != n.GetGeneration(),
 		o.GetAnnotations()[kube.AnnotationCheckAvatar] != n.GetAnnotations()[kube.AnnotationCheckAvatar],
 		(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil):
-		r.enqueue(n.GetName(), whyUpdated)
-	default:
-		// Status, labels or other annotations: nothing a pass would act on.
-		r.Stats.Ignored.Add(1)
+		return whyUpdated
 	}
+	return ""
 }
 
 func (r *peopleRun) personDeleted(obj any) {
@@ -360,18 +369,23 @@ func (r *peopleRun) bakerNeedsALook(pod *corev1.Pod) bool {
 	if name == "" {
 		return false
 	}
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-		return true
-	}
 	obj, err := r.persons.Get(name)
-	if err != nil {
-		return apierrors.IsNotFound(err)
-	}
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
+	if err != nil && !apierrors.IsNotFound(err) {
 		return false
 	}
-	avatar, _, _ := unstructured.NestedString(u.Object, "spec", "avatar")
+	person, _ := obj.(*unstructured.Unstructured)
+	return bakerWantsALook(pod, person)
+}
+
+// bakerWantsALook is the rule of bakerNeedsALook; person is nil when the Person is gone.
+func bakerWantsALook(pod *corev1.Pod, person *unstructured.Unstructured) bool {
+	if pod.Annotations[kube.AnnotationPerson] == "" {
+		return false
+	}
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || person == nil {
+		return true
+	}
+	avatar, _, _ := unstructured.NestedString(person.Object, "spec", "avatar")
 	return pod.Annotations[kube.AnnotationSource] != avatar
 }
 
@@ -414,6 +428,12 @@ func (r *peopleRun) signal(ctx context.Context, name string) {
 	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, workflows.PersonWorkflowID(name), workflows.PersonChanged, change,
 		client.StartWorkflowOptions{ID: workflows.PersonWorkflowID(name), TaskQueue: r.cfg.TaskQueue},
 		workflows.PersonWorkflow, workflows.PersonInput{Name: name})
+	if err != nil && ctx.Err() != nil {
+		// Stopping: the queue takes nothing back, and the next leader's first list signals
+		// this Person again.
+		r.cfg.Log.Info("a signal was cut short by the stop; the next leader sends it again", "person", name, "err", err)
+		return
+	}
 	if err != nil {
 		r.Stats.Failed.Add(1)
 		r.mu.Lock()

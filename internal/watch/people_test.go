@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/converter"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/workflows"
 )
@@ -265,4 +268,95 @@ func TestChangesWhileTemporalIsDownAreSignalledWhenItReturns(t *testing.T) {
 	}
 	t.Logf("all three changes reached Temporal %s after it came back", time.Since(back).Round(time.Millisecond))
 	waitIdle(t, w)
+}
+
+// bakerPod is a baker pod as the worker makes one (kube.BakerPod's labels and annotations),
+// held unscheduled so that only the test moves its phase.
+func bakerPod(t *testing.T, ctx context.Context, name, person, source string) *corev1.Pod {
+	t.Helper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: "default",
+			Labels:      map[string]string{kube.LabelBaker: kube.BakerLabelValue, kube.LabelManagedBy: kube.PeopleComponent},
+			Annotations: map[string]string{kube.AnnotationPerson: person, kube.AnnotationSource: source},
+		},
+		Spec: corev1.PodSpec{
+			SchedulerName: "nobody",
+			Containers:    []corev1.Container{{Name: kube.BakerContainer, Image: "example.com/baker"}},
+		},
+	}
+	out, err := env.Kube.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		env.Kube.CoreV1().Pods("default").Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))})
+	})
+	return out
+}
+
+func TestABakerPodSignalsItsPersonWhenItFinishesGoesStaleOrIsDeleted(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	deletePeopleAtEnd(t)
+	w := startWatcher(t, taskQueue(t))
+	name := unique("ada")
+	p := newPerson(t, ctx, name)
+	patch := []byte(`{"spec":{"avatar":"nfs://files/ada.png"}}`)
+	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitSignals(t, ctx, name, 2, 20*time.Second)
+	waitIdle(t, w)
+
+	// A pod at work on the current source is the worker's business: nothing to say.
+	pod := bakerPod(t, ctx, unique("avatar-ada"), name, "nfs://files/ada.png")
+	eventually(t, 10*time.Second, func() (bool, string) {
+		_, err := env.Kube.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil, fmt.Sprint(err)
+	})
+	waitIdle(t, w)
+	if got := waitSignals(t, ctx, name, 2, time.Second); len(got) != 2 {
+		t.Fatalf("a baker pod at work sent signals: %+v", got[2:])
+	}
+
+	// It finished: the workflow reads its result.
+	pod.Status.Phase = corev1.PodSucceeded
+	if _, err := env.Kube.CoreV1().Pods("default").UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitSignals(t, ctx, name, 3, 20*time.Second)
+	if got[2].Change.Why != "baker" || got[2].Change.UID != string(p.GetUID()) {
+		t.Errorf("a finished baker pod sent %+v", got[2].Change)
+	}
+	waitIdle(t, w)
+
+	// It was deleted (the worker cleans up after reading it).
+	if err := env.Kube.CoreV1().Pods("default").Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
+		t.Fatal(err)
+	}
+	got = waitSignals(t, ctx, name, 4, 20*time.Second)
+	if got[3].Change.Why != "baker" {
+		t.Errorf("a deleted baker pod sent %+v", got[3].Change)
+	}
+	waitIdle(t, w)
+
+	// A pod for a source the Person no longer has is stale.
+	bakerPod(t, ctx, unique("avatar-ada"), name, "nfs://files/old.png")
+	got = waitSignals(t, ctx, name, 5, 20*time.Second)
+	if got[4].Change.Why != "baker" {
+		t.Errorf("a stale baker pod sent %+v", got[4].Change)
+	}
+	waitIdle(t, w)
+
+	// A pod whose Person is gone: its workflow is told the Person is deleted.
+	orphan := unique("nobody")
+	bakerPod(t, ctx, unique("avatar-nobody"), orphan, "nfs://files/nobody.png")
+	got = waitSignals(t, ctx, orphan, 1, 20*time.Second)
+	if want := (workflows.PersonChange{Deleted: true, Why: "baker"}); got[0].Change != want {
+		t.Errorf("a baker pod without a Person sent %+v, want %+v", got[0].Change, want)
+	}
+	waitIdle(t, w)
+	if got := waitSignals(t, ctx, name, 5, time.Second); len(got) != 5 {
+		t.Errorf("the Person got %d signals, want 5: %+v", len(got), got)
+	}
 }
