@@ -45,12 +45,15 @@ func (s *Stack) startKube(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(6)
+	ports, err := freePorts(7)
 	if err != nil {
 		return err
 	}
 	etcdPort, peerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
 	s.KubeletPort = ports[5]
+	// kwok serves its own kubelet API on the node port unless told another address; keep it
+	// off the node port so a test's kubelet can serve the pod logs there.
+	kwokServer := ports[6]
 
 	certs, err := mkdir(s.opts.Dir, "certs")
 	if err != nil {
@@ -160,6 +163,7 @@ func (s *Stack) startKube(ctx context.Context) error {
 				// The node's kubelet endpoint: the API server sends pod log and exec requests
 				// here. Nothing listens unless a test runs a kubelet of its own on the port.
 				"--node-ip=127.0.0.1", "--node-port=" + strconv.Itoa(s.KubeletPort),
+				"--server-address=127.0.0.1:" + strconv.Itoa(kwokServer),
 			},
 			ready: func(ctx context.Context) error { return nodeReady(ctx, kube) },
 		},
