@@ -61,17 +61,31 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 		return out, err
 	}
 
-	pod, refused, err := a.startBaker(ctx, want, cfg.BakeDeadline)
-	if err != nil {
-		return out, err
-	}
-	if refused != nil {
-		return a.finish(ctx, u, p, *refused, checked, out)
-	}
-
-	pod, end, err := a.awaitBaker(ctx, p, pod, cfg.BakeDeadline)
-	if err != nil {
-		return out, err
+	var (
+		pod *corev1.Pod
+		end bakeEnd
+	)
+	for tries := 1; ; tries++ {
+		var refused *kube.AvatarRead
+		pod, refused, err = a.startBaker(ctx, want, cfg.BakeDeadline)
+		if err != nil {
+			return out, err
+		}
+		if refused != nil {
+			return a.finish(ctx, u, p, *refused, checked, out)
+		}
+		if pod, end, err = a.awaitBaker(ctx, p, pod, cfg.BakeDeadline); err != nil {
+			return out, err
+		}
+		if end != bakeVanished {
+			break
+		}
+		// Something deleted the pod (an eviction, a person, a fake kubelet's late delete of
+		// an earlier pod of the same name): another pod answers instead, a few times over.
+		if tries == maxBakerStarts {
+			return out, fmt.Errorf("the baker pod %s/%s was deleted before it finished, %d times", pod.Namespace, pod.Name, tries)
+		}
+		logFor(ctx).Warn("the baker pod was deleted before it finished; starting another", "pod", pod.Namespace+"/"+pod.Name)
 	}
 	var read kube.AvatarRead
 	switch end {
@@ -189,7 +203,11 @@ const (
 	bakeTimedOut                  // the deadline passed first
 	bakeGone                      // the Person was deleted (or replaced by another of its name)
 	bakeSuperseded                // the Person's avatar changed; this answer is not wanted
+	bakeVanished                  // the pod was deleted before it finished
 )
+
+// maxBakerStarts bounds how many pods one bake starts when its pods keep being deleted.
+const maxBakerStarts = 3
 
 // awaitBaker waits until the pod finishes or its deadline passes, heartbeating, and looking at
 // the Person between the pod's changes.
@@ -222,11 +240,15 @@ func (a *Activities) awaitBaker(ctx context.Context, p *peoplev1.Person, pod *co
 		}
 		if next == nil {
 			// Somebody deleted the pod. The Person may be gone (the garbage collector follows
-			// the owner reference); if not, the retry starts a new pod.
-			if cur, _, err := a.getPerson(ctx, p.Name); apierrors.IsNotFound(err) || (err == nil && cur.UID != p.UID) {
+			// the owner reference); if not, another pod is started.
+			cur, _, err := a.getPerson(ctx, p.Name)
+			switch {
+			case apierrors.IsNotFound(err) || (err == nil && cur.UID != p.UID):
 				return pod, bakeGone, nil
+			case err != nil:
+				return pod, 0, err
 			}
-			return pod, 0, fmt.Errorf("the baker pod %s was deleted before it finished", ref)
+			return pod, bakeVanished, nil
 		}
 		pod = next
 	}
