@@ -223,6 +223,9 @@ func (p *People) Run(ctx context.Context) error {
 	if err := waitForCache(ctx, "baker pod", podInf.HasSynced); err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		return nil // stopped before the caches filled: nothing in hand
+	}
 	all, _ := r.persons.List(labels.Everything())
 	p.cfg.Log.Info("watching people and baker pods", "people", len(all), "workers", p.cfg.Workers)
 
@@ -246,7 +249,7 @@ func waitForCache(ctx context.Context, what string, synced cache.InformerSynced)
 		return nil
 	}
 	if ctx.Err() != nil {
-		return nil // stopping before we started: nothing in hand
+		return nil // stopping; Run returns before it starts any work
 	}
 	return fmt.Errorf("the %s informer did not sync within %s: is the CRD installed and may the watcher list it?", what, cacheTimeout)
 }
