@@ -15,6 +15,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,18 +230,18 @@ func (b bakery) aClaimPictureIsBaked(t *testing.T) {
 	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Source: avatar, NeedsBake: true, Recheck: true}, out)
 	assert.Empty(t, readPerson(t, p.Name).Status.Thumbnail, "the quick pass writes nothing for a file")
 
-	var beats int
+	var beats atomic.Int32
 	var ts testsuite.WorkflowTestSuite
 	aenv := ts.NewTestActivityEnvironment()
 	aenv.SetTestTimeout(2 * time.Minute)
 	aenv.RegisterActivity(a)
-	aenv.SetOnActivityHeartbeatListener(func(_ *activity.Info, _ converter.EncodedValues) { beats++ })
+	aenv.SetOnActivityHeartbeatListener(func(_ *activity.Info, _ converter.EncodedValues) { beats.Add(1) })
 	val, err := aenv.ExecuteActivity(a.BakePerson, PersonPass{Name: p.Name})
 	require.NoError(t, err)
 	out = PersonOutcome{} // a payload leaves out the fields it does not set
 	require.NoError(t, val.Get(&out))
 	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Source: avatar, Reason: "Baked", Recheck: true, Wrote: true}, out)
-	assert.Positive(t, beats, "the bake heartbeats while it waits")
+	assert.Positive(t, beats.Load(), "the bake heartbeats while it waits")
 
 	p = readPerson(t, p.Name)
 	thumb, err := pictures.Thumbnail(data, pictures.Colour(p.Name))

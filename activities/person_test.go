@@ -195,17 +195,21 @@ func newPictureServer(t *testing.T) *pictureServer {
 	wide := pngOf(t, 9000, 10, color.Black)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/photo.png", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") == s.etag {
+		s.mu.Lock()
+		etag, lastModified, photo := s.etag, s.lastModified, s.photo
+		s.mu.Unlock()
+		if r.Header.Get("If-None-Match") == etag {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
-		w.Header().Set("ETag", s.etag)
-		w.Header().Set("Last-Modified", s.lastModified)
-		w.Write(s.photo)
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Last-Modified", lastModified)
+		w.Write(photo)
 	})
 	mux.HandleFunc("/other.png", func(w http.ResponseWriter, r *http.Request) { w.Write(other) })
 	mux.HandleFunc("/text", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello, this is not a picture\n")) })
-	mux.HandleFunc("/truncated.png", func(w http.ResponseWriter, r *http.Request) { w.Write(s.photo[:len(s.photo)/2]) })
+	truncated := s.photo[:len(s.photo)/2]
+	mux.HandleFunc("/truncated.png", func(w http.ResponseWriter, r *http.Request) { w.Write(truncated) })
 	mux.HandleFunc("/wide.png", func(w http.ResponseWriter, r *http.Request) { w.Write(wide) })
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
 		// Streamed with no Content-Length, so only the cap on the body can stop it.
