@@ -27,7 +27,6 @@
 package activities
 
 import (
-	"encoding/json"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -184,15 +183,17 @@ type RetryRemoval struct {
 
 // CoordinatorSignal sends a signal to a coordinating workflow (a telescope's or an
 // observatory's), starting it when it does not run: Temporal's SignalWithStart, which a
-// workflow cannot call itself. Message and Input are JSON the workflow encoded, passed on as
-// they are, because this package cannot name the workflows' types.
+// workflow cannot call itself. This package cannot name the workflows' types, so Message and
+// Input arrive here as the plain JSON values they encode to, and go on unchanged; the
+// coordinator decodes them into its own types. (They hold names, tokens, times and flags: no
+// number that JSON could round.)
 type CoordinatorSignal struct {
 	WorkflowID   string
 	WorkflowType string
 	Signal       string
-	Message      json.RawMessage
+	Message      any
 	// Input is the coordinating workflow's input, used only when it has to start.
-	Input json.RawMessage
+	Input any
 }
 
 // notImplemented is what a step answers until its activity is written: a plain refusal, so

@@ -237,8 +237,6 @@ func (a *Activities) SignalCoordinator(ctx context.Context, in CoordinatorSignal
 		queue = activity.GetInfo(ctx).TaskQueue
 	}
 	opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue}
-	// json.RawMessage is not a []byte to the data converter, so the JSON goes on as JSON and
-	// the coordinator decodes it into its own types.
 	_, err := a.Temporal.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
 	if err != nil {
 		return fmt.Errorf("signal %s to the workflow %s: %w", in.Signal, in.WorkflowID, err)

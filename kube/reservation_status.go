@@ -397,3 +397,40 @@ func stamp(t time.Time) *metav1.Time {
 	m := metav1.NewTime(t.UTC().Truncate(time.Second))
 	return &m
 }
+
+// SameReservationStatus says whether two statuses say the same: what a write would change.
+// It is written out, not reflected, so workflow code may call it (a reflective comparison
+// walks maps, which a deterministic workflow must not).
+func SameReservationStatus(a, b *obsv1.ReservationStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || a.Phase != b.Phase || a.Step != b.Step ||
+		len(a.Conditions) != len(b.Conditions) || len(a.Steps) != len(b.Steps) {
+		return false
+	}
+	if (a.Endpoint == nil) != (b.Endpoint == nil) || (a.Endpoint != nil && *a.Endpoint != *b.Endpoint) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := &a.Conditions[i], &b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.ObservedGeneration != y.ObservedGeneration ||
+			x.Reason != y.Reason || x.Message != y.Message || !x.LastTransitionTime.Equal(&y.LastTransitionTime) {
+			return false
+		}
+	}
+	for i := range a.Steps {
+		x, y := &a.Steps[i], &b.Steps[i]
+		if x.Name != y.Name || !sameRunRecord(&x.RunRecord, &y.RunRecord) || len(x.Actions) != len(y.Actions) {
+			return false
+		}
+		for j := range x.Actions {
+			p, q := &x.Actions[j], &y.Actions[j]
+			if p.Kind != q.Kind || p.Name != q.Name || p.Action != q.Action || !sameRunRecord(&p.RunRecord, &q.RunRecord) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameRunRecord(a, b *obsv1.RunRecord) bool {
+	return a.State == b.State && a.Summary == b.Summary && timeEqual(a.StartTime, b.StartTime) && timeEqual(a.StopTime, b.StopTime)
+}

@@ -300,3 +300,26 @@ func TestARetriedStepThatFailsAgainIsAnotherEvent(t *testing.T) {
 	// The same failure recorded twice (a retried write) is not news.
 	assert.Empty(t, ReservationEvents(&again, &again, "east"))
 }
+
+func TestTwoStatusesAreTheSameWhenTheySayTheSame(t *testing.T) {
+	a := upTo(StepConnect, "x")
+	b := *a.DeepCopy()
+	assert.True(t, SameReservationStatus(&a, &b))
+	// Times read back from the API server are another location with the same instant.
+	b.Steps[0].StartTime = &metav1.Time{Time: b.Steps[0].StartTime.In(time.FixedZone("x", 3600))}
+	assert.True(t, SameReservationStatus(&a, &b))
+	for name, change := range map[string]func(s *obsv1.ReservationStatus){
+		"a summary":   func(s *obsv1.ReservationStatus) { s.Steps[4].Summary = "y" },
+		"a state":     func(s *obsv1.ReservationStatus) { s.Steps[5].State = obsv1.RunRunning },
+		"a stop":      func(s *obsv1.ReservationStatus) { s.Steps[4].StopTime = stamp(rt0) },
+		"an action":   func(s *obsv1.ReservationStatus) { s.Steps[4].Actions = []obsv1.ActionRecord{{Name: "m"}} },
+		"a condition": func(s *obsv1.ReservationStatus) { s.Conditions[0].Message = "z" },
+		"the phase":   func(s *obsv1.ReservationStatus) { s.Phase = obsv1.ReservationFailed },
+		"an endpoint": func(s *obsv1.ReservationStatus) { s.Endpoint = &obsv1.Endpoint{Port: 1} },
+		"a step more": func(s *obsv1.ReservationStatus) { s.Steps = append(s.Steps, obsv1.StepRecord{Name: "Abort"}) },
+	} {
+		c := *a.DeepCopy()
+		change(&c)
+		assert.False(t, SameReservationStatus(&a, &c), name)
+	}
+}
