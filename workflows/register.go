@@ -13,6 +13,9 @@ import (
 func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: ProbeWorkflow})
 	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: PersonWorkflow})
+	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})
+	r.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: TelescopeWorkflow})
+	r.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
 }
 
 // Register puts every workflow and activity on a worker.
