@@ -60,8 +60,12 @@ const (
 	SiteUp      SiteLevel = "Up"
 )
 
-// observatoryHistoryLimit bounds an observatory lock's history. A variable for tests.
-var observatoryHistoryLimit = 4000
+// An observatory's lock continues as new like a telescope's (see telescopeHistoryLimit).
+// Variables for tests.
+var (
+	observatoryHistoryLimit = 4000
+	observatoryRequestLimit = 800
+)
 
 // ObservatoryWorkflowID is the stable workflow ID of an observatory's site lock.
 func ObservatoryWorkflowID(namespace, name string) string {
@@ -234,10 +238,12 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 	log := workflow.GetLogger(ctx)
 	requests := workflow.GetSignalChannel(ctx, SiteRequests)
 	s := in.State
+	handled := 0
 	for {
 		var r SiteRequest
 		for requests.ReceiveAsync(&r) {
 			s.apply(r)
+			handled++
 			r = SiteRequest{}
 		}
 		for {
@@ -262,7 +268,8 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 			log.Info("the site is down and unused; its lock ends", "observatory", in.Name)
 			return nil
 		}
-		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > observatoryHistoryLimit {
+		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() ||
+			info.GetCurrentHistoryLength() > observatoryHistoryLimit || handled >= observatoryRequestLimit {
 			for requests.ReceiveAsync(&r) {
 				s.apply(r)
 				r = SiteRequest{}
@@ -271,5 +278,6 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 		}
 		requests.Receive(ctx, &r)
 		s.apply(r)
+		handled++
 	}
 }

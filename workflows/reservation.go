@@ -121,9 +121,14 @@ var stepHeartbeatTimeout = 3 * activities.StepHeartbeatEvery
 // deadline (the activity enforces them); this only stops a step that never returns.
 var perActionStepLimit = 6 * time.Hour
 
-// reservationHistoryLimit is where a long-held reservation continues as new. A variable for
+// A long-held reservation continues as new when Temporal suggests it, when its history passes
+// reservationHistoryLimit events, or after reservationReadLimit reads (a signal answered is
+// about six events, and the count is what the test environment can check). Variables for
 // tests.
-var reservationHistoryLimit = 5000
+var (
+	reservationHistoryLimit = 5000
+	reservationReadLimit    = 600
+)
 
 // stepActivities maps each working step to its activity; the activity's name is the step's.
 var stepActivities = map[string]any{
@@ -193,6 +198,7 @@ type reservation struct {
 	// why the reservation ended, once it did.
 	why string
 
+	reads              int
 	seq                int
 	telToken, siteTok  string
 	searched           [4]string
@@ -743,6 +749,7 @@ func (r *reservation) read() error {
 	if err := r.local(a.ReadReservation, r.ref, &st); err != nil {
 		return err
 	}
+	r.reads++
 	if st.Gone {
 		// Keep what is known of it; Gone ends it.
 		r.state.Gone = true
@@ -818,7 +825,7 @@ func (r *reservation) upsertSearch() {
 // status, and the locks recognise it by its name.
 func (r *reservation) continueAsNewIfLong() error {
 	info := workflow.GetInfo(r.ctx)
-	if !info.GetContinueAsNewSuggested() && info.GetCurrentHistoryLength() <= reservationHistoryLimit {
+	if !info.GetContinueAsNewSuggested() && info.GetCurrentHistoryLength() <= reservationHistoryLimit && r.reads < reservationReadLimit {
 		return nil
 	}
 	for r.changes.ReceiveAsync(nil) {

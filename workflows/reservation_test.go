@@ -708,3 +708,33 @@ func TestAReservationAlreadyReleasedHasNothingToDo(t *testing.T) {
 	assert.Empty(t, f.writes)
 	assert.Equal(t, []string{"-Reservation/a"}, f.finalizerCalls)
 }
+
+func TestALongHeldReservationContinuesAsNewAndTheNextRunResumesFromItsStatus(t *testing.T) {
+	old := reservationReadLimit
+	reservationReadLimit = 10
+	t.Cleanup(func() { reservationReadLimit = old })
+
+	f := newFakeCluster()
+	env := newReservationEnv(t, f)
+	for i := range 20 {
+		f.change(time.Duration(i+1)*time.Minute, "resync", func(*activities.ReservationState) {})
+	}
+	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	assert.Equal(t, ReservationWorkflow, can.WorkflowType.Name)
+	assert.Equal(t, obsv1.ReservationReady, f.last().Phase, "it continued while Ready")
+
+	// The next run reads the status the first one wrote and picks up from there.
+	next := newFakeCluster()
+	next.writes = []obsv1.ReservationStatus{f.last()}
+	next.finalizers = f.finalizers
+	env2 := newReservationEnv(t, next)
+	next.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	run(t, env2)
+	assert.Equal(t, kube.DeactivationSteps, next.stepsCalled(), "no activation step ran again")
+	assert.Equal(t, "telescope take", next.signals[0], "it asked its telescope's lock again, which grants its holder at once")
+	st := next.last()
+	assert.Equal(t, "Took Telescope east", summaryOf(st, kube.StepWait))
+	assert.Equal(t, obsv1.ReservationReleased, st.Phase)
+}

@@ -45,9 +45,13 @@ const (
 	TelescopeRelease = "release"
 )
 
-// telescopeHistoryLimit bounds a lock's history; every request is about four events. A
-// variable for tests.
-var telescopeHistoryLimit = 4000
+// A lock continues as new when Temporal suggests it, when its history passes
+// telescopeHistoryLimit events, or after telescopeRequestLimit requests (a request is about
+// four events, and the count is what the test environment can check). Variables for tests.
+var (
+	telescopeHistoryLimit = 4000
+	telescopeRequestLimit = 800
+)
 
 // TelescopeWorkflowID is the stable workflow ID of a telescope's lock.
 func TelescopeWorkflowID(namespace, name string) string {
@@ -165,11 +169,13 @@ func Telescope(ctx workflow.Context, in TelescopeInput) error {
 	requests := workflow.GetSignalChannel(ctx, TelescopeRequests)
 	l := &telescopeLock{holder: in.Holder, queue: in.Queue}
 	l.sort()
+	handled := 0
 
 	for {
 		var r TelescopeRequest
 		for requests.ReceiveAsync(&r) {
 			l.apply(r)
+			handled++
 			r = TelescopeRequest{}
 		}
 		if err := answer(ctx, l); err != nil {
@@ -185,7 +191,8 @@ func Telescope(ctx workflow.Context, in TelescopeInput) error {
 			log.Info("the telescope is free and nobody waits; the lock ends", "telescope", in.Name)
 			return nil
 		}
-		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > telescopeHistoryLimit {
+		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() ||
+			info.GetCurrentHistoryLength() > telescopeHistoryLimit || handled >= telescopeRequestLimit {
 			for requests.ReceiveAsync(&r) {
 				l.apply(r)
 				r = TelescopeRequest{}
@@ -196,6 +203,7 @@ func Telescope(ctx workflow.Context, in TelescopeInput) error {
 		}
 		requests.Receive(ctx, &r)
 		l.apply(r)
+		handled++
 	}
 }
 

@@ -1,0 +1,134 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+)
+
+func siteAsk(op SiteOp, reservation, telescope string) SiteRequest {
+	return SiteRequest{Op: op, Reservation: reservation, Telescope: telescope, Token: reservation + "/" + string(op),
+		WorkflowID: ReservationWorkflowID("observatory", reservation)}
+}
+
+func siteDone(reservation string, op SiteOp, ok bool) SiteRequest {
+	return SiteRequest{Op: SiteDone, Reservation: reservation, Token: reservation + "/" + string(op), OK: ok}
+}
+
+// turn asks for a turn and returns the grant, which must come at once.
+func turn(t *testing.T, s *SiteState, op SiteOp, reservation, telescope string) SiteAnswer {
+	t.Helper()
+	s.apply(siteAsk(op, reservation, telescope))
+	_, ans, ok := s.grant()
+	require.True(t, ok, "%s's %s turn was not granted", reservation, op)
+	return ans
+}
+
+func TestTheSiteStartsOnceAndStopsWithTheLastTelescope(t *testing.T) {
+	s := &SiteState{}
+	a := turn(t, s, SiteStart, "a", "east")
+	assert.True(t, a.Run, "the first telescope starts the site")
+	s.apply(siteAsk(SiteStart, "b", "west"))
+	_, _, ok := s.grant()
+	assert.False(t, ok, "the second waits while the first starts the site")
+	s.apply(siteDone("a", SiteStart, true))
+	_, b, ok := s.grant()
+	require.True(t, ok)
+	assert.False(t, b.Run, "and then finds it up")
+	assert.Equal(t, []string{"east"}, b.Others)
+
+	assert.True(t, turn(t, s, SiteActivate, "a", "east").Run, "the first to activate runs the observatory's tiers")
+	s.apply(siteDone("a", SiteActivate, true))
+	assert.False(t, turn(t, s, SiteActivate, "b", "west").Run, "once")
+
+	assert.False(t, turn(t, s, SiteDeactivate, "a", "east").Run, "west is still active")
+	stop := turn(t, s, SiteStop, "a", "east")
+	assert.False(t, stop.Run, "west still holds the site")
+	assert.Equal(t, []string{"west"}, stop.Others)
+	assert.True(t, turn(t, s, SiteDeactivate, "b", "west").Run, "the last active telescope deactivates the tiers")
+	s.apply(siteDone("b", SiteDeactivate, true))
+	assert.True(t, turn(t, s, SiteStop, "b", "west").Run, "the last telescope stops the site")
+	s.apply(siteDone("b", SiteStop, true))
+	assert.True(t, s.idle())
+}
+
+func TestTheLastToDeactivateAndTheLastToStopMayBeDifferentReservations(t *testing.T) {
+	s := &SiteState{Server: SiteUp, Tiers: SiteUp}
+	turn(t, s, SiteStart, "a", "east")
+	turn(t, s, SiteStart, "b", "west")
+	turn(t, s, SiteActivate, "a", "east")
+	turn(t, s, SiteActivate, "b", "west")
+	assert.False(t, turn(t, s, SiteDeactivate, "a", "east").Run)
+	assert.True(t, turn(t, s, SiteDeactivate, "b", "west").Run, "west is the last active")
+	s.apply(siteDone("b", SiteDeactivate, true))
+	assert.False(t, turn(t, s, SiteStop, "b", "west").Run, "but east is still there")
+	assert.True(t, turn(t, s, SiteStop, "a", "east").Run, "east stops the site")
+}
+
+func TestAFailedStartIsRunAgainByTheNextAndAFailedStopKeepsTheLockAlive(t *testing.T) {
+	s := &SiteState{}
+	assert.True(t, turn(t, s, SiteStart, "a", "east").Run)
+	s.apply(siteDone("a", SiteStart, false))
+	assert.Equal(t, SitePartial, s.Server)
+	assert.True(t, turn(t, s, SiteStart, "b", "west").Run, "a site that did not come up is started again")
+	s.apply(siteDone("b", SiteStart, true))
+	turn(t, s, SiteStop, "a", "east")
+	assert.True(t, turn(t, s, SiteStop, "b", "west").Run)
+	s.apply(siteDone("b", SiteStop, false))
+	assert.False(t, s.idle(), "a site that did not stop is remembered, so the retry stops it")
+	assert.True(t, turn(t, s, SiteStop, "b", "west").Run, "the retry runs StopSite again")
+}
+
+func TestAWithdrawnRequestNeitherHoldsTheSiteNorChangesIt(t *testing.T) {
+	s := &SiteState{}
+	assert.True(t, turn(t, s, SiteStart, "a", "east").Run)
+	s.apply(siteAsk(SiteStart, "b", "west"))
+	s.apply(SiteRequest{Op: SiteWithdraw, Reservation: "b"})
+	s.apply(SiteRequest{Op: SiteWithdraw, Reservation: "a"})
+	assert.Nil(t, s.Turn)
+	assert.Empty(t, s.Queue)
+	assert.Equal(t, SiteDown, s.Server)
+}
+
+func TestTheObservatoryLockSerialisesTurnsAndEndsWhenTheSiteIsDown(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetStartTime(rt0)
+	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
+	type grant struct {
+		at  time.Duration
+		ans SiteAnswer
+	}
+	got := map[string][]grant{}
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", SiteAnswers, mock.Anything).Return(
+		func(_, workflowID, _, _ string, arg any) error {
+			got[workflowID] = append(got[workflowID], grant{env.Now().Sub(rt0), arg.(SiteAnswer)})
+			return nil
+		})
+	send := func(after time.Duration, r SiteRequest) {
+		env.RegisterDelayedCallback(func() { env.SignalWorkflow(SiteRequests, r) }, after)
+	}
+	send(0, siteAsk(SiteStart, "a", "east"))
+	send(time.Minute, siteAsk(SiteStart, "b", "west"))
+	send(5*time.Minute, siteDone("a", SiteStart, true))
+	send(time.Hour, siteAsk(SiteStop, "a", "east"))
+	send(2*time.Hour, siteAsk(SiteStop, "b", "west"))
+	send(2*time.Hour+time.Minute, siteDone("b", SiteStop, true))
+	env.ExecuteWorkflow(Observatory, ObservatoryInput{Namespace: "observatory", Name: "lab"})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError(), "the lock ends once the site is down and nobody is there")
+
+	a, b := got[ReservationWorkflowID("observatory", "a")], got[ReservationWorkflowID("observatory", "b")]
+	require.Len(t, a, 2)
+	require.Len(t, b, 2)
+	assert.True(t, a[0].ans.Run)
+	assert.Equal(t, 5*time.Minute, b[0].at, "west's turn came when east's StartSite was done")
+	assert.False(t, b[0].ans.Run)
+	assert.False(t, a[1].ans.Run, "east was not the last to stop")
+	assert.True(t, b[1].ans.Run)
+}
