@@ -117,6 +117,10 @@ var stepRetry = &temporal.RetryPolicy{
 // activities.StepHeartbeatEvery.
 var stepHeartbeatTimeout = 3 * activities.StepHeartbeatEvery
 
+// stepDeadline is the spec's deadline of a step; a variable so a test on a real server can
+// see a deadline pass in seconds.
+var stepDeadline = kube.StepDeadline
+
 // perActionStepLimit bounds Activation and Deactivation, whose actions each have their own
 // deadline (the activity enforces them); this only stops a step that never returns.
 var perActionStepLimit = 6 * time.Hour
@@ -579,7 +583,7 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 	}
 	rec = kube.FindStep(&r.status, step)
 	started := rec.StartTime.Time
-	deadline := kube.StepDeadline(step)
+	deadline := stepDeadline(step)
 	limit := deadline
 	if limit == 0 {
 		limit = perActionStepLimit
