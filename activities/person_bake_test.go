@@ -475,11 +475,15 @@ func (b bakery) anOldFinishedPodIsReplaced(t *testing.T) {
 	waitForPodGone(t, pod.Namespace, pod.Name, "")
 }
 
+// deadServer is an NFS server no folder stands in for, one per hung bake: a test that brings
+// its share back must not bring back the others'.
+func deadServer(name string) string { return "dead-" + name + ".example" }
+
 // hungBake starts a bake of a pod that never finishes and returns once the pod exists; the
 // bake's outcome arrives on the channel.
 func hungBake(t *testing.T, name string) (*peoplev1.Person, *corev1.Pod, <-chan PersonOutcome) {
 	t.Helper()
-	p := createPerson(t, name, peoplev1.PersonSpec{DisplayName: "Frances Allen", Avatar: "nfs://dead.example/photos/" + name + ".png"}, map[string]string{kube.AnnotationCheckAvatar: "x"})
+	p := createPerson(t, name, peoplev1.PersonSpec{DisplayName: "Frances Allen", Avatar: "nfs://" + deadServer(name) + "/photos/" + name + ".png"}, map[string]string{kube.AnnotationCheckAvatar: "x"})
 	a := newActivities()
 	a.People.BakeDeadline = time.Minute
 	done := make(chan PersonOutcome, 1)
@@ -508,7 +512,7 @@ func (b bakery) aDeletedPodIsReplaced(t *testing.T) {
 	p, pod, done := hungBake(t, "evicted-mary")
 	waitForPhase(t, pod, corev1.PodRunning)
 	// The share comes back, and the stuck pod is deleted (an eviction, say): the next pod reads.
-	writeFile(t, filepath.Join(b.k.NFSDir("dead.example", "/photos"), "evicted-mary.png"), pngOf(t, 10, 10, color.White))
+	writeFile(t, filepath.Join(b.k.NFSDir(deadServer("evicted-mary"), "/photos"), "evicted-mary.png"), pngOf(t, 10, 10, color.White))
 	require.NoError(t, env.Kube.CoreV1().Pods(pod.Namespace).Delete(context.Background(), pod.Name, metav1.DeleteOptions{}))
 	select {
 	case out := <-done:
@@ -530,7 +534,7 @@ func (b bakery) theBakerPodIsBuiltAsTheSpecSays(t *testing.T) {
 	assert.Equal(t, map[string]string{"people.liken.sh/baker": "avatar", "app.kubernetes.io/managed-by": "people-operator"}, pod.Labels)
 	assert.Equal(t, map[string]string{
 		"people.liken.sh/person":  "spec-mary",
-		"people.liken.sh/source":  "nfs://dead.example/photos/spec-mary.png",
+		"people.liken.sh/source":  "nfs://" + deadServer("spec-mary") + "/photos/spec-mary.png",
 		"people.liken.sh/checked": "x",
 	}, pod.Annotations)
 	require.Len(t, pod.OwnerReferences, 1)
@@ -543,7 +547,7 @@ func (b bakery) theBakerPodIsBuiltAsTheSpecSays(t *testing.T) {
 	assert.Equal(t, ptr.To(false), s.EnableServiceLinks)
 	require.Len(t, s.Volumes, 1, "no service account token volume either")
 	assert.Equal(t, corev1.Volume{Name: "source", VolumeSource: corev1.VolumeSource{
-		NFS: &corev1.NFSVolumeSource{Server: "dead.example", Path: "/photos", ReadOnly: true},
+		NFS: &corev1.NFSVolumeSource{Server: deadServer("spec-mary"), Path: "/photos", ReadOnly: true},
 	}}, s.Volumes[0])
 	require.Len(t, s.Containers, 1)
 	c := s.Containers[0]

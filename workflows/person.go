@@ -174,9 +174,11 @@ func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOut
 	if !out.NeedsBake {
 		return out, nil
 	}
+	// A fresh value: decoding into out would keep the quick pass's NeedsBake (omitempty).
+	var baked activities.PersonOutcome
 	actx := workflow.WithActivityOptions(ctx, bakePerson)
-	err := workflow.ExecuteActivity(actx, a.BakePerson, in).Get(ctx, &out)
-	return out, err
+	err := workflow.ExecuteActivity(actx, a.BakePerson, in).Get(ctx, &baked)
+	return baked, err
 }
 
 func forget(ctx workflow.Context, name string) error {
