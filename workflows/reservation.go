@@ -542,6 +542,15 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 	resume := rec != nil && rec.State == obsv1.RunRunning && rec.StartTime != nil
 	siteTiers := false
 	op, hasTurn := siteOps[step]
+	if hasTurn && r.observatory == "" {
+		// Only a run that resumed after its Telescope vanished knows no observatory: there is
+		// no site to take a turn on.
+		if step == kube.StepStartSite || step == kube.StepStopSite {
+			r.status = kube.StepEnded(r.status, step, obsv1.RunSkipped, "no Observatory is known for Telescope "+r.telescope, nil, r.now())
+			return stepFinished, r.write()
+		}
+		hasTurn = false
+	}
 	if hasTurn {
 		r.status = kube.StepRunning(r.status, step, "Waiting for Observatory "+r.observatory, r.now())
 		if err := r.write(); err != nil {

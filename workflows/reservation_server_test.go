@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -123,7 +124,9 @@ func (f *fakeSite) telescope(name, observatory string) {
 // startWorker runs a worker for this test on its own task queue.
 func (f *fakeSite) startWorker() string {
 	queue := f.ns
-	w := worker.New(f.c, queue, worker.Options{})
+	// The SDK sends heartbeats, and so hears of a cancel, at most this often; the worker's
+	// default (up to 80% of the heartbeat timeout) would make a cut-short step take 24 s.
+	w := worker.New(f.c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
 	RegisterWorkflows(w)
 	reg := func(fn any, name string) { w.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
 	reg(f.read, "ReadReservation")
@@ -489,4 +492,89 @@ func TestAStepThatAnswersNotImplementedFailsTheReservation(t *testing.T) {
 	defer f.mu.Unlock()
 	assert.True(t, f.finalizers["Reservation/a"])
 	assert.True(t, f.finalizers["Telescope/east"])
+}
+
+func TestADeleteDuringAStepCancelsItAndDeactivates(t *testing.T) {
+	f := newFakeSite(t)
+	f.telescope("east", "lab")
+	cancelled := make(chan struct{})
+	f.answer = func(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
+		if in.Step != kube.StepStartDevices {
+			return activities.StepResult{Summary: "did " + in.Step}, nil
+		}
+		for {
+			// A step heartbeats, which is how it hears of a cancel.
+			activity.RecordHeartbeat(ctx, "waiting for pod east-mount to be Ready")
+			select {
+			case <-ctx.Done():
+				close(cancelled)
+				return activities.StepResult{}, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	q := f.startWorker()
+	f.reserve(q, "a", "east", time.Now().Add(-time.Minute), nil)
+	f.await("a", "started its devices", func(s obsv1.ReservationStatus) bool { return s.Step == kube.StepStartDevices })
+	f.remove("a")
+	f.await("a", "was Released", phaseIs(obsv1.ReservationReleased))
+	select {
+	case <-cancelled:
+	default:
+		t.Fatal("StartDevices was not cancelled")
+	}
+	st := f.status("a")
+	assert.Equal(t, obsv1.RunSkipped, stateOf(st, kube.StepStartDevices))
+	assert.Equal(t, "reservation ended", summaryOf(st, kube.StepStartDevices))
+	assert.True(t, strings.HasPrefix(summaryOf(st, kube.StepAbort), "Reservation a was deleted"))
+	abort := f.callsOf("a", kube.StepAbort)
+	require.Len(t, abort, 1)
+	assert.Equal(t, "Reservation a was deleted", abort[0].In.Why)
+}
+
+func TestTheHistoriesOfReservationsAndTheirLocksReplay(t *testing.T) {
+	f := newFakeSite(t)
+	f.telescope("east", "lab")
+	f.telescope("west", "lab")
+	q := f.startWorker()
+	now := time.Now().UTC().Truncate(time.Second)
+	f.reserve(q, "first", "east", now.Add(-2*time.Minute), nil)
+	f.reserve(q, "second", "east", now.Add(-time.Minute), nil)
+	f.reserve(q, "third", "west", now.Add(-time.Minute), nil)
+	f.await("first", "became Ready", phaseIs(obsv1.ReservationReady))
+	f.await("third", "became Ready", phaseIs(obsv1.ReservationReady))
+	f.await("second", "waited", func(s obsv1.ReservationStatus) bool {
+		return summaryOf(s, kube.StepWait) == "Telescope east is held by Reservation first"
+	})
+	for _, n := range []string{"first", "second", "third"} {
+		if n == "second" {
+			f.await(n, "became Ready", phaseIs(obsv1.ReservationReady))
+		}
+		f.remove(n)
+		f.await(n, "was Released", phaseIs(obsv1.ReservationReleased))
+	}
+	f.ended(TelescopeWorkflowID(f.ns, "east"))
+	f.ended(TelescopeWorkflowID(f.ns, "west"))
+	f.ended(ObservatoryWorkflowID(f.ns, "lab"))
+
+	// Every decision the three workflows made replays from their histories: none depends on
+	// anything but the history (map order, wall clock).
+	r := worker.NewWorkflowReplayer()
+	RegisterWorkflows(r)
+	for _, id := range []string{
+		ReservationWorkflowID(f.ns, "first"), ReservationWorkflowID(f.ns, "second"), ReservationWorkflowID(f.ns, "third"),
+		TelescopeWorkflowID(f.ns, "east"), TelescopeWorkflowID(f.ns, "west"), ObservatoryWorkflowID(f.ns, "lab"),
+	} {
+		t.Run(id, func(t *testing.T) {
+			h := &historypb.History{}
+			it := f.c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for it.HasNext() {
+				e, err := it.Next()
+				require.NoError(t, err)
+				h.Events = append(h.Events, e)
+			}
+			require.NotEmpty(t, h.Events)
+			require.NoError(t, r.ReplayWorkflowHistory(nil, h))
+		})
+	}
 }
