@@ -183,6 +183,7 @@ func (b *bench) latencyRun(ctx context.Context, prefix string, r *row) error {
 		r.single = append(r.single, lat...)
 	}
 	burst := names(prefix+"-burst", b.burst)
+	cpu0 := b.cpu()
 	start := time.Now()
 	if err := b.create(ctx, t, burst); err != nil {
 		return err
@@ -193,6 +194,10 @@ func (b *bench) latencyRun(ctx context.Context, prefix string, r *row) error {
 	}
 	r.burstTotal = time.Since(start)
 	r.burst = lat
+	r.cpu = map[string]float64{}
+	for name, sec := range b.cpu() {
+		r.cpu[name] = sec - cpu0[name]
+	}
 	return nil
 }
 
@@ -361,6 +366,23 @@ func (b *bench) project(ctx context.Context) error {
 
 // projectArgs are the binaries' flags beyond the shared environment.
 var projectArgs = map[string][]string{}
+
+// cpu reads the CPU seconds (user + system) each process of the stack has used so far.
+func (b *bench) cpu() map[string]float64 {
+	out := map[string]float64{}
+	for _, name := range []string{"etcd", "kube-apiserver", "temporal", "watcher", "worker"} {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", b.s.Pid(name)))
+		if err != nil {
+			continue
+		}
+		// Fields 14 and 15 (utime, stime) follow the parenthesised command name.
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+2:]))
+		ut, _ := strconv.ParseFloat(f[11], 64)
+		stime, _ := strconv.ParseFloat(f[12], 64)
+		out[name] = (ut + stime) / 100 // clock ticks
+	}
+	return out
+}
 
 // peakRSS reads a process's peak resident set (VmHWM) in KiB.
 func peakRSS(pid int) int64 {

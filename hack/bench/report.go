@@ -20,7 +20,8 @@ type row struct {
 	burstTotal time.Duration
 	// Temporal's cost, averaged over the burst's Persons.
 	events, actions float64
-	rss             map[string]int64 // KiB, by process
+	rss             map[string]int64   // KiB, by process
+	cpu             map[string]float64 // CPU seconds during the burst, by process
 }
 
 type report struct {
@@ -39,6 +40,16 @@ func (r *report) print(w io.Writer) {
 			x.burstTotal.Round(10*time.Millisecond), perSec,
 			ms(percentile(x.burst, 0.5)), ms(percentile(x.burst, 0.99)),
 			perSec/r.bareWritesPerSec, count(x.events), count(x.actions))
+	}
+	fmt.Fprintln(w)
+	for _, x := range r.rows {
+		fmt.Fprintf(w, "%s, CPU seconds during the burst:", x.name)
+		for _, name := range []string{"etcd", "kube-apiserver", "temporal", "watcher", "worker"} {
+			if sec, ok := x.cpu[name]; ok {
+				fmt.Fprintf(w, " %s %.1f", name, sec)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
 	for _, x := range r.rows {
