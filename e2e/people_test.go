@@ -253,3 +253,47 @@ func tinyPNG(t *testing.T) []byte {
 	require.NoError(t, png.Encode(&buf, img))
 	return buf.Bytes()
 }
+
+// TestAThousandPersonsCreatedAtOnceAllGetTheirInitials is the largest bad input: a
+// burst the watcher must queue and Temporal must absorb without losing anyone.
+func TestAThousandPersonsCreatedAtOnceAllGetTheirInitials(t *testing.T) {
+	startSystem(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	const n = 1000
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 32)
+	for i := range n {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			name := fmt.Sprintf("crowd-%04d", i)
+			u := unstructuredOf(map[string]any{
+				"apiVersion": peoplev1.SchemeGroupVersion.String(), "kind": "Person",
+				"metadata": map[string]any{"name": name},
+				"spec":     map[string]any{"displayName": "Crowd Member " + strconv.Itoa(i)},
+			})
+			_, err := env.Dynamic.Resource(peoplev1.PersonResource).Create(ctx, u, metav1.CreateOptions{})
+			errs <- err
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	t.Cleanup(func() {
+		env.Dynamic.Resource(peoplev1.PersonResource).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+	})
+	eventually(t, 7*time.Minute, "every Person of the crowd got its initials", func() (bool, string) {
+		l, err := env.Dynamic.Resource(peoplev1.PersonResource).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		done := 0
+		for _, u := range l.Items {
+			if thumb, _, _ := unstructured.NestedString(u.Object, "status", "thumbnail"); thumb != "" && strings.HasPrefix(u.GetName(), "crowd-") {
+				done++
+			}
+		}
+		return done == n, fmt.Sprintf("%d of %d", done, n)
+	})
+}
