@@ -26,6 +26,8 @@ type Activities struct {
 	// Temporal signals the coordinating workflows (a telescope's, an observatory's), which a
 	// workflow cannot start itself: SignalWithStart is a client call.
 	Temporal client.Client
+	// INDI resolves where an INDI server is reached; nil means ServiceResolver (production).
+	INDI INDIResolver
 	// People configures the people side (baker image, namespaces, deadline).
 	People PeopleConfig
 	// Now is the clock, injected so tests can fix it.
