@@ -33,12 +33,6 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 	return StepResult{}, notImplemented(in.Step)
 }
 
-// Activation runs the activation procedures by tier (the observatory's tiers only when
-// in.SiteTiers).
-func (a *Activities) Activation(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
-}
-
 // StartGuider starts PHD2 and connects it; Skipped without a Guider.
 func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult, error) {
 	return StepResult{}, notImplemented(in.Step)
@@ -46,12 +40,6 @@ func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult,
 
 // Abort stops guiding, exposures and mount motion.
 func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
-}
-
-// Deactivation runs the deactivation procedures in reverse tier order (the observatory's
-// tiers only when in.SiteTiers).
-func (a *Activities) Deactivation(ctx context.Context, in StepInput) (StepResult, error) {
 	return StepResult{}, notImplemented(in.Step)
 }
 
