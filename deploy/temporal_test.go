@@ -1,8 +1,11 @@
 package deploy_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
+
+	"liken.sh/runner/workflows"
 )
 
 // TestTheBundledTemporalAppliesToARealAPIServer proves deploy/temporal is valid against the
@@ -20,5 +23,25 @@ func TestTheBundledTemporalAppliesToARealAPIServer(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the dry run did not apply %s:\n%s", want, out)
 		}
+	}
+}
+
+// TestTheBundledTemporalRegistersEverySearchAttributeTheWorkflowsSet keeps the Deployment's
+// --search-attribute flags and workflows.SearchAttributes from drifting apart: a missing one
+// makes every upsert of it fail in a real cluster.
+func TestTheBundledTemporalRegistersEverySearchAttributeTheWorkflowsSet(t *testing.T) {
+	out, err := env.Kubectl(timeout(t), "kustomize", "deploy/temporal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if _, flag, ok := strings.Cut(line, "- --search-attribute="); ok {
+			name, typ, _ := strings.Cut(strings.TrimSpace(flag), "=")
+			registered[name] = typ
+		}
+	}
+	if !maps.Equal(registered, workflows.SearchAttributes) {
+		t.Errorf("deploy/temporal registers %v; the workflows set %v", registered, workflows.SearchAttributes)
 	}
 }

@@ -80,8 +80,11 @@ func run(args []string) error {
 		// Under a burst the default 5 s sticky timeout sends workflow tasks back to the
 		// shared queue and causes minute-long tails (measured in the project's notes).
 		StickyScheduleToStartTimeout: time.Minute,
+		// A step that is cancelled (its reservation ended) hears of it at its next heartbeat
+		// that reaches the server; the SDK's default throttle delays that by up to 24 s.
+		MaxHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	workflows.Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, People: *people, Now: time.Now})
+	workflows.Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: tc, People: *people, Now: time.Now})
 
 	var health app.Health
 	health.Check("temporal", app.TemporalReady(tc))

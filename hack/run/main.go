@@ -69,7 +69,8 @@ func run() error {
 		Dir: dir, Cache: cache, Kube: true, Log: log,
 		Temporal: stack.Temporal{
 			Enabled: true, UI: true, Port: *temporalPort, UIPort: *uiPort,
-			DBFile: filepath.Join(dir, "temporal.db"),
+			DBFile:           filepath.Join(dir, "temporal.db"),
+			SearchAttributes: workflows.SearchAttributes,
 		},
 	})
 	if err != nil {

@@ -33,6 +33,9 @@ type Options struct {
 	Temporal bool
 	// TemporalDB keeps Temporal's state in a SQLite file, for tests that restart it.
 	TemporalDB bool
+	// SearchAttributes are registered on the Temporal server (name to type); pass
+	// workflows.SearchAttributes (testenv cannot import workflows: its tests use testenv).
+	SearchAttributes map[string]string
 }
 
 // Env is a running stack and clients for it.
@@ -91,6 +94,7 @@ func start(opts Options) (*Env, string, error) {
 	}
 	if opts.Temporal || opts.TemporalDB {
 		so.Temporal.Enabled = true
+		so.Temporal.SearchAttributes = opts.SearchAttributes
 		if opts.TemporalDB {
 			so.Temporal.DBFile = filepath.Join(dir, "temporal.db")
 		}
