@@ -1,22 +1,855 @@
 // The Activation and Deactivation steps: the procedures of a reservation's resources, run by
 // tier. Activation runs the Observatory, then its devices (only when StepInput.SiteTiers: the
-// first telescope there), then the Telescope, its devices and its train's devices;
+// first telescope there), then the Telescope, its devices and its trains' devices;
 // Deactivation runs the same tiers in reverse. The resources of one tier run in parallel, the
-// tiers in sequence, and one resource's actions in order. Each action is a target state (read
-// the device first, send nothing when it is there) or a Job named from the run, so a
-// restarted worker adopts the Job it created instead of starting another.
+// tiers in sequence, and one resource's actions in order. Each action is a target state (the
+// device is read first and nothing is sent when it is there), or a Job named from the run, so
+// a restarted worker adopts the Job it created instead of starting another.
+//
+// A run leaves its record in the resource's status.procedures (one per trigger, the last run)
+// and posts ProcedureStarted, ProcedureDone or ProcedureFailed on the resource. A failed
+// action fails the step with its summary. Activation stops at the tier that failed;
+// Deactivation still runs the tiers after it (a camera that did not warm must not keep the
+// mount from parking) and then fails. A retry of the step gets the earlier run's action
+// records: Done actions are skipped, and a failed Job is deleted and run again under its new
+// name (the step's new start time is in the name's hash).
 package activities
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// The default timeouts of an action without its own (the field's documentation).
+const (
+	defaultStateTimeout = 10 * time.Minute
+	defaultCoolTimeout  = 20 * time.Minute
+	defaultWarmTimeout  = 10 * time.Minute
+)
+
+// jobPollEvery is how often a job action reads its Job: a Job takes seconds to minutes, and a
+// read is cheap.
+var jobPollEvery = time.Second
+
+// jobGrace is how long after a job action's timeout the activity waits for the Job controller
+// to mark the Job failed (activeDeadlineSeconds) before it gives up on it.
+const jobGrace = time.Minute
+
+// coolerOffTime bounds turning a camera's cooler off after a warm action's wait.
+const coolerOffTime = time.Minute
 
 // Activation runs the activation procedures by tier (the observatory's tiers only when
-// in.SiteTiers).
+// in.SiteTiers). The Active condition of the Telescope (and the Observatory) goes True first.
 func (a *Activities) Activation(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
+	return a.runProcedures(ctx, in, kube.TriggerActivation)
 }
 
 // Deactivation runs the deactivation procedures in reverse tier order (the observatory's
-// tiers only when in.SiteTiers).
+// tiers only when in.SiteTiers). The Active condition goes False first.
 func (a *Activities) Deactivation(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
+	return a.runProcedures(ctx, in, kube.TriggerDeactivation)
+}
+
+// procAction is an action of any kind's procedures: the verbs of all kinds side by side (the
+// schema lets each kind name only its own).
+type procAction struct {
+	State            string             `json:"state,omitempty"`
+	Cool             *obsv1.Temperature `json:"cool,omitempty"`
+	Warm             *obsv1.Temperature `json:"warm,omitempty"`
+	obsv1.ActionBase `json:",inline"`
+}
+
+// label is the action as its record names it: "state: Parked", "cool: -10", "job".
+func (p procAction) label() string {
+	switch {
+	case p.Job != nil:
+		return "job"
+	case p.Cool != nil:
+		return "cool: " + strconv.FormatFloat(p.Cool.Celsius, 'f', -1, 64)
+	case p.Warm != nil:
+		return "warm: " + strconv.FormatFloat(p.Warm.Celsius, 'f', -1, 64)
+	}
+	return "state: " + p.State
+}
+
+func (p procAction) timeout() (time.Duration, error) {
+	if p.Timeout != "" {
+		d, err := time.ParseDuration(p.Timeout)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("timeout %q is not a positive Go duration", p.Timeout)
+		}
+		return d, nil
+	}
+	switch {
+	case p.Job != nil:
+		return kube.DefaultJobTimeout, nil
+	case p.Cool != nil:
+		return defaultCoolTimeout, nil
+	case p.Warm != nil:
+		return defaultWarmTimeout, nil
+	}
+	return defaultStateTimeout, nil
+}
+
+// procResource is one resource whose procedure a tier runs.
+type procResource struct {
+	id kube.ResourceID
+	// server is the INDI server pod that serves it; drivers the device's driver.
+	server  string
+	drivers []string
+	// telescope is empty for the observatory's own resources.
+	telescope  string
+	indiDevice string
+	generation int64
+	actions    []procAction
+}
+
+// procSpec is what a resource's spec holds for its procedures.
+type procSpec struct {
+	Activation   []procAction `json:"activation,omitempty"`
+	Deactivation []procAction `json:"deactivation,omitempty"`
+	Driver       obsv1.Driver `json:"driver,omitempty"`
+	Telescope    string       `json:"telescope,omitempty"`
+	Observatory  string       `json:"observatory,omitempty"`
+	OpticalTrain string       `json:"opticalTrain,omitempty"`
+}
+
+func readProcSpec(u *unstructured.Unstructured) (procSpec, error) {
+	var s procSpec
+	raw, err := json.Marshal(u.Object["spec"])
+	if err == nil {
+		err = json.Unmarshal(raw, &s)
+	}
+	return s, err
+}
+
+// actionEnd is how an action ended: Done, or Failed with the error type the step fails with
+// (ErrStepFailed or ErrStepTimedOut). A transient error (err) leaves it Running: Temporal
+// tries the step again, which adopts what this try started.
+type actionEnd struct {
+	state   obsv1.RunState
+	summary string
+	errType string
+	err     error
+}
+
+// runProcedures is both steps: trigger says which.
+func (a *Activities) runProcedures(ctx context.Context, in StepInput, trigger string) (StepResult, error) {
+	tiers, err := a.procedureTiers(ctx, in, trigger)
+	if err != nil {
+		return StepResult{}, err
+	}
+	if err := a.setActive(ctx, in, trigger == kube.TriggerActivation); err != nil {
+		return StepResult{}, err
+	}
+	if trigger == kube.TriggerDeactivation {
+		for i, j := 0, len(tiers)-1; i < j; i, j = i+1, j-1 {
+			tiers[i], tiers[j] = tiers[j], tiers[i]
+		}
+	}
+	hb := newHeartbeat(ctx)
+	defer hb.stop()
+
+	var (
+		res       StepResult
+		ran       []string
+		firstFail *actionEnd
+	)
+	for _, tier := range tiers {
+		if len(tier) == 0 {
+			continue
+		}
+		results := make([][]obsv1.ActionRecord, len(tier))
+		ends := make([]actionEnd, len(tier))
+		var wg sync.WaitGroup
+		for i, r := range tier {
+			wg.Go(func() {
+				results[i], ends[i] = a.runResource(ctx, in, trigger, r, hb)
+			})
+		}
+		wg.Wait()
+		for i, r := range tier {
+			res.Actions = append(res.Actions, results[i]...)
+			e := ends[i]
+			if e.err != nil {
+				return res, e.err
+			}
+			if e.state == obsv1.RunFailed && firstFail == nil {
+				firstFail = &ends[i]
+			}
+			ran = append(ran, string(r.id.Kind)+" "+r.id.Name)
+		}
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if firstFail != nil && trigger == kube.TriggerActivation {
+			break
+		}
+	}
+	if firstFail != nil {
+		msg := firstFail.summary
+		if firstFail.errType == ErrStepFailed && !strings.HasPrefix(msg, kube.FailedPrefix) {
+			msg = kube.FailedPrefix + msg
+		}
+		// The records go with the error, so the workflow can show which action failed.
+		return res, temporal.NewNonRetryableApplicationError(msg, firstFail.errType, nil, res)
+	}
+	if len(ran) == 0 {
+		res.Skipped = true
+		res.Summary = "No " + trigger + " procedures"
+		return res, nil
+	}
+	verb := "Activated "
+	if trigger == kube.TriggerDeactivation {
+		verb = "Deactivated "
+	}
+	res.Summary = verb + strings.Join(ran, ", ")
+	return res, nil
+}
+
+// procedureTiers reads the resources of the five tiers in activation order; resources
+// without actions for trigger are left out.
+func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger string) ([][]*procResource, error) {
+	ns := in.Namespace
+	tel, err := a.resource(obsv1.KindTelescope, ns).Get(ctx, in.Telescope, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%sTelescope %s is missing", kube.FailedPrefix, in.Telescope), ErrStepFailed, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the Telescope %s/%s: %w", ns, in.Telescope, err)
+	}
+	telSpec, err := readProcSpec(tel)
+	if err != nil {
+		return nil, badSpec(obsv1.KindTelescope, in.Telescope, err)
+	}
+	obs := in.Observatory
+	if obs == "" {
+		obs = telSpec.Observatory
+	}
+	telServer := kube.ServerName(obsv1.KindTelescope, in.Telescope)
+	obsServer := kube.ServerName(obsv1.KindObservatory, obs)
+
+	tiers := make([][]*procResource, 5)
+	add := func(tier int, kind obsv1.Kind, u *unstructured.Unstructured, s procSpec, server, telescope string) {
+		acts := s.Activation
+		if trigger == kube.TriggerDeactivation {
+			acts = s.Deactivation
+		}
+		if len(acts) == 0 {
+			return
+		}
+		r := &procResource{
+			id:         kube.ResourceIDOf(kind, u),
+			server:     server,
+			telescope:  telescope,
+			generation: u.GetGeneration(),
+			actions:    acts,
+		}
+		if s.Driver.Name != "" {
+			r.drivers = []string{s.Driver.Name}
+		}
+		r.indiDevice, _, _ = unstructured.NestedString(u.Object, "status", "indiDevice")
+		tiers[tier] = append(tiers[tier], r)
+	}
+
+	if in.SiteTiers && obs != "" {
+		o, err := a.resource(obsv1.KindObservatory, ns).Get(ctx, obs, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, fmt.Errorf("read the Observatory %s/%s: %w", ns, obs, err)
+		default:
+			s, err := readProcSpec(o)
+			if err != nil {
+				return nil, badSpec(obsv1.KindObservatory, obs, err)
+			}
+			add(0, obsv1.KindObservatory, o, s, obsServer, "")
+		}
+	}
+	add(2, obsv1.KindTelescope, tel, telSpec, telServer, in.Telescope)
+
+	trains := map[string]bool{}
+	list, err := a.resource(obsv1.KindOpticalTrain, ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list the OpticalTrains in %s: %w", ns, err)
+	}
+	for _, u := range list.Items {
+		if t, _, _ := unstructured.NestedString(u.Object, "spec", "telescope"); t == in.Telescope {
+			trains[u.GetName()] = true
+		}
+	}
+	for _, kind := range obsv1.Kinds {
+		if !kind.IsDevice() {
+			continue
+		}
+		list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("list the %s devices in %s: %w", kind, ns, err)
+		}
+		for i := range list.Items {
+			u := &list.Items[i]
+			// A device deleted during activation leaves without a procedure (spec 7).
+			if trigger == kube.TriggerActivation && u.GetDeletionTimestamp() != nil {
+				continue
+			}
+			s, err := readProcSpec(u)
+			if err != nil {
+				return nil, badSpec(kind, u.GetName(), err)
+			}
+			switch {
+			case in.SiteTiers && obs != "" && s.Observatory == obs:
+				add(1, kind, u, s, obsServer, "")
+			case s.Telescope == in.Telescope && s.Telescope != "":
+				add(3, kind, u, s, telServer, in.Telescope)
+			case s.OpticalTrain != "" && trains[s.OpticalTrain]:
+				add(4, kind, u, s, telServer, in.Telescope)
+			}
+		}
+	}
+	for _, t := range tiers {
+		sort.Slice(t, func(i, j int) bool {
+			if t[i].id.Kind != t[j].id.Kind {
+				return t[i].id.Kind < t[j].id.Kind
+			}
+			return t[i].id.Name < t[j].id.Name
+		})
+	}
+	return tiers, nil
+}
+
+func badSpec(kind obsv1.Kind, name string, err error) error {
+	return temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("%sthe %s %s has procedures this worker cannot read: %v", kube.FailedPrefix, kind, name, err), ErrStepFailed, err)
+}
+
+// runResource runs one resource's actions in order and keeps its record.
+func (a *Activities) runResource(ctx context.Context, in StepInput, trigger string, r *procResource, hb *heartbeat) ([]obsv1.ActionRecord, actionEnd) {
+	prior := priorActions(in.Actions, r)
+	now := a.procStamp()
+	rec := obsv1.ProcedureRecord{
+		Trigger:   trigger,
+		Since:     &metav1.Time{Time: in.Started.UTC().Truncate(time.Second)},
+		RunRecord: obsv1.RunRecord{State: obsv1.RunRunning, StartTime: now},
+	}
+	for i, act := range r.actions {
+		ar := obsv1.ActionRecord{Kind: r.id.Kind, Name: r.id.Name, Action: act.label(),
+			RunRecord: obsv1.RunRecord{State: obsv1.RunPending}}
+		if p := prior[i]; p != nil && p.Action == ar.Action && p.State == obsv1.RunDone {
+			ar = *p
+		}
+		rec.Actions = append(rec.Actions, ar)
+	}
+	if prev, err := a.writeProcedure(ctx, r, rec, true); err != nil {
+		return rec.Actions, actionEnd{err: err}
+	} else if prev == nil || prev.State != obsv1.RunRunning || !prev.Since.Equal(rec.Since) {
+		a.postProcedureEvent(ctx, r, corev1.EventTypeNormal, kube.ReasonProcedureStarted,
+			fmt.Sprintf("%s of %s %s started by Reservation %s", trigger, r.id.Kind, r.id.Name, in.Reservation))
+	}
+
+	var client *indi.Client
+	defer func() {
+		if client != nil {
+			client.Close()
+		}
+	}()
+	var end actionEnd
+	for i, act := range r.actions {
+		ar := &rec.Actions[i]
+		if ar.State == obsv1.RunDone {
+			continue
+		}
+		ar.State, ar.StartTime, ar.StopTime, ar.Summary = obsv1.RunRunning, a.procStamp(), nil, ""
+		if _, err := a.writeProcedure(ctx, r, rec, false); err != nil {
+			return rec.Actions, actionEnd{err: err}
+		}
+		switch {
+		case act.Job != nil:
+			end = a.runJobAction(ctx, in, trigger, r, i, act, prior[i], hb)
+		default:
+			if client == nil {
+				var err error
+				if client, err = a.dialINDI(ctx, r); err != nil {
+					end = actionEnd{err: err}
+					break
+				}
+			}
+			end = a.runINDIAction(ctx, client, r, act, hb)
+		}
+		if end.err != nil {
+			return rec.Actions, end
+		}
+		ar.State, ar.StopTime, ar.Summary = end.state, a.procStamp(), end.summary
+		if end.state == obsv1.RunFailed {
+			break
+		}
+	}
+	rec.StopTime = a.procStamp()
+	if end.state == obsv1.RunFailed {
+		rec.State, rec.Summary = obsv1.RunFailed, end.summary
+	} else {
+		labels := make([]string, len(r.actions))
+		for i, act := range r.actions {
+			labels[i] = act.label()
+		}
+		rec.State, rec.Summary = obsv1.RunDone, "Done: "+strings.Join(labels, ", ")
+		end = actionEnd{state: obsv1.RunDone, summary: rec.Summary}
+	}
+	if _, err := a.writeProcedure(ctx, r, rec, false); err != nil {
+		return rec.Actions, actionEnd{err: err}
+	}
+	took := int64(rec.StopTime.Sub(rec.StartTime.Time) / time.Second)
+	if rec.State == obsv1.RunFailed {
+		a.postProcedureEvent(ctx, r, corev1.EventTypeWarning, kube.ReasonProcedureFailed,
+			fmt.Sprintf("%s of %s %s failed: %s", trigger, r.id.Kind, r.id.Name, rec.Summary))
+	} else {
+		a.postProcedureEvent(ctx, r, corev1.EventTypeNormal, kube.ReasonProcedureDone,
+			fmt.Sprintf("%s of %s %s done in %d s", trigger, r.id.Kind, r.id.Name, took))
+	}
+	return rec.Actions, end
+}
+
+// priorActions are the earlier run's records of r's actions, by index (nil where none).
+func priorActions(all []obsv1.ActionRecord, r *procResource) []*obsv1.ActionRecord {
+	out := make([]*obsv1.ActionRecord, len(r.actions))
+	i := 0
+	for j := range all {
+		if all[j].Kind == r.id.Kind && all[j].Name == r.id.Name && i < len(out) {
+			out[i] = &all[j]
+			i++
+		}
+	}
+	return out
+}
+
+func (a *Activities) procStamp() *metav1.Time {
+	return &metav1.Time{Time: a.now().UTC().Truncate(time.Second)}
+}
+
+// runJobAction creates or adopts the action's Job and waits for its end.
+func (a *Activities) runJobAction(ctx context.Context, in StepInput, trigger string, r *procResource, index int,
+	act procAction, prior *obsv1.ActionRecord, hb *heartbeat) actionEnd {
+	timeout, err := act.timeout()
+	if err != nil {
+		return actionEnd{state: obsv1.RunFailed, summary: err.Error(), errType: ErrStepFailed}
+	}
+	observatory := in.Observatory
+	job, err := kube.ProcedureJob(kube.JobInput{
+		Resource: r.id, Trigger: trigger, Since: in.Started, Index: index, Job: *act.Job,
+		Timeout: timeout, Observatory: observatory, Telescope: r.telescope, Server: r.server,
+	})
+	if err != nil {
+		return actionEnd{state: obsv1.RunFailed, summary: err.Error(), errType: ErrStepFailed}
+	}
+	jobs := a.Kube.BatchV1().Jobs(r.id.Namespace)
+	if prior != nil && prior.State == obsv1.RunFailed {
+		if err := a.deleteFailedJobs(ctx, r, trigger, job.Name); err != nil {
+			return actionEnd{err: err}
+		}
+	}
+	cur, err := jobs.Create(ctx, job, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		cur, err = jobs.Get(ctx, job.Name, metav1.GetOptions{})
+		if err == nil && !procOwnedBy(cur, r.id.UID) {
+			return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed,
+				summary: fmt.Sprintf("Job %s exists and does not belong to %s", job.Name, r.id)}
+		}
+	}
+	if err != nil {
+		return actionEnd{err: fmt.Errorf("create the Job %s/%s: %w", job.Namespace, job.Name, err)}
+	}
+	started := cur.CreationTimestamp.Time
+	if started.IsZero() {
+		started = a.now()
+	}
+	hb.set(r.id.String(), "Job "+job.Name)
+	defer hb.set(r.id.String(), "")
+	tick := time.NewTicker(jobPollEvery)
+	defer tick.Stop()
+	for {
+		state, summary := kube.JobOutcome(cur, nil)
+		if state == obsv1.RunFailed {
+			pods, err := a.Kube.CoreV1().Pods(r.id.Namespace).List(ctx, metav1.ListOptions{
+				LabelSelector: labels.Set{batchv1.JobNameLabel: cur.Name}.String()})
+			if err != nil {
+				return actionEnd{err: fmt.Errorf("list the pods of the Job %s: %w", cur.Name, err)}
+			}
+			state, summary = kube.JobOutcome(cur, pods.Items)
+			if jobTimedOut(cur) {
+				return actionEnd{state: state, summary: procTimedOut(timeout, summary), errType: ErrStepTimedOut}
+			}
+			return actionEnd{state: state, summary: summary, errType: ErrStepFailed}
+		}
+		if state == obsv1.RunDone {
+			return actionEnd{state: state, summary: summary}
+		}
+		if a.now().Sub(started) > timeout+jobGrace {
+			return actionEnd{state: obsv1.RunFailed, errType: ErrStepTimedOut,
+				summary: procTimedOut(timeout, "Job "+cur.Name+" has not finished")}
+		}
+		select {
+		case <-ctx.Done():
+			return actionEnd{err: ctx.Err()}
+		case <-tick.C:
+		}
+		if cur, err = jobs.Get(ctx, job.Name, metav1.GetOptions{}); err != nil {
+			return actionEnd{err: fmt.Errorf("read the Job %s/%s: %w", job.Namespace, job.Name, err)}
+		}
+	}
+}
+
+func procTimedOut(d time.Duration, what string) string {
+	return fmt.Sprintf("%s after %s: %s", kube.TimedOutPrefix, d, what)
+}
+
+// jobTimedOut says the Job failed because its activeDeadlineSeconds passed.
+func jobTimedOut(j *batchv1.Job) bool {
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue && c.Reason == batchv1.JobReasonDeadlineExceeded {
+			return true
+		}
+	}
+	return false
+}
+
+func procOwnedBy(obj metav1.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOf(obj)
+	return ref != nil && ref.UID == uid
+}
+
+// deleteFailedJobs deletes the failed Jobs of r's trigger other than keep: a retry runs a
+// failed job action again under a new name, and the old run goes (its pods with it).
+func (a *Activities) deleteFailedJobs(ctx context.Context, r *procResource, trigger, keep string) error {
+	jobs := a.Kube.BatchV1().Jobs(r.id.Namespace)
+	list, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{
+		kube.LabelRole: string(kube.RoleJob), kube.LabelKind: string(r.id.Kind), kube.LabelResource: r.id.Name,
+	}.String()})
+	if err != nil {
+		return fmt.Errorf("list the Jobs of %s: %w", r.id, err)
+	}
+	for i := range list.Items {
+		j := &list.Items[i]
+		if j.Name == keep || j.Annotations[kube.AnnotationTrigger] != trigger || !procOwnedBy(j, r.id.UID) {
+			continue
+		}
+		if state, _ := kube.JobOutcome(j, nil); state != obsv1.RunFailed {
+			continue
+		}
+		err := jobs.Delete(ctx, j.Name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete the failed Job %s/%s: %w", j.Namespace, j.Name, err)
+		}
+		logFor(ctx).Info("deleted a failed Job to run it again", "namespace", j.Namespace, "job", j.Name)
+	}
+	return nil
+}
+
+
+// dialINDI connects to the INDI server that serves r.
+func (a *Activities) dialINDI(ctx context.Context, r *procResource) (*indi.Client, error) {
+	var resolver INDIResolver = ServiceResolver{}
+	if a.INDI != nil {
+		resolver = a.INDI
+	}
+	addr, err := resolver.Address(ctx, INDIServer{Namespace: r.id.Namespace, Name: r.server, Drivers: r.drivers})
+	if err != nil {
+		return nil, fmt.Errorf("find the INDI server %s/%s: %w", r.id.Namespace, r.server, err)
+	}
+	c, err := indi.Dial(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the INDI server %s at %s: %w", r.server, addr, err)
+	}
+	return c, nil
+}
+
+// runINDIAction brings r's device to the action's target state.
+func (a *Activities) runINDIAction(ctx context.Context, c *indi.Client, r *procResource, act procAction, hb *heartbeat) actionEnd {
+	what := string(r.id.Kind) + " " + r.id.Name
+	timeout, err := act.timeout()
+	if err != nil {
+		return actionEnd{state: obsv1.RunFailed, summary: what + ": " + err.Error(), errType: ErrStepFailed}
+	}
+	if r.indiDevice == "" {
+		return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed,
+			summary: what + " has no INDI device yet (status.indiDevice): its driver has not defined it"}
+	}
+	dev := r.indiDevice
+	limit := timeout
+	if act.Warm != nil {
+		limit += coolerOffTime // the warm wait may use all of timeout; the cooler goes off after
+	}
+	actx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	hb.set(r.id.String(), what+" "+act.label())
+	defer hb.set(r.id.String(), "")
+
+	var sent bool
+	switch {
+	case act.Cool != nil:
+		sent, err = c.Cool(actx, dev, act.Cool.Celsius, procWithin(act.Cool))
+	case act.Warm != nil:
+		sent, err = c.Warm(actx, dev, act.Warm.Celsius, procWithin(act.Warm), timeout)
+	default:
+		sent, err = a.setState(actx, c, r.id.Kind, dev, act.State)
+	}
+	switch {
+	case err == nil:
+		s := what + " " + act.label()
+		if !sent {
+			s += " (already there)"
+		}
+		return actionEnd{state: obsv1.RunDone, summary: s}
+	case ctx.Err() != nil:
+		return actionEnd{err: ctx.Err()}
+	case errors.Is(err, context.DeadlineExceeded):
+		return actionEnd{state: obsv1.RunFailed, errType: ErrStepTimedOut, summary: procTimedOut(timeout, err.Error())}
+	}
+	var alert *indi.AlertError
+	if errors.As(err, &alert) {
+		msg := alert.Message
+		if msg == "" {
+			msg = alert.Error()
+		}
+		return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed, summary: msg}
+	}
+	var missing *indi.MissingError
+	var request *indi.RequestError
+	if errors.As(err, &missing) || errors.As(err, &request) || errors.Is(err, errUnknownState) {
+		return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed, summary: what + ": " + err.Error()}
+	}
+	return actionEnd{err: fmt.Errorf("%s %s: %w", what, act.label(), err)}
+}
+
+var errUnknownState = errors.New("no such state for this kind")
+
+func (a *Activities) setState(ctx context.Context, c *indi.Client, kind obsv1.Kind, dev, state string) (bool, error) {
+	switch {
+	case kind == obsv1.KindDome && (state == string(obsv1.Parked) || state == string(obsv1.Unparked)):
+		return c.SetDomeParked(ctx, dev, state == string(obsv1.Parked))
+	case kind == obsv1.KindMount && (state == string(obsv1.Parked) || state == string(obsv1.Unparked)):
+		return c.SetMountParked(ctx, dev, state == string(obsv1.Parked))
+	case kind == obsv1.KindDustCap && (state == string(obsv1.CoverOpen) || state == string(obsv1.CoverClosed)):
+		return c.SetDustCapOpen(ctx, dev, state == string(obsv1.CoverOpen))
+	case kind == obsv1.KindFlatPanel && (state == string(obsv1.Lit) || state == string(obsv1.Dark)):
+		return c.SetFlatLit(ctx, dev, state == string(obsv1.Lit))
+	}
+	return false, fmt.Errorf("state %q: %w", state, errUnknownState)
+}
+
+func procWithin(t *obsv1.Temperature) float64 {
+	if t.Within > 0 {
+		return t.Within
+	}
+	return 0.5
+}
+
+// writeProcedure puts rec in r's status.procedures and writes the status when it changed. It
+// returns the record of the same trigger that was there before.
+func (a *Activities) writeProcedure(ctx context.Context, r *procResource, rec obsv1.ProcedureRecord, _ bool) (*obsv1.ProcedureRecord, error) {
+	var prev *obsv1.ProcedureRecord
+	err := a.updateStatusField(ctx, r.id, "procedures", func(raw []byte) (any, error) {
+		var records []obsv1.ProcedureRecord
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &records); err != nil {
+				return nil, err
+			}
+		}
+		if p := kube.FindProcedureRecord(records, rec.Trigger); p != nil {
+			cp := *p
+			prev = &cp
+		}
+		return kube.WithProcedureRecord(records, rec), nil
+	})
+	return prev, err
+}
+
+// updateStatusField reads r, changes one field of its status and writes the status (PUT
+// /status, with the resourceVersion read) when the field changed.
+func (a *Activities) updateStatusField(ctx context.Context, r kube.ResourceID, field string, change func(raw []byte) (any, error)) error {
+	res := a.resource(r.Kind, r.Namespace)
+	for range conflictRetries {
+		u, err := res.Get(ctx, r.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && r.UID != "" && u.GetUID() != r.UID) {
+			return nil // gone: nothing to record on
+		}
+		if err != nil {
+			return fmt.Errorf("read the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+		}
+		var raw []byte
+		if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "status", field); ok {
+			if raw, err = json.Marshal(v); err != nil {
+				return err
+			}
+		}
+		next, err := change(raw)
+		if err != nil {
+			return fmt.Errorf("the status.%s of the %s %s/%s: %w", field, r.Kind, r.Namespace, r.Name, err)
+		}
+		nextRaw, err := json.Marshal(next)
+		if err != nil {
+			return err
+		}
+		if string(nextRaw) == string(raw) {
+			return nil
+		}
+		var value any
+		if err := json.Unmarshal(nextRaw, &value); err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(u.Object, value, "status", field); err != nil {
+			return err
+		}
+		_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
+		switch {
+		case apierrors.IsConflict(err):
+			continue
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("write the status of the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("the %s %s/%s kept changing while its status was written", r.Kind, r.Namespace, r.Name)
+}
+
+// setActive sets the Active condition of the Telescope, and of the Observatory when this
+// reservation runs its tiers, and posts an Event when it changes.
+func (a *Activities) setActive(ctx context.Context, in StepInput, active bool) error {
+	targets := []obsv1.Kind{obsv1.KindTelescope}
+	names := []string{in.Telescope}
+	if in.SiteTiers && in.Observatory != "" {
+		targets, names = append(targets, obsv1.KindObservatory), append(names, in.Observatory)
+	}
+	cond := kube.ActiveCondition(active, in.Reservation)
+	for i, kind := range targets {
+		u, err := a.resource(kind, in.Namespace).Get(ctx, names[i], metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read the %s %s/%s: %w", kind, in.Namespace, names[i], err)
+		}
+		id := kube.ResourceIDOf(kind, u)
+		changed := false
+		err = a.updateStatusField(ctx, id, "conditions", func(raw []byte) (any, error) {
+			var conds []obsv1.Condition
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, &conds); err != nil {
+					return nil, err
+				}
+			}
+			changed = true
+			for _, c := range conds {
+				if c.Type == cond.Type && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+					changed = false
+					return conds, nil
+				}
+			}
+			return kube.WithCondition(conds, cond, u.GetGeneration(), a.now()), nil
+		})
+		if err != nil {
+			return err
+		}
+		if changed {
+			a.postObsEvent(ctx, id, kube.Event{Type: corev1.EventTypeNormal, Reason: cond.Reason, Message: cond.Message})
+		}
+	}
+	return nil
+}
+
+func (a *Activities) postProcedureEvent(ctx context.Context, r *procResource, typ, reason, msg string) {
+	a.postObsEvent(ctx, r.id, kube.Event{Type: typ, Reason: reason, Message: msg})
+}
+
+// postObsEvent posts an Event about an observatory object; a failure is logged, as the status
+// it reports on is written already.
+func (a *Activities) postObsEvent(ctx context.Context, id kube.ResourceID, e kube.Event) {
+	if err := a.postObjectEvent(ctx, kube.ObjectEvent(id, e, a.instance(), a.now())); err != nil {
+		logFor(ctx).Warn("an Event could not be posted", "object", id.String(), "namespace", id.Namespace,
+			"reason", e.Reason, "err", err)
+	}
+}
+
+// heartbeat reports, every StepHeartbeatEvery, what the step's resources wait on.
+type heartbeat struct {
+	mu      sync.Mutex
+	waiting map[string]string
+	done    chan struct{}
+	wg      sync.WaitGroup
+}
+
+func newHeartbeat(ctx context.Context) *heartbeat {
+	h := &heartbeat{waiting: map[string]string{}, done: make(chan struct{})}
+	if !activity.IsActivity(ctx) {
+		return h
+	}
+	h.wg.Go(func() {
+		t := time.NewTicker(StepHeartbeatEvery)
+		defer t.Stop()
+		for {
+			activity.RecordHeartbeat(ctx, h.String())
+			select {
+			case <-h.done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return h
+}
+
+func (h *heartbeat) set(key, what string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if what == "" {
+		delete(h.waiting, key)
+	} else {
+		h.waiting[key] = what
+	}
+}
+
+// String is what the step waits on, such as "Job telescope-east-activation-… ; Dome lab
+// state: Parked".
+func (h *heartbeat) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.waiting))
+	for _, w := range h.waiting {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return "procedures"
+	}
+	return strings.Join(out, "; ")
+}
+
+func (h *heartbeat) stop() {
+	close(h.done)
+	h.wg.Wait()
 }

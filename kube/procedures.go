@@ -1,0 +1,128 @@
+// The pure parts of running a procedure on a resource: the record a run leaves in the
+// resource's status.procedures, the Active condition of a Telescope or an Observatory, and the
+// Events about either. The activities read the object, apply these, and write the status only
+// when it changed, so a retried write changes nothing and posts nothing twice.
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// The procedures' triggers, reasons and messages (spec 4).
+const (
+	TriggerActivation   = "activation"
+	TriggerDeactivation = "deactivation"
+
+	ReasonProcedureStarted = "ProcedureStarted"
+	ReasonProcedureDone    = "ProcedureDone"
+	ReasonProcedureFailed  = "ProcedureFailed"
+
+	ReasonActive   = "Active"
+	ReasonInactive = "Inactive"
+)
+
+// WithProcedureRecord is records with rec in place of the record of the same trigger: a
+// resource keeps the last run of each procedure, which is what a restarted runner resumes.
+// A new trigger is appended. The input is not changed.
+func WithProcedureRecord(records []obsv1.ProcedureRecord, rec obsv1.ProcedureRecord) []obsv1.ProcedureRecord {
+	out := make([]obsv1.ProcedureRecord, 0, len(records)+1)
+	found := false
+	for _, r := range records {
+		if r.Trigger == rec.Trigger {
+			if !found {
+				out = append(out, rec)
+			}
+			found = true
+			continue
+		}
+		out = append(out, r)
+	}
+	if !found {
+		out = append(out, rec)
+	}
+	return out
+}
+
+// FindProcedureRecord is the record of trigger, or nil.
+func FindProcedureRecord(records []obsv1.ProcedureRecord, trigger string) *obsv1.ProcedureRecord {
+	for i := range records {
+		if records[i].Trigger == trigger {
+			return &records[i]
+		}
+	}
+	return nil
+}
+
+// ActiveCondition is the Active condition a Telescope or an Observatory gets when a
+// reservation's Activation starts (active) or its Deactivation starts (not active).
+func ActiveCondition(active bool, reservation string) obsv1.Condition {
+	if active {
+		return obsv1.Condition{Type: obsv1.ConditionActive, Status: metav1.ConditionTrue,
+			Reason: ReasonActive, Message: "Activated by Reservation " + reservation}
+	}
+	return obsv1.Condition{Type: obsv1.ConditionActive, Status: metav1.ConditionFalse,
+		Reason: ReasonInactive, Message: "Deactivated by Reservation " + reservation}
+}
+
+// WithCondition is conds with c set: its transition time moves to now only when the status
+// changes. The input is not changed.
+func WithCondition(conds []obsv1.Condition, c obsv1.Condition, generation int64, now time.Time) []obsv1.Condition {
+	c.ObservedGeneration = generation
+	c.LastTransitionTime = metav1.NewTime(now.UTC().Truncate(time.Second))
+	out := make([]obsv1.Condition, 0, len(conds)+1)
+	found := false
+	for _, prev := range conds {
+		if prev.Type != c.Type {
+			out = append(out, prev)
+			continue
+		}
+		if prev.Status == c.Status {
+			c.LastTransitionTime = prev.LastTransitionTime
+		}
+		out = append(out, c)
+		found = true
+	}
+	if !found {
+		out = append(out, c)
+	}
+	return out
+}
+
+// ObjectEvent is the first occurrence of an Event about an observatory object r (a device, a
+// Telescope, an Observatory), named like a Reservation's: its name, a dot and 16 hex digits of
+// a hash of its kind, UID and the Event, so a repeat is counted on the Event that exists.
+func ObjectEvent(r ResourceID, e Event, instance string, now time.Time) *corev1.Event {
+	h := sha256.New()
+	for _, part := range []string{string(r.Kind), string(r.UID), e.Type, e.Reason, e.Message} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	suffix := "." + hex.EncodeToString(h.Sum(nil))[:16]
+	t := metav1.NewTime(now.UTC().Truncate(time.Second))
+	return &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: cut(r.Name, 253-len(suffix)) + suffix, Namespace: r.Namespace},
+		InvolvedObject: corev1.ObjectReference{
+			APIVersion: obsv1.SchemeGroupVersion.String(),
+			Kind:       string(r.Kind),
+			Namespace:  r.Namespace,
+			Name:       r.Name,
+			UID:        r.UID,
+		},
+		Type:                e.Type,
+		Reason:              e.Reason,
+		Message:             e.Message,
+		Source:              corev1.EventSource{Component: ObservatoryComponent},
+		ReportingController: ObservatoryComponent,
+		ReportingInstance:   instance,
+		FirstTimestamp:      t,
+		LastTimestamp:       t,
+		Count:               1,
+	}
+}
