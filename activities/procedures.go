@@ -566,7 +566,6 @@ func (a *Activities) deleteFailedJobs(ctx context.Context, r *procResource, trig
 	return nil
 }
 
-
 // dialINDI connects to the INDI server that serves r.
 func (a *Activities) dialINDI(ctx context.Context, r *procResource) (*indi.Client, error) {
 	var resolver INDIResolver = ServiceResolver{}
