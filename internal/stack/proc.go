@@ -5,6 +5,7 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,9 @@ import (
 	"syscall"
 	"time"
 )
+
+// errPortTaken: a program could not bind a port chosen for it (another process took it).
+var errPortTaken = errors.New("a port chosen for it was taken (address already in use)")
 
 type proc struct {
 	name  string
@@ -73,6 +77,9 @@ func (p *proc) waitReady(ctx context.Context) error {
 		}
 		select {
 		case <-p.done:
+			if b, _ := os.ReadFile(p.log); strings.Contains(string(b), "address already in use") {
+				return fmt.Errorf("%s: %w; see %s", p.name, errPortTaken, p.log)
+			}
 			return fmt.Errorf("%s exited before it was ready; the end of %s:\n%s", p.name, p.log, tail(p.log, 2000))
 		case <-ctx.Done():
 			return fmt.Errorf("%s was not ready in time (%v); the end of %s:\n%s", p.name, last, p.log, tail(p.log, 2000))

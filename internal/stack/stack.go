@@ -80,11 +80,39 @@ type Stack struct {
 }
 
 // Start starts what opts asks for and waits until each part is healthy. On error it stops
-// whatever it had started.
+// whatever it had started. Ports are chosen free but released before the programs bind
+// them, so a test package starting at the same moment can take one: a start that fails on
+// "address already in use" is tried again, from an empty folder, with other ports.
 func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
+	for attempt := 1; ; attempt++ {
+		s, err := start(ctx, opts)
+		if err == nil || attempt == 3 || !errors.Is(err, errPortTaken) {
+			return s, err
+		}
+		opts.Log.Warn("a port was taken while the stack started; starting again with other ports", "attempt", attempt)
+		if err := emptyDir(opts.Dir); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func start(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, log: opts.Log}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)

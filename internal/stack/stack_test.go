@@ -2,6 +2,8 @@ package stack
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -67,4 +69,26 @@ func TestTheKubeStackRunsPodsAndJobsAndEnforcesRBAC(t *testing.T) {
 	anon := kubernetes.NewForConfigOrDie(&rest.Config{Host: s.APIServer, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
 	_, err = anon.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
 	require.True(t, apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err), "an anonymous client listed pods: %v", err)
+}
+
+// TestAProgramThatCannotBindItsPortIsReportedAsAPortTaken is what lets Start try again with
+// other ports when a parallel test package took one between its choice and the bind.
+func TestAProgramThatCannotBindItsPortIsReportedAsAPortTaken(t *testing.T) {
+	dir := t.TempDir()
+	s := &Stack{opts: Options{Dir: dir}, log: slog.Default()}
+	err := s.run(context.Background(), &proc{
+		name: "etcd", path: "/bin/sh", dir: dir,
+		args:  []string{"-c", `echo 'listen tcp 127.0.0.1:1: bind: address already in use'; echo 'a long panic trace'; exit 1`},
+		ready: func(context.Context) error { return errors.New("not yet") },
+	})
+	require.ErrorIs(t, err, errPortTaken)
+
+	err = s.run(context.Background(), &proc{
+		name: "other", path: "/bin/sh", dir: dir,
+		args:  []string{"-c", "echo 'no such flag'; exit 2"},
+		ready: func(context.Context) error { return errors.New("not yet") },
+	})
+	require.Error(t, err)
+	require.NotErrorIs(t, err, errPortTaken)
+	require.Contains(t, err.Error(), "no such flag", "the error carries the end of the log")
 }
