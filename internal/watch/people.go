@@ -12,15 +12,12 @@ package watch
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,42 +28,11 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
-	"liken.sh/runner/internal/leader"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/workflows"
 )
-
-// DefaultWorkers is how many signals are in flight at once. A SignalWithStart takes a few
-// milliseconds on a healthy frontend, so 16 clear a burst of thousands in seconds without
-// crowding a Temporal that is also serving the workers.
-const DefaultWorkers = 16
-
-// signalTimeout bounds one SignalWithStart. A healthy frontend answers in milliseconds; the
-// SDK retries an unavailable one within this deadline, which rides over a frontend restart,
-// and a worker is held no longer when Temporal is down. It is longer than leader.DefaultGrace
-// on purpose: a call still running 5 s after a stop means Temporal is unwell, and the
-// leader then exits without releasing the Lease, as the install guide says.
-var signalTimeout = 10 * time.Second
-
-// Back-off of a signal that failed: per Person from 0.5 s doubling to 30 s, so a Temporal
-// that comes back is reached again within half a minute, and at most 50 retries a second
-// overall, so thousands of Persons do not hammer a frontend that is refusing them.
-var (
-	retryBase    = 500 * time.Millisecond
-	retryMax     = 30 * time.Second
-	retryRate    = rate.Limit(50)
-	retryBurst   = 300
-	cacheTimeout = 2 * time.Minute
-)
-
-// Signaller is the part of the Temporal client the watcher uses.
-type Signaller interface {
-	SignalWithStartWorkflow(ctx context.Context, workflowID string, signalName string, signalArg any,
-		options client.StartWorkflowOptions, workflow any, workflowArgs ...any) (client.WorkflowRun, error)
-}
 
 // PeopleConfig is what the people watcher needs.
 type PeopleConfig struct {
@@ -81,17 +47,6 @@ type PeopleConfig struct {
 	// safety net under the events; 0 turns it off.
 	Resync time.Duration
 	Log    *slog.Logger
-}
-
-// Stats are the watcher's counters, cheap to read at any time.
-type Stats struct {
-	// Signalled counts signals Temporal accepted; Failed counts attempts it did not.
-	Signalled atomic.Int64
-	Failed    atomic.Int64
-	// Ignored counts Person updates that changed nothing a workflow cares about (status).
-	Ignored atomic.Int64
-	// InFlight is the number of signals being sent now.
-	InFlight atomic.Int64
 }
 
 // People is the people side of the watcher.
@@ -125,49 +80,35 @@ func (p *People) Idle() bool {
 	p.mu.Lock()
 	r := p.cur
 	p.mu.Unlock()
-	if r == nil {
-		return true
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	// A queued Person has a word in why until a worker takes it, in the same critical section
-	// that counts it in flight; a failed one gets its word back before it leaves the count.
-	return len(r.why) == 0 && r.inFlight == 0
+	return r == nil || r.q.idle()
 }
 
 // peopleRun is one term of leadership: its own informers and queue, dropped at the end, so a
 // copy that leads again starts from a fresh list.
 type peopleRun struct {
 	*People
-	queue   workqueue.TypedRateLimitingInterface[string]
+	// q holds Person names, with the word for each (see workflows.PersonChange.Why).
+	q       *signalQueue[string]
 	persons cache.GenericLister
 
 	mu sync.Mutex
-	// why holds the word for each queued Person (see workflows.PersonChange.Why).
-	why map[string]string
 	// gone remembers a deleted Person's UID and generation until its Deleted signal lands.
-	gone     map[string]workflows.PersonChange
-	inFlight int
+	gone map[string]workflows.PersonChange
 }
 
 // Run watches until ctx ends, then takes no new work and returns once the signals in hand
 // are done. A context ended with a cause other than leader.ErrStopping (a lost Lease, or a
 // plain cancel) aborts the signals in hand too.
 func (p *People) Run(ctx context.Context) error {
-	limiter := workqueue.NewTypedMaxOfRateLimiter(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](retryBase, retryMax),
-		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(retryRate, retryBurst)},
-	)
 	r := &peopleRun{
 		People: p,
-		queue:  workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "people"}),
-		why:    map[string]string{},
+		q:      newSignalQueue[string]("people", &p.Stats, p.cfg.Log),
 		gone:   map[string]workflows.PersonChange{},
 	}
 	p.mu.Lock()
 	p.cur = r
 	p.mu.Unlock()
-	defer r.queue.ShutDown()
+	defer r.q.shutDown()
 
 	// stop ends the informers; it closes before the factories' Shutdown, which waits for them.
 	stop := make(chan struct{})
@@ -181,8 +122,7 @@ func (p *People) Run(ctx context.Context) error {
 	go func() {
 		select {
 		case <-ctx.Done():
-			// Take no new work: idle workers return at once, busy ones after their call.
-			r.queue.ShutDown()
+			r.q.shutDown()
 		case <-stop:
 		}
 	}()
@@ -231,27 +171,8 @@ func (p *People) Run(ctx context.Context) error {
 
 	p.watching.Store(true)
 	defer p.watching.Store(false)
-	var wg sync.WaitGroup
-	for range p.cfg.Workers {
-		wg.Go(func() {
-			for r.next(ctx) {
-			}
-		})
-	}
-	wg.Wait()
+	r.q.work(ctx, p.cfg.Workers, r.signal)
 	return nil
-}
-
-func waitForCache(ctx context.Context, what string, synced cache.InformerSynced) error {
-	wctx, cancel := context.WithTimeout(ctx, cacheTimeout)
-	defer cancel()
-	if cache.WaitForCacheSync(wctx.Done(), synced) {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return nil // stopping; Run returns before it starts any work
-	}
-	return fmt.Errorf("the %s informer did not sync within %s: is the CRD installed and may the watcher list it?", what, cacheTimeout)
 }
 
 // Words for PersonChange.Why.
@@ -269,12 +190,7 @@ func (r *peopleRun) enqueue(name, why string) {
 	if name == "" {
 		return
 	}
-	r.mu.Lock()
-	if prev, ok := r.why[name]; !ok || why != whyResync || prev == whyResync {
-		r.why[name] = why
-	}
-	r.mu.Unlock()
-	r.queue.Add(name)
+	r.q.add(name, why)
 }
 
 func (r *peopleRun) personAdded(obj any, initial bool) {
@@ -309,12 +225,18 @@ func (r *peopleRun) personUpdated(oldObj, newObj any) {
 // resync (the same version again), or a change of what a pass acts on (UID, generation, the
 // check-avatar annotation, a deletion under way). Status, labels and other annotations give "".
 func personUpdate(o, n *unstructured.Unstructured) string {
+	return specUpdate(o, n, kube.AnnotationCheckAvatar)
+}
+
+// specUpdate is the rule both sides share: a resync, or a change of UID, generation (the
+// spec), the one annotation that asks for a pass, or whether a delete is under way.
+func specUpdate(o, n *unstructured.Unstructured, annotation string) string {
 	switch {
 	case o.GetResourceVersion() == n.GetResourceVersion():
 		return whyResync
 	case o.GetUID() != n.GetUID(),
 		o.GetGeneration() != n.GetGeneration(),
-		o.GetAnnotations()[kube.AnnotationCheckAvatar] != n.GetAnnotations()[kube.AnnotationCheckAvatar],
+		o.GetAnnotations()[annotation] != n.GetAnnotations()[annotation],
 		(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil):
 		return whyUpdated
 	}
@@ -392,65 +314,15 @@ func bakerWantsALook(pod *corev1.Pod, person *unstructured.Unstructured) bool {
 	return pod.Annotations[kube.AnnotationSource] != avatar
 }
 
-// next signals one queued Person; it returns false when the queue is shut down or the run
-// is stopping.
-func (r *peopleRun) next(ctx context.Context) bool {
-	name, quit := r.queue.Get()
-	if quit {
-		return false
-	}
-	defer r.queue.Done(name)
-	if ctx.Err() != nil {
-		// Stopping: what is still queued is left to the next leader's first list.
-		return false
-	}
-	r.signal(ctx, name)
-	return true
-}
-
-func (r *peopleRun) signal(ctx context.Context, name string) {
-	r.mu.Lock()
-	why, ok := r.why[name]
-	delete(r.why, name)
-	r.inFlight++
-	r.mu.Unlock()
-	r.Stats.InFlight.Add(1)
-	defer func() {
-		r.Stats.InFlight.Add(-1)
-		r.mu.Lock()
-		r.inFlight--
-		r.mu.Unlock()
-	}()
-	if !ok {
-		why = whyResync
-	}
-
+// signal sends one Person's signal in the call's context; the queue retries it if it fails.
+func (r *peopleRun) signal(call context.Context, name, why string) error {
 	change := r.changeFor(name, why)
-	call, cancel := inFlight(ctx)
-	defer cancel()
 	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, workflows.PersonWorkflowID(name), workflows.PersonChanged, change,
 		client.StartWorkflowOptions{ID: workflows.PersonWorkflowID(name), TaskQueue: r.cfg.TaskQueue},
 		workflows.PersonWorkflow, workflows.PersonInput{Name: name})
-	if err != nil && ctx.Err() != nil {
-		// Stopping: the queue takes nothing back, and the next leader's first list signals
-		// this Person again.
-		r.cfg.Log.Info("a signal was cut short by the stop; the next leader sends it again", "person", name, "err", err)
-		return
-	}
 	if err != nil {
-		r.Stats.Failed.Add(1)
-		r.mu.Lock()
-		if _, newer := r.why[name]; !newer {
-			r.why[name] = why
-		}
-		r.mu.Unlock()
-		r.cfg.Log.Warn("could not signal a Person's workflow; trying again", "person", name, "why", change.Why,
-			"attempt", r.queue.NumRequeues(name)+1, "err", err)
-		r.queue.AddRateLimited(name)
-		return
+		return err
 	}
-	r.queue.Forget(name)
-	r.Stats.Signalled.Add(1)
 	if change.Deleted {
 		r.mu.Lock()
 		if g, ok := r.gone[name]; ok && g.UID == change.UID {
@@ -460,6 +332,7 @@ func (r *peopleRun) signal(ctx context.Context, name string) {
 	}
 	r.cfg.Log.Debug("signalled a Person's workflow", "person", name, "why", change.Why,
 		"uid", change.UID, "generation", change.Generation, "deleted", change.Deleted)
+	return nil
 }
 
 // changeFor reads the Person as the cache has it now (level-triggered: what was queued only
@@ -487,18 +360,6 @@ func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
 		CheckAvatar: u.GetAnnotations()[kube.AnnotationCheckAvatar],
 		Why:         why,
 	}
-}
-
-// inFlight is the context of one signal. A stop (leader.ErrStopping) lets it finish within
-// signalTimeout; anything else, such as a lost Lease, ends it at once.
-func inFlight(ctx context.Context) (context.Context, context.CancelFunc) {
-	call, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalTimeout)
-	stop := context.AfterFunc(ctx, func() {
-		if !errors.Is(context.Cause(ctx), leader.ErrStopping) {
-			cancel()
-		}
-	})
-	return call, func() { stop(); cancel() }
 }
 
 // trimPerson keeps what the watcher reads (metadata and spec) and drops the status, whose
