@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -174,18 +176,25 @@ func (s *Stack) add(p *proc) {
 	s.mu.Unlock()
 }
 
+// Ports are drawn at random below Linux's ephemeral range (32768-60999 by default), where
+// no outgoing connection takes one behind our back: a port from ":0" is an ephemeral port,
+// and the many client connections of parallel test packages reuse those quickly.
+const (
+	portLow  = 10000
+	portHigh = 32000
+)
+
 // FreePort returns a TCP port that was free on 127.0.0.1 a moment ago.
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freePorts(1)
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
 }
 
 func freePorts(n int) ([]int, error) {
-	// Hold every listener until all are chosen so two calls cannot return the same port.
+	// Hold every listener until all are chosen so one call cannot return a port twice.
 	ls := make([]net.Listener, 0, n)
 	defer func() {
 		for _, l := range ls {
@@ -193,13 +202,17 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 1000 {
+			return nil, fmt.Errorf("no free port on 127.0.0.1 between %d and %d", portLow, portHigh)
+		}
+		port := portLow + mrand.IntN(portHigh-portLow)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
-			return nil, err
+			continue
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
 	}
 	return ports, nil
 }

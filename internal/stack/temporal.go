@@ -25,8 +25,15 @@ func (s *Stack) startTemporal(ctx context.Context) error {
 			return err
 		}
 	}
+	// Its HTTP and metrics ports too come from our range: left to the server, they would be
+	// ephemeral ports (see FreePort).
+	extra, err := freePorts(2)
+	if err != nil {
+		return err
+	}
 	args := []string{"server", "start-dev",
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(t.Port),
+		"--http-port", strconv.Itoa(extra[0]), "--metrics-port", strconv.Itoa(extra[1]),
 		"--namespace", "default", "--log-level", "warn",
 	}
 	if t.UI {
