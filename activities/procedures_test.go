@@ -1,0 +1,511 @@
+// Integration tests of the Activation and Deactivation steps against the real API server, its
+// Job controller and kwok's fake node (which completes a Job's pod by itself), and, for the
+// device actions, against a real INDI simulator. What the steps create and write is read back
+// from the server. (The package's TestMain, in person_test.go, starts the stack.)
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// procWait bounds every wait of these tests: a Job completes on the fake node in seconds.
+const procWait = 90 * time.Second
+
+var procStarted = time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
+
+func jobAction(image string, env ...obsv1.EnvVar) obsv1.Action {
+	return obsv1.Action{ActionBase: obsv1.ActionBase{Job: &obsv1.Job{Image: image, Env: env}}}
+}
+
+func parkJob(image string) obsv1.ParkAction {
+	return obsv1.ParkAction{ActionBase: obsv1.ActionBase{Job: &obsv1.Job{Image: image}}}
+}
+
+func procInput(ns string, step string, site bool) StepInput {
+	return StepInput{Namespace: ns, Reservation: "ada-east", Holder: "ada", Telescope: "east",
+		Observatory: "lab", Step: step, Started: procStarted, SiteTiers: site}
+}
+
+func procActivities() *Activities {
+	jobPollEvery = 200 * time.Millisecond
+	return &Activities{Kube: env.Kube, Dynamic: env.Dynamic, People: PeopleConfig{Instance: testInstance}}
+}
+
+func readObject(t *testing.T, kind obsv1.Kind, ns, name string, into any) {
+	t.Helper()
+	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into))
+}
+
+// eventReasons are the reasons of the Events about kind/name, each with its type.
+func eventReasons(t *testing.T, ns string, kind obsv1.Kind, name string) map[string]string {
+	t.Helper()
+	list, err := env.Kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{
+		FieldSelector: fields.Set{"involvedObject.kind": string(kind), "involvedObject.name": name}.String()})
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, e := range list.Items {
+		out[e.Reason] = e.Type
+	}
+	return out
+}
+
+func jobsOf(t *testing.T, ns string, kind obsv1.Kind, name string) []batchv1.Job {
+	t.Helper()
+	list, err := env.Kube.BatchV1().Jobs(ns).List(context.Background(), metav1.ListOptions{
+		LabelSelector: labels.Set{kube.LabelKind: string(kind), kube.LabelResource: name}.String()})
+	require.NoError(t, err)
+	return list.Items
+}
+
+func envOf(c corev1.Container) map[string]string {
+	out := map[string]string{}
+	for _, e := range c.Env {
+		out[e.Name] = e.Value
+	}
+	return out
+}
+
+func TestAJobActionCreatesOneJobAndARestartAdoptsItInsteadOfDuplicatingIt(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-job")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
+			Activation: []obsv1.Action{jobAction("example.com/open-roof:1",
+				obsv1.EnvVar{Name: "ROOF", Value: "north"}, obsv1.EnvVar{Name: kube.EnvTrigger, Value: "mine"})},
+		}},
+	})
+	a := procActivities()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+
+	res, err := a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	require.NoError(t, err)
+	require.Len(t, res.Actions, 1)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State, res.Actions[0].Summary)
+	assert.Equal(t, obsv1.KindTelescope, res.Actions[0].Kind)
+	assert.Equal(t, "job", res.Actions[0].Action)
+	assert.Equal(t, "Activated Telescope east", res.Summary)
+
+	name := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
+	jobs := jobsOf(t, ns, obsv1.KindTelescope, "east")
+	require.Len(t, jobs, 1)
+	job := jobs[0]
+	assert.Equal(t, name, job.Name)
+	assert.Equal(t, kube.JobLabels(name, kube.ResourceIDOf(obsv1.KindTelescope, tel)), job.Labels)
+	assert.Equal(t, kube.TriggerActivation, job.Annotations[kube.AnnotationTrigger])
+	require.NotNil(t, metav1.GetControllerOf(&job))
+	assert.Equal(t, tel.GetUID(), metav1.GetControllerOf(&job).UID)
+	e := envOf(job.Spec.Template.Spec.Containers[0])
+	assert.Equal(t, "north", e["ROOF"])
+	assert.Equal(t, kube.TriggerActivation, e[kube.EnvTrigger], "the user's LIKEN_TRIGGER is dropped")
+	assert.Equal(t, "lab", e[kube.EnvObservatory])
+	assert.Equal(t, "east", e[kube.EnvTelescope])
+	assert.Equal(t, "Telescope/east", e[kube.EnvResource])
+	assert.Equal(t, "east-telescope."+ns+".svc", e[kube.EnvINDIHost])
+	assert.Equal(t, "7624", e[kube.EnvINDIPort])
+
+	// A worker that restarts runs the same input again: it adopts the Job.
+	res, err = a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	require.NoError(t, err)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
+	again := jobsOf(t, ns, obsv1.KindTelescope, "east")
+	require.Len(t, again, 1)
+	assert.Equal(t, job.UID, again[0].UID)
+
+	var got obsv1.Telescope
+	readObject(t, obsv1.KindTelescope, ns, "east", &got)
+	require.Len(t, got.Status.Procedures, 1)
+	rec := got.Status.Procedures[0]
+	assert.Equal(t, kube.TriggerActivation, rec.Trigger)
+	assert.Equal(t, obsv1.RunDone, rec.State)
+	require.NotNil(t, rec.Since)
+	assert.True(t, rec.Since.Time.Equal(procStarted))
+	assert.NotNil(t, rec.StartTime)
+	assert.NotNil(t, rec.StopTime)
+	require.Len(t, rec.Actions, 1)
+	assert.Equal(t, obsv1.RunDone, rec.Actions[0].State)
+	var active *obsv1.Condition
+	for i := range got.Status.Conditions {
+		if got.Status.Conditions[i].Type == obsv1.ConditionActive {
+			active = &got.Status.Conditions[i]
+		}
+	}
+	require.NotNil(t, active)
+	assert.Equal(t, metav1.ConditionTrue, active.Status)
+	assert.Equal(t, "Activated by Reservation ada-east", active.Message)
+
+	reasons := eventReasons(t, ns, obsv1.KindTelescope, "east")
+	assert.Equal(t, corev1.EventTypeNormal, reasons[kube.ReasonProcedureStarted])
+	assert.Equal(t, corev1.EventTypeNormal, reasons[kube.ReasonProcedureDone])
+	assert.Equal(t, corev1.EventTypeNormal, reasons[kube.ReasonActive])
+}
+
+// cordon keeps the fake node from running new pods until the returned func (or the test's
+// end) lets it again, so a test can end a Job's pod the way it wants.
+func cordon(t *testing.T) (uncordon func()) {
+	t.Helper()
+	ctx := context.Background()
+	nodes, err := env.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	set := func(v bool) {
+		for _, n := range nodes.Items {
+			patch := fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, v)
+			_, err := env.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+			require.NoError(t, err)
+		}
+	}
+	set(true)
+	var once sync.Once
+	uncordon = func() { once.Do(func() { set(false) }) }
+	t.Cleanup(uncordon)
+	return uncordon
+}
+
+// failJobPod waits for the Job's pod and ends it with exit code 3, as a failed script would.
+func failJobPod(t *testing.T, ns, job string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	var pod corev1.Pod
+	require.Eventually(t, func() bool {
+		list, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{
+			LabelSelector: labels.Set{batchv1.JobNameLabel: job}.String()})
+		if err != nil || len(list.Items) == 0 {
+			return false
+		}
+		pod = list.Items[0]
+		return true
+	}, procWait, 100*time.Millisecond, "the Job's pod never appeared")
+	now := metav1.Now()
+	status := map[string]any{"status": map[string]any{
+		"phase": "Failed",
+		"containerStatuses": []any{map[string]any{
+			"name": kube.JobContainer, "image": pod.Spec.Containers[0].Image, "imageID": "", "ready": false, "restartCount": 0,
+			"state": map[string]any{"terminated": map[string]any{
+				"exitCode": 3, "reason": "Error", "message": "the roof motor is stuck\n",
+				"startedAt": now.UTC().Format(time.RFC3339), "finishedAt": now.UTC().Format(time.RFC3339),
+			}},
+		}},
+	}}
+	raw, err := json.Marshal(status)
+	require.NoError(t, err)
+	_, err = env.Kube.CoreV1().Pods(ns).Patch(ctx, pod.Name, types.StrategicMergePatchType, raw, metav1.PatchOptions{}, "status")
+	require.NoError(t, err)
+}
+
+func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-job-fail")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
+			Activation: []obsv1.Action{jobAction("example.com/open-roof:1")},
+		}},
+	})
+	a := procActivities()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	uncordon := cordon(t)
+
+	in := procInput(ns, kube.StepActivation, false)
+	type result struct {
+		res StepResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := a.Activation(ctx, in)
+		done <- result{res, err}
+	}()
+	first := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
+	failJobPod(t, ns, first)
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("the step did not end after its Job failed")
+	}
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(r.err, &app), "%v", r.err)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.True(t, app.NonRetryable())
+	assert.Regexp(t, `^Failed: Job `+first+` failed: exit code 3 \(Error\): the roof motor is stuck$`, app.Message())
+	var failed StepResult
+	require.NoError(t, app.Details(&failed))
+	require.Len(t, failed.Actions, 1)
+	assert.Equal(t, obsv1.RunFailed, failed.Actions[0].State)
+	assert.Contains(t, failed.Actions[0].Summary, "exit code 3")
+	assert.Equal(t, corev1.EventTypeWarning, eventReasons(t, ns, obsv1.KindTelescope, "east")[kube.ReasonProcedureFailed])
+	var tel obsv1.Telescope
+	readObject(t, obsv1.KindTelescope, ns, "east", &tel)
+	require.Len(t, tel.Status.Procedures, 1)
+	assert.Equal(t, obsv1.RunFailed, tel.Status.Procedures[0].State)
+	assert.Contains(t, tel.Status.Procedures[0].Summary, "exit code 3")
+
+	// The retry: the step starts again later, with the failed run's records.
+	uncordon()
+	retry := in
+	retry.Started = procStarted.Add(time.Minute)
+	retry.Actions = failed.Actions
+	res, err := a.Activation(ctx, retry)
+	require.NoError(t, err)
+	require.Len(t, res.Actions, 1)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
+	second := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, retry.Started, 0)
+	require.NotEqual(t, first, second)
+	jobs := jobsOf(t, ns, obsv1.KindTelescope, "east")
+	var names []string
+	for _, j := range jobs {
+		if j.DeletionTimestamp == nil {
+			names = append(names, j.Name)
+		}
+	}
+	assert.Equal(t, []string{second}, names, "the failed Job is deleted and one new Job runs")
+}
+
+// jobOrder watches the namespace's Jobs and returns the resources whose Jobs were created, in
+// the order the API server created them.
+func jobOrder(t *testing.T, ns string) (stop func() []string) {
+	t.Helper()
+	// From the list's resourceVersion, so the Jobs already there do not count.
+	list, err := env.Kube.BatchV1().Jobs(ns).List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	w, err := env.Kube.BatchV1().Jobs(ns).Watch(context.Background(), metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	require.NoError(t, err)
+	var (
+		mu    sync.Mutex
+		order []string
+		seen  = map[string]bool{}
+	)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for ev := range w.ResultChan() {
+			j, ok := ev.Object.(*batchv1.Job)
+			if !ok || ev.Type != watch.Added || seen[j.Name] {
+				continue
+			}
+			mu.Lock()
+			seen[j.Name] = true
+			order = append(order, j.Labels[kube.LabelKind]+"/"+j.Labels[kube.LabelResource])
+			mu.Unlock()
+		}
+	}()
+	return func() []string {
+		w.Stop()
+		<-finished
+		mu.Lock()
+		defer mu.Unlock()
+		return order
+	}
+}
+
+func TestTiersRunInOrderAndTheObservatorysOnlyWhenTheReservationRunsTheSite(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-tiers")
+	img := "example.com/step:1"
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}, Procedures: obsv1.Procedures{
+			Activation: []obsv1.Action{jobAction(img)}, Deactivation: []obsv1.Action{jobAction(img)},
+		}},
+	})
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
+			Activation: []obsv1.Action{jobAction(img)}, Deactivation: []obsv1.Action{jobAction(img)},
+		}},
+	})
+	createObject(t, obsv1.KindDome, ns, &obsv1.Dome{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}},
+			ParkProcedures: obsv1.ParkProcedures{Activation: []obsv1.ParkAction{parkJob(img)}, Deactivation: []obsv1.ParkAction{parkJob(img)}}},
+	})
+	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
+			ParkProcedures: obsv1.ParkProcedures{Activation: []obsv1.ParkAction{parkJob(img)}, Deactivation: []obsv1.ParkAction{parkJob(img)}}},
+	})
+	createObject(t, obsv1.KindOpticalTrain, ns, &obsv1.OpticalTrain{
+		ObjectMeta: metav1.ObjectMeta{Name: "east-main"},
+		Spec:       obsv1.OpticalTrainSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"}},
+	})
+	camJob := obsv1.CameraAction{ActionBase: obsv1.ActionBase{Job: &obsv1.Job{Image: img}}}
+	createObject(t, obsv1.KindCamera, ns, &obsv1.Camera{
+		ObjectMeta: metav1.ObjectMeta{Name: "east-main"},
+		Spec: obsv1.CameraSpec{OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"},
+			DeviceSpec:       obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_ccd"}},
+			CameraProcedures: obsv1.CameraProcedures{Activation: []obsv1.CameraAction{camJob}, Deactivation: []obsv1.CameraAction{camJob}}},
+	})
+	a := procActivities()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+
+	// Another telescope activated the site already: only the telescope's tiers run.
+	stop := jobOrder(t, ns)
+	res, err := a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Telescope/east", "Mount/east", "Camera/east-main"}, stop())
+	assert.Equal(t, "Activated Telescope east, Mount east, Camera east-main", res.Summary)
+
+	// The last telescope there deactivates the site too, in reverse.
+	stop = jobOrder(t, ns)
+	in := procInput(ns, kube.StepDeactivation, true)
+	in.Started = procStarted.Add(time.Hour)
+	res, err = a.Deactivation(ctx, in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Camera/east-main", "Mount/east", "Telescope/east", "Dome/lab", "Observatory/lab"}, stop())
+	require.Len(t, res.Actions, 5)
+	for _, r := range res.Actions {
+		assert.Equal(t, obsv1.RunDone, r.State, "%s %s", r.Kind, r.Name)
+	}
+
+	for _, kind := range []obsv1.Kind{obsv1.KindTelescope, obsv1.KindObservatory} {
+		name := "east"
+		if kind == obsv1.KindObservatory {
+			name = "lab"
+		}
+		u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		require.Len(t, conds, 1, "%s %s", kind, name)
+		c := conds[0].(map[string]any)
+		assert.Equal(t, "False", c["status"], "%s %s", kind, name)
+		assert.Equal(t, kube.ReasonInactive, c["reason"])
+		assert.Equal(t, "Deactivated by Reservation ada-east", c["message"])
+	}
+	var dome obsv1.Dome
+	readObject(t, obsv1.KindDome, ns, "lab", &dome)
+	require.Len(t, dome.Status.Procedures, 1, "the Dome ran only its deactivation")
+	assert.Equal(t, kube.TriggerDeactivation, dome.Status.Procedures[0].Trigger)
+	var mount obsv1.Mount
+	readObject(t, obsv1.KindMount, ns, "east", &mount)
+	require.Len(t, mount.Status.Procedures, 2, "the Mount keeps its activation and its deactivation")
+}
+
+// fixedResolver is where a test's indiserver listens, whatever server is asked for; it
+// remembers what was asked.
+type fixedResolver struct {
+	addr  string
+	mu    sync.Mutex
+	asked []INDIServer
+}
+
+func (r *fixedResolver) Address(_ context.Context, s INDIServer) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, s)
+	return r.addr, nil
+}
+
+// (The name is short: indiserver's socket lives under the test's temporary folder, and a
+// socket path has at most 108 bytes.)
+func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
+	addr := inditest.Start(t, "indi_simulator_dome")
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	c, err := indi.Dial(ctx, addr)
+	require.NoError(t, err)
+	defer c.Close()
+	const device = "Dome Simulator"
+	_, err = c.Connect(ctx, device)
+	require.NoError(t, err)
+
+	ns := observatoryNamespace(t, "proc-dome")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
+	})
+	dome := createObject(t, obsv1.KindDome, ns, &obsv1.Dome{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
+			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}},
+			ParkProcedures: obsv1.ParkProcedures{
+				Activation:   []obsv1.ParkAction{{State: obsv1.Unparked}},
+				Deactivation: []obsv1.ParkAction{{State: obsv1.Parked}},
+			}},
+	})
+	// The driver defined its device: StartDevices records its name.
+	require.NoError(t, unstructured.SetNestedField(dome.Object, device, "status", "indiDevice"))
+	_, err = env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, dome, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	resolver := &fixedResolver{addr: addr}
+	a := procActivities()
+	a.INDI = resolver
+	parked := func() bool {
+		p, ok := c.Property(device, "DOME_PARK")
+		return ok && p.SwitchOn("PARK")
+	}
+
+	res, err := a.Activation(ctx, procInput(ns, kube.StepActivation, true))
+	require.NoError(t, err)
+	require.Len(t, res.Actions, 1)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
+	assert.Equal(t, "state: Unparked", res.Actions[0].Action)
+	assert.False(t, parked())
+	require.NotEmpty(t, resolver.asked)
+	assert.Equal(t, INDIServer{Namespace: ns, Name: "lab-observatory", Drivers: []string{"indi_simulator_dome"}}, resolver.asked[0])
+
+	deact := procInput(ns, kube.StepDeactivation, true)
+	deact.Started = procStarted.Add(time.Hour)
+	res, err = a.Deactivation(ctx, deact)
+	require.NoError(t, err)
+	assert.Equal(t, "Dome lab state: Parked", res.Actions[0].Summary)
+	assert.True(t, parked())
+	shutter, ok := c.Property(device, "DOME_SHUTTER")
+	require.True(t, ok)
+	assert.True(t, shutter.SwitchOn("SHUTTER_CLOSE"), "the shutter closes with the park")
+
+	// The dome is parked already: the run reads it and sends nothing.
+	deact.Started = deact.Started.Add(time.Hour)
+	res, err = a.Deactivation(ctx, deact)
+	require.NoError(t, err)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
+	assert.Equal(t, "Dome lab state: Parked (already there)", res.Actions[0].Summary)
+
+	var got obsv1.Dome
+	readObject(t, obsv1.KindDome, ns, "lab", &got)
+	require.Len(t, got.Status.Procedures, 2)
+	reasons := eventReasons(t, ns, obsv1.KindDome, "lab")
+	assert.Contains(t, reasons, kube.ReasonProcedureStarted)
+	assert.Contains(t, reasons, kube.ReasonProcedureDone)
+}
