@@ -245,10 +245,10 @@ func TestSignalCoordinatorRefusesWithoutATemporalClient(t *testing.T) {
 
 func TestTheStepsRefuseUntilTheyAreWritten(t *testing.T) {
 	a := newActivities()
-	_, err := a.PowerOn(testContext(t), StepInput{Step: "PowerOn"})
+	_, err := a.StartGuider(testContext(t), StepInput{Step: "StartGuider"})
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.Equal(t, ErrNotImplemented, app.Type())
 	assert.True(t, app.NonRetryable())
-	assert.Equal(t, "the PowerOn step is not implemented yet", app.Message())
+	assert.Equal(t, "the StartGuider step is not implemented yet", app.Message())
 }

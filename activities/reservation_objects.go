@@ -1,0 +1,633 @@
+// The Kubernetes half of the reservation steps: which devices an INDI server runs, and the
+// pods, Services and ResourceClaims that run them. A Telescope's server (<tel>-telescope)
+// runs the devices parented to the telescope or to one of its optical trains; an
+// Observatory's server (<obs>-observatory) runs the devices parented to the observatory.
+// Every object comes from the pure builders in kube, so its name, labels, ports and owner
+// are the existing operator's. Creating is create-or-adopt: an object that is there and
+// ours (managed by us, controlled by the same resource, built from the same spec) is kept;
+// one left by an older resource of the same name, or built from an older spec, is replaced;
+// one we did not make fails the step, since deleting a user's object would be worse.
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// stepScheme turns the dynamic client's objects into the observatory's Go types.
+var stepScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(obsv1.AddToScheme(s))
+	return s
+}()
+
+// telescopeDeviceKinds are the kinds a telescope's server runs, Switches first (PowerOn
+// starts them), then in the spec's Connect order.
+var telescopeDeviceKinds = []obsv1.Kind{
+	obsv1.KindSwitch,
+	obsv1.KindMount, obsv1.KindGPS, obsv1.KindPolarAligner,
+	obsv1.KindFocuser, obsv1.KindFilterWheel, obsv1.KindRotator, obsv1.KindDustCap, obsv1.KindFlatPanel,
+	obsv1.KindSkyQualityMeter, obsv1.KindReceiver, obsv1.KindCamera,
+}
+
+// observatoryDeviceKinds are the kinds an observatory's server runs, in connect order.
+var observatoryDeviceKinds = []obsv1.Kind{
+	obsv1.KindSwitch, obsv1.KindDome, obsv1.KindWeatherStation, obsv1.KindSkyQualityMeter, obsv1.KindReceiver,
+}
+
+// stepPollEvery is how often a step looks again at what it waits for (pods Ready, pods gone).
+const stepPollEvery = 250 * time.Millisecond
+
+// stepDevice is one device a server runs: its builder input and its typed object.
+type stepDevice struct {
+	kube.DeviceRef
+	Object runtime.Object
+	// Pod is the device's pod and Service name (<name>-<kind>); empty when the name is
+	// invalid (stepServer.Invalid says why).
+	Pod string
+}
+
+// Label names the device the way summaries do: "Mount east".
+func (d stepDevice) Label() string { return string(d.Kind) + " " + d.Name }
+
+// stepServer is one INDI server and what it runs.
+type stepServer struct {
+	Owner kube.ResourceID // the Telescope or Observatory, with its UID
+	Name  string          // <tel>-telescope or <obs>-observatory
+	// Devices in connect order (Switches first).
+	Devices []stepDevice
+	// Guider is the telescope's Guider, or nil.
+	Guider *obsv1.Guider
+	// Trains are the telescope's optical trains by name.
+	Trains map[string]*obsv1.OpticalTrain
+	// Invalid are the name errors of the server and its devices: the step fails with them.
+	Invalid []error
+}
+
+// stepFailed is a failure a user must fix: non-retryable, "Failed: ...".
+func stepFailed(format string, args ...any) error {
+	msg := "Failed: " + fmt.Sprintf(format, args...)
+	return temporal.NewNonRetryableApplicationError(msg, ErrStepFailed, nil)
+}
+
+// stepHeartbeat says what the step waits on, when it runs as an activity.
+func stepHeartbeat(ctx context.Context, what string) {
+	if activity.IsActivity(ctx) {
+		activity.RecordHeartbeat(ctx, what)
+	}
+}
+
+// waitUntil polls done until it holds, heartbeating what it waits on; ctx bounds it (an
+// activity's ctx ends at the step's deadline or when the step is cancelled).
+func waitUntil(ctx context.Context, what string, done func(context.Context) (bool, error)) error {
+	t := time.NewTicker(stepPollEvery)
+	defer t.Stop()
+	for {
+		ok, err := done(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		stepHeartbeat(ctx, what)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// listTyped lists every object of a kind in a namespace, as its Go type.
+func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) ([]runtime.Object, error) {
+	list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list the %s objects in %s: %w", kind, ns, err)
+	}
+	out := make([]runtime.Object, 0, len(list.Items))
+	for _, u := range list.Items {
+		obj, err := stepScheme.New(kind.GroupVersionKind())
+		if err != nil {
+			return nil, err
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+			return nil, fmt.Errorf("the %s %s/%s does not fit its Go type: %w", kind, ns, u.GetName(), err)
+		}
+		out = append(out, obj)
+	}
+	slices.SortFunc(out, func(x, y runtime.Object) int {
+		return strings.Compare(x.(metav1.Object).GetName(), y.(metav1.Object).GetName())
+	})
+	return out, nil
+}
+
+// readServer reads what the server of a Telescope or Observatory runs. Devices being deleted
+// are left out: their delete waits for no reservation that has not started them.
+func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind, name string) (stepServer, error) {
+	u, err := a.resource(kind, ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return stepServer{}, stepFailed("%s %s is missing", kind, name)
+	}
+	if err != nil {
+		return stepServer{}, fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
+	}
+	s := stepServer{
+		Owner:  kube.ResourceID{Kind: kind, Namespace: ns, Name: name, UID: u.GetUID()},
+		Trains: map[string]*obsv1.OpticalTrain{},
+	}
+	if s.Name, err = kube.ValidObjectName(kind, name); err != nil {
+		s.Invalid = append(s.Invalid, err)
+	}
+	kinds := observatoryDeviceKinds
+	if kind == obsv1.KindTelescope {
+		kinds = telescopeDeviceKinds
+		trains, err := a.listTyped(ctx, obsv1.KindOpticalTrain, ns)
+		if err != nil {
+			return s, err
+		}
+		for _, o := range trains {
+			if t := o.(*obsv1.OpticalTrain); t.Spec.Telescope == name {
+				s.Trains[t.Name] = t
+			}
+		}
+		guiders, err := a.listTyped(ctx, obsv1.KindGuider, ns)
+		if err != nil {
+			return s, err
+		}
+		for _, o := range guiders {
+			if g := o.(*obsv1.Guider); g.Spec.Telescope == name && g.DeletionTimestamp == nil {
+				s.Guider = g
+				break
+			}
+		}
+	}
+	for _, k := range kinds {
+		objs, err := a.listTyped(ctx, k, ns)
+		if err != nil {
+			return s, err
+		}
+		for _, o := range objs {
+			d, err := kube.DeviceRefOf(o)
+			if err != nil {
+				return s, err
+			}
+			mine := false
+			switch kind {
+			case obsv1.KindTelescope:
+				mine = d.Telescope == name || (d.OpticalTrain != "" && s.Trains[d.OpticalTrain] != nil)
+			case obsv1.KindObservatory:
+				mine = d.Observatory == name
+			}
+			if !mine || o.(metav1.Object).GetDeletionTimestamp() != nil {
+				continue
+			}
+			sd := stepDevice{DeviceRef: d, Object: o}
+			if sd.Pod, err = kube.ValidObjectName(d.Kind, d.Name); err != nil {
+				sd.Pod = ""
+				s.Invalid = append(s.Invalid, err)
+			}
+			s.Devices = append(s.Devices, sd)
+		}
+	}
+	return s, nil
+}
+
+// check fails the step when a generated name is invalid, or when two devices of the server
+// share a driver (one indiserver runs a driver once).
+func (s stepServer) check() error {
+	if len(s.Invalid) > 0 {
+		msgs := make([]string, len(s.Invalid))
+		for i, e := range s.Invalid {
+			msgs[i] = e.Error()
+		}
+		return stepFailed("%s", strings.Join(msgs, "; "))
+	}
+	by := map[string]stepDevice{}
+	for _, d := range s.Devices {
+		if o, ok := by[d.Spec.Driver.Name]; ok {
+			return stepFailed("%s and %s both use the driver %s, which the INDI server %s can run only once",
+				o.Label(), d.Label(), d.Spec.Driver.Name, s.Name)
+		}
+		by[d.Spec.Driver.Name] = d
+	}
+	return nil
+}
+
+// services are the Service names of every device of the server: its drivers annotation.
+func (s stepServer) services() []string {
+	var out []string
+	for _, d := range s.Devices {
+		out = append(out, d.Pod)
+	}
+	return out
+}
+
+// drivers are the driver names of the given devices, for the INDI resolver.
+func driverNames(devices []stepDevice) []string {
+	var out []string
+	for _, d := range devices {
+		out = append(out, d.Spec.Driver.Name)
+	}
+	return out
+}
+
+// labels names devices for a summary: "Mount east, Camera east-main".
+func deviceLabels(devices []stepDevice) string {
+	names := make([]string, len(devices))
+	for i, d := range devices {
+		names[i] = d.Label()
+	}
+	return strings.Join(names, ", ")
+}
+
+// only keeps the devices for which keep holds.
+func only(devices []stepDevice, keep func(stepDevice) bool) []stepDevice {
+	var out []stepDevice
+	for _, d := range devices {
+		if keep(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func isSwitch(d stepDevice) bool { return d.Kind == obsv1.KindSwitch }
+
+// controllerUID is the UID of an object's controller, or "".
+func controllerUID(m metav1.Object) types.UID {
+	if r := metav1.GetControllerOf(m); r != nil {
+		return r.UID
+	}
+	return ""
+}
+
+// errNotOurs is an object of a generated name that we did not create.
+func errNotOurs(kind, ns, name string) error {
+	return stepFailed("a %s named %s exists in %s that the %s did not create; delete or rename it",
+		kind, name, ns, kube.ObservatoryComponent)
+}
+
+// ensurePod creates the pod, or adopts the one there when it is ours, from the same
+// resource and spec; otherwise it replaces it. For a server pod it keeps the drivers
+// annotation current with a patch (the pod reads it live).
+func (a *Activities) ensurePod(ctx context.Context, want *corev1.Pod) error {
+	pods := a.Kube.CoreV1().Pods(want.Namespace)
+	return waitUntil(ctx, "pod "+want.Name+" created", func(ctx context.Context) (bool, error) {
+		cur, err := pods.Get(ctx, want.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = pods.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+			if apierrors.IsAlreadyExists(err) {
+				return false, nil
+			}
+			if err == nil {
+				logFor(ctx).Info("created a pod", "namespace", want.Namespace, "pod", want.Name)
+			}
+			return err == nil, err
+		}
+		if err != nil {
+			return false, fmt.Errorf("read the pod %s/%s: %w", want.Namespace, want.Name, err)
+		}
+		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
+			return false, errNotOurs("pod", want.Namespace, want.Name)
+		}
+		if cur.DeletionTimestamp != nil {
+			return false, nil // wait until it is gone
+		}
+		if controllerUID(cur) != controllerUID(want) || kube.PodIsStale(cur, want) {
+			logFor(ctx).Info("replacing a pod of another owner or spec", "namespace", want.Namespace, "pod", want.Name)
+			err := pods.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return false, fmt.Errorf("delete the stale pod %s/%s: %w", want.Namespace, want.Name, err)
+			}
+			return false, nil
+		}
+		if d, ok := want.Annotations[kube.AnnotationDrivers]; ok && cur.Annotations[kube.AnnotationDrivers] != d {
+			patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`,
+				cur.ResourceVersion, kube.AnnotationDrivers, d)
+			_, err := pods.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			return err == nil, err
+		}
+		return true, nil
+	})
+}
+
+// ensureService creates the Service, or adopts the one there.
+func (a *Activities) ensureService(ctx context.Context, want *corev1.Service) error {
+	svcs := a.Kube.CoreV1().Services(want.Namespace)
+	return waitUntil(ctx, "Service "+want.Name+" created", func(ctx context.Context) (bool, error) {
+		cur, err := svcs.Get(ctx, want.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = svcs.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+			if apierrors.IsAlreadyExists(err) {
+				return false, nil
+			}
+			return err == nil, err
+		}
+		if err != nil {
+			return false, fmt.Errorf("read the Service %s/%s: %w", want.Namespace, want.Name, err)
+		}
+		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
+			return false, errNotOurs("Service", want.Namespace, want.Name)
+		}
+		if cur.DeletionTimestamp != nil {
+			return false, nil
+		}
+		if controllerUID(cur) != controllerUID(want) {
+			err := svcs.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return false, fmt.Errorf("delete the Service %s/%s of another owner: %w", want.Namespace, want.Name, err)
+			}
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// ensureClaim creates the ResourceClaim, or adopts the one there.
+func (a *Activities) ensureClaim(ctx context.Context, want *resourcev1.ResourceClaim) error {
+	claims := a.Kube.ResourceV1().ResourceClaims(want.Namespace)
+	return waitUntil(ctx, "ResourceClaim "+want.Name+" created", func(ctx context.Context) (bool, error) {
+		cur, err := claims.Get(ctx, want.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = claims.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+			if apierrors.IsAlreadyExists(err) {
+				return false, nil
+			}
+			return err == nil, err
+		}
+		if err != nil {
+			return false, fmt.Errorf("read the ResourceClaim %s/%s: %w", want.Namespace, want.Name, err)
+		}
+		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
+			return false, errNotOurs("ResourceClaim", want.Namespace, want.Name)
+		}
+		if cur.DeletionTimestamp != nil {
+			return false, nil
+		}
+		if controllerUID(cur) != controllerUID(want) {
+			err := claims.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return false, fmt.Errorf("delete the ResourceClaim %s/%s of another owner: %w", want.Namespace, want.Name, err)
+			}
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// startServer creates or adopts the server's pod and Service, its drivers annotation listing
+// every device's Service.
+func (a *Activities) startServer(ctx context.Context, s stepServer) error {
+	pod, err := kube.ServerPod(s.Owner, s.services())
+	if err != nil {
+		return stepFailed("%v", err)
+	}
+	svc, err := kube.ServerService(s.Owner)
+	if err != nil {
+		return stepFailed("%v", err)
+	}
+	if err := a.ensureService(ctx, svc); err != nil {
+		return err
+	}
+	return a.ensurePod(ctx, pod)
+}
+
+// startDevices adds each device's finalizer, then creates or adopts its claim, Service and
+// pod; a device deleted meanwhile is left out.
+func (a *Activities) startDevices(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
+	var started []stepDevice
+	for _, d := range devices {
+		pod, err := kube.DevicePod(d.DeviceRef, s.Name, s.Guider)
+		if err != nil {
+			return started, stepFailed("%v", err)
+		}
+		svc, err := kube.DeviceService(d.DeviceRef, s.Name)
+		if err != nil {
+			return started, stepFailed("%v", err)
+		}
+		claim, err := kube.DeviceResourceClaim(d.DeviceRef, s.Name)
+		if err != nil {
+			return started, stepFailed("%v", err)
+		}
+		fin, err := a.patchFinalizers(ctx, FinalizerRef{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: string(d.UID)}, true)
+		if err != nil {
+			return started, err
+		}
+		if fin.Gone || fin.Deleting {
+			continue
+		}
+		if claim != nil {
+			if err := a.ensureClaim(ctx, claim); err != nil {
+				return started, err
+			}
+		}
+		if err := a.ensureService(ctx, svc); err != nil {
+			return started, err
+		}
+		if err := a.ensurePod(ctx, pod); err != nil {
+			return started, err
+		}
+		started = append(started, d)
+	}
+	return started, nil
+}
+
+// waitPodsReady waits until every named pod is Ready.
+func (a *Activities) waitPodsReady(ctx context.Context, ns string, names []string) error {
+	for _, name := range names {
+		err := waitUntil(ctx, "pod "+name+" Ready", func(ctx context.Context) (bool, error) {
+			p, err := a.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			if err != nil {
+				return false, fmt.Errorf("read the pod %s/%s: %w", ns, name, err)
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady {
+					return c.Status == corev1.ConditionTrue, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stopSelector picks the objects of a server to stop.
+type stopSelector struct {
+	Namespace string
+	Server    string
+	Role      kube.ObjectRole
+	// Switches: only Switch devices (true) or every other device (false); ignored for the
+	// server role.
+	Switches bool
+}
+
+func (sel stopSelector) selector() string {
+	set := labels.Set{
+		kube.LabelManagedBy: kube.ObservatoryComponent,
+		kube.LabelServer:    sel.Server,
+		kube.LabelRole:      string(sel.Role),
+	}
+	s := labels.SelectorFromSet(set).String()
+	if sel.Role == kube.RoleDevice {
+		op := "!="
+		if sel.Switches {
+			op = "="
+		}
+		s += "," + kube.LabelKind + op + string(obsv1.KindSwitch)
+	}
+	return s
+}
+
+// stopped is what stopObjects deleted: the resources (kind and name) whose objects went.
+type stopped struct {
+	Resources []kube.ResourceID
+}
+
+// stopObjects deletes the pods, Services and claims the selector picks (a missing one is
+// fine), waits until they are gone, and then removes the device finalizers of their
+// resources. It finds the objects by their labels, not by the resources' specs, so a device
+// that left the telescope meanwhile is stopped too.
+func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped, error) {
+	ns, ls := sel.Namespace, metav1.ListOptions{LabelSelector: sel.selector()}
+	core := a.Kube.CoreV1()
+	seen := map[kube.ResourceID]bool{}
+	var out stopped
+	note := func(l map[string]string) {
+		r := kube.ResourceID{Kind: obsv1.Kind(l[kube.LabelKind]), Namespace: ns, Name: l[kube.LabelResource]}
+		if !seen[r] {
+			seen[r] = true
+			out.Resources = append(out.Resources, r)
+		}
+	}
+	pods, err := core.Pods(ns).List(ctx, ls)
+	if err != nil {
+		return out, fmt.Errorf("list the pods of %s: %w", sel.Server, err)
+	}
+	svcs, err := core.Services(ns).List(ctx, ls)
+	if err != nil {
+		return out, fmt.Errorf("list the Services of %s: %w", sel.Server, err)
+	}
+	var claims []resourcev1.ResourceClaim
+	if sel.Role == kube.RoleDevice {
+		cl, err := a.Kube.ResourceV1().ResourceClaims(ns).List(ctx, ls)
+		if err != nil {
+			return out, fmt.Errorf("list the ResourceClaims of %s: %w", sel.Server, err)
+		}
+		claims = cl.Items
+	}
+	del := func(err error, what string) error {
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete the %s: %w", what, err)
+		}
+		return nil
+	}
+	for _, p := range pods.Items {
+		note(p.Labels)
+		if err := del(core.Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}), "pod "+p.Name); err != nil {
+			return out, err
+		}
+	}
+	for _, s := range svcs.Items {
+		note(s.Labels)
+		if err := del(core.Services(ns).Delete(ctx, s.Name, metav1.DeleteOptions{}), "Service "+s.Name); err != nil {
+			return out, err
+		}
+	}
+	for _, c := range claims {
+		note(c.Labels)
+		if err := del(a.Kube.ResourceV1().ResourceClaims(ns).Delete(ctx, c.Name, metav1.DeleteOptions{}), "ResourceClaim "+c.Name); err != nil {
+			return out, err
+		}
+	}
+	err = waitUntil(ctx, "the pods of "+sel.Server+" gone", func(ctx context.Context) (bool, error) {
+		left, err := core.Pods(ns).List(ctx, ls)
+		if err != nil {
+			return false, err
+		}
+		if len(left.Items) > 0 {
+			return false, nil
+		}
+		s, err := core.Services(ns).List(ctx, ls)
+		return err == nil && len(s.Items) == 0, err
+	})
+	if err != nil {
+		return out, err
+	}
+	if sel.Role == kube.RoleDevice {
+		for _, r := range out.Resources {
+			if !r.Kind.IsDevice() {
+				continue
+			}
+			if _, err := a.patchFinalizers(ctx, FinalizerRef{Kind: r.Kind, Namespace: ns, Name: r.Name}, false); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func resourceLabels(rs []kube.ResourceID) string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = string(r.Kind) + " " + r.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// bringUp is the object part of StartSite, PowerOn and StartDevices: the server, then the
+// chosen devices, then both Ready.
+func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if err := a.startServer(ctx, s); err != nil {
+		return nil, err
+	}
+	started, err := a.startDevices(ctx, s, devices)
+	if err != nil {
+		return started, err
+	}
+	names := []string{s.Name}
+	for _, d := range started {
+		names = append(names, d.Pod)
+	}
+	return started, a.waitPodsReady(ctx, s.Owner.Namespace, names)
+}
+
+// asStepError keeps a step error as it is, and wraps anything else so the worker's log
+// says which step it came from (Temporal retries it).
+func asStepError(step string, err error) error {
+	var app *temporal.ApplicationError
+	if err == nil || errors.As(err, &app) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", step, err)
+}

@@ -1,0 +1,145 @@
+// The steps that start and stop a reservation's pods: the observatory's server and devices
+// (StartSite, StopSite), the telescope's server and Switches (PowerOn, PowerOff), and the
+// telescope's other devices (StartDevices, StopDevices). What they create and how is in
+// reservation_objects.go; here is which step does what, and what its summary says.
+package activities
+
+import (
+	"context"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// StartSite brings up the observatory's INDI server and its devices, once for all its
+// telescopes; the workflow runs it only for the first telescope there. An observatory
+// without devices needs no server: Skipped.
+func (a *Activities) StartSite(ctx context.Context, in StepInput) (StepResult, error) {
+	if in.Observatory == "" {
+		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no Observatory"}, nil
+	}
+	s, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if len(s.Devices) == 0 {
+		return StepResult{Skipped: true, Summary: "Observatory " + in.Observatory + " has no devices"}, nil
+	}
+	started, err := a.bringUp(ctx, s, s.Devices)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	sum := "Started " + s.Name
+	if len(started) > 0 {
+		sum += " with " + deviceLabels(started)
+	}
+	return StepResult{Summary: sum}, nil
+}
+
+// PowerOn starts the telescope's INDI server, linking every device it will run, and its
+// Switch pods. It returns the server's Endpoint.
+func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, error) {
+	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	switches := only(s.Devices, isSwitch)
+	started, err := a.bringUp(ctx, s, switches)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	sum := "Started " + s.Name
+	if len(started) > 0 {
+		sum += " with " + deviceLabels(started)
+	}
+	ep := &obsv1.Endpoint{Service: s.Name, Host: kube.ServerHost(s.Name, in.Namespace), Port: kube.ServerPort}
+	return StepResult{Summary: sum, Endpoint: ep}, nil
+}
+
+// StartDevices starts each device's pod, Service and claim (after its finalizer) and waits
+// until they and the server are Ready. Switches are PowerOn's.
+func (a *Activities) StartDevices(ctx context.Context, in StepInput) (StepResult, error) {
+	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if err := s.check(); err != nil {
+		return StepResult{}, err
+	}
+	devices := only(s.Devices, func(d stepDevice) bool { return !isSwitch(d) })
+	if len(devices) == 0 {
+		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no devices"}, nil
+	}
+	started, err := a.bringUp(ctx, s, devices)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if len(started) == 0 {
+		return StepResult{Skipped: true, Summary: "every device of Telescope " + in.Telescope + " is being deleted"}, nil
+	}
+	return StepResult{Summary: "Started " + deviceLabels(started)}, nil
+}
+
+// StopDevices deletes the device pods, Services and claims of the telescope's server (not
+// the Switches: PowerOff's), and then the devices' finalizers.
+func (a *Activities) StopDevices(ctx context.Context, in StepInput) (StepResult, error) {
+	server := kube.ServerName(obsv1.KindTelescope, in.Telescope)
+	st, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice})
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if len(st.Resources) == 0 {
+		return StepResult{Skipped: true, Summary: "no device of Telescope " + in.Telescope + " runs"}, nil
+	}
+	return StepResult{Summary: "Stopped " + resourceLabels(st.Resources)}, nil
+}
+
+// PowerOff stops the Switch pods and the telescope's server.
+func (a *Activities) PowerOff(ctx context.Context, in StepInput) (StepResult, error) {
+	server := kube.ServerName(obsv1.KindTelescope, in.Telescope)
+	return a.stopServer(ctx, in, server)
+}
+
+// StopSite stops the observatory's devices and server; the workflow runs it only for the
+// last telescope there.
+func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, error) {
+	if in.Observatory == "" {
+		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no Observatory"}, nil
+	}
+	server := kube.ServerName(obsv1.KindObservatory, in.Observatory)
+	devs, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice})
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	res, err := a.stopServer(ctx, in, server)
+	if err != nil || len(devs.Resources) == 0 {
+		return res, err
+	}
+	res.Skipped = false
+	res.Summary = "Stopped " + resourceLabels(devs.Resources) + "; " + res.Summary
+	return res, nil
+}
+
+// stopServer stops a server's Switches and then the server.
+func (a *Activities) stopServer(ctx context.Context, in StepInput, server string) (StepResult, error) {
+	sw, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice, Switches: true})
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	srv, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleServer})
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	all := append(sw.Resources, srv.Resources...)
+	if len(all) == 0 {
+		return StepResult{Skipped: true, Summary: server + " does not run"}, nil
+	}
+	return StepResult{Summary: "Stopped " + resourceLabels(sw.Resources) + joinIf(len(sw.Resources) > 0, ", ") + server}, nil
+}
+
+func joinIf(ok bool, s string) string {
+	if ok {
+		return s
+	}
+	return ""
+}

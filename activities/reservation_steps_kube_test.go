@@ -1,0 +1,246 @@
+// Integration tests of the steps that start and stop a reservation's pods, against the real
+// API server with the observatory CRDs and a kwok node that makes pods Running and Ready. The
+// fixture is examples/observatory.yaml itself, so the example a user applies is the one that
+// is proven. (The package's TestMain, in person_test.go, starts the stack.)
+package activities
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// applyExample creates the objects of examples/observatory.yaml in ns, except its Namespace
+// and its Reservation (the tests run the steps themselves), and lets them go when the test
+// ends. It returns the UIDs by kind/name.
+func applyExample(t *testing.T, ns string) map[string]types.UID {
+	t.Helper()
+	f, err := os.Open(filepath.Join(env.Root, "examples", "observatory.yaml"))
+	require.NoError(t, err)
+	defer f.Close()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	uids := map[string]types.UID{}
+	for {
+		var u unstructured.Unstructured
+		err := dec.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		if u.Object == nil || u.GetKind() == "Namespace" || u.GetKind() == string(obsv1.KindReservation) {
+			continue
+		}
+		kind := obsv1.Kind(u.GetKind())
+		u.SetNamespace(ns)
+		res := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns)
+		out, err := res.Create(context.Background(), &u, metav1.CreateOptions{})
+		require.NoError(t, err, "create %s %s", kind, u.GetName())
+		uids[u.GetKind()+"/"+u.GetName()] = out.GetUID()
+		name := out.GetName()
+		t.Cleanup(func() {
+			ctx := context.Background()
+			_, _ = res.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			_ = res.Delete(ctx, name, metav1.DeleteOptions{})
+		})
+	}
+	return uids
+}
+
+func stepInput(ns, step string) StepInput {
+	return StepInput{Namespace: ns, Reservation: "tonight", Holder: "ada", Telescope: "east", Observatory: "lab", Step: step}
+}
+
+// requireObject checks a pod's or Service's name, labels and controller.
+func requireObject(t *testing.T, m metav1.Object, role kube.ObjectRole, server string, kind obsv1.Kind, resource string, owner types.UID) {
+	t.Helper()
+	assert.Equal(t, map[string]string{
+		"app.kubernetes.io/managed-by":  "observatory-operator",
+		"app.kubernetes.io/part-of":     "observatory",
+		"app.kubernetes.io/name":        m.GetName(),
+		"observatory.liken.sh/role":     string(role),
+		"observatory.liken.sh/server":   server,
+		"observatory.liken.sh/kind":     string(kind),
+		"observatory.liken.sh/resource": resource,
+	}, m.GetLabels(), m.GetName())
+	ref := metav1.GetControllerOf(m)
+	require.NotNil(t, ref, "%s has a controller", m.GetName())
+	assert.Equal(t, string(kind), ref.Kind)
+	assert.Equal(t, resource, ref.Name)
+	assert.Equal(t, owner, ref.UID)
+}
+
+func requirePodAndService(t *testing.T, ns, name string, role kube.ObjectRole, server string, kind obsv1.Kind,
+	resource string, owner types.UID, portName string, port int32) *corev1.Pod {
+	t.Helper()
+	ctx := context.Background()
+	pod, err := env.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "pod %s", name)
+	requireObject(t, pod, role, server, kind, resource, owner)
+	require.Len(t, pod.Spec.Containers, 1)
+	require.Len(t, pod.Spec.Containers[0].Ports, 1)
+	assert.Equal(t, portName, pod.Spec.Containers[0].Ports[0].Name)
+	assert.Equal(t, port, pod.Spec.Containers[0].Ports[0].ContainerPort)
+	assert.Len(t, pod.Annotations[kube.AnnotationSpecDigest], 16)
+	ready := false
+	for _, c := range pod.Status.Conditions {
+		ready = ready || c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+	}
+	assert.True(t, ready, "pod %s is Ready", name)
+	svc, err := env.Kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "Service %s", name)
+	requireObject(t, svc, role, server, kind, resource, owner)
+	require.Len(t, svc.Spec.Ports, 1)
+	assert.Equal(t, portName, svc.Spec.Ports[0].Name)
+	assert.Equal(t, port, svc.Spec.Ports[0].Port)
+	assert.Equal(t, map[string]string{"app.kubernetes.io/name": name}, svc.Spec.Selector)
+	return pod
+}
+
+func hasDeactivateFinalizer(t *testing.T, ns string, kind obsv1.Kind, name string) bool {
+	t.Helper()
+	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	return kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate)
+}
+
+func requireGone(t *testing.T, ns string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		_, err := env.Kube.CoreV1().Pods(ns).Get(context.Background(), n, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "pod %s is gone: %v", n, err)
+		_, err = env.Kube.CoreV1().Services(ns).Get(context.Background(), n, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "Service %s is gone: %v", n, err)
+	}
+}
+
+func TestTheExampleObservatorysPodsStartUnderTheirNamesAndStopWithoutATrace(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-example")
+	uids := applyExample(t, ns)
+	a := newActivities()
+	ctx := testContext(t)
+
+	// StartSite: the observatory's server and its two devices.
+	res, err := a.StartSite(ctx, stepInput(ns, kube.StepStartSite))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped)
+	assert.Contains(t, res.Summary, "Started lab-observatory with Dome lab, WeatherStation lab")
+	srv := requirePodAndService(t, ns, "lab-observatory", kube.RoleServer, "lab-observatory", obsv1.KindObservatory, "lab",
+		uids["Observatory/lab"], "indi", 7624)
+	assert.Equal(t, "lab-dome:7625\nlab-weatherstation:7625\n", srv.Annotations[kube.AnnotationDrivers])
+	requirePodAndService(t, ns, "lab-dome", kube.RoleDevice, "lab-observatory", obsv1.KindDome, "lab", uids["Dome/lab"], "driver", 7625)
+	requirePodAndService(t, ns, "lab-weatherstation", kube.RoleDevice, "lab-observatory", obsv1.KindWeatherStation, "lab",
+		uids["WeatherStation/lab"], "driver", 7625)
+	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindDome, "lab"))
+
+	// PowerOn: the telescope's server, linking every device it will run, and its endpoint.
+	res, err = a.PowerOn(ctx, stepInput(ns, kube.StepPowerOn))
+	require.NoError(t, err)
+	require.NotNil(t, res.Endpoint)
+	assert.Equal(t, obsv1.Endpoint{Service: "east-telescope", Host: "east-telescope." + ns + ".svc", Port: 7624}, *res.Endpoint)
+	srv = requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
+		uids["Telescope/east"], "indi", 7624)
+	assert.Equal(t, "east-main-camera:7625\neast-main-filterwheel:7625\neast-main-flatpanel:7625\neast-main-focuser:7625\neast-mount:7625\n",
+		srv.Annotations[kube.AnnotationDrivers])
+
+	// StartDevices: every device of the telescope and its train, named in connect order.
+	for range 2 { // a retry adopts what is there and does the same
+		res, err = a.StartDevices(ctx, stepInput(ns, kube.StepStartDevices))
+		require.NoError(t, err)
+		assert.Equal(t, "Started Mount east, Focuser east-main, FilterWheel east-main, FlatPanel east-main, Camera east-main", res.Summary)
+	}
+	requirePodAndService(t, ns, "east-mount", kube.RoleDevice, "east-telescope", obsv1.KindMount, "east", uids["Mount/east"], "driver", 7625)
+	cam := requirePodAndService(t, ns, "east-main-camera", kube.RoleDevice, "east-telescope", obsv1.KindCamera, "east-main",
+		uids["Camera/east-main"], "driver", 7625)
+	assert.Equal(t, kube.DriverCommand("indi_simulator_ccd"), cam.Spec.Containers[0].Command)
+	assert.Nil(t, cam.Spec.Affinity, "no Guider, no affinity")
+	for _, k := range []obsv1.Kind{obsv1.KindFocuser, obsv1.KindFilterWheel, obsv1.KindFlatPanel} {
+		requirePodAndService(t, ns, kube.ObjectName(k, "east-main"), kube.RoleDevice, "east-telescope", k, "east-main",
+			uids[string(k)+"/east-main"], "driver", 7625)
+		assert.True(t, hasDeactivateFinalizer(t, ns, k, "east-main"))
+	}
+	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
+
+	// The stop steps, in the order the workflow runs them.
+	res, err = a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped)
+	for _, d := range []string{"Mount east", "Camera east-main", "Focuser east-main", "FilterWheel east-main", "FlatPanel east-main"} {
+		assert.Contains(t, res.Summary, d)
+	}
+	requireGone(t, ns, "east-mount", "east-main-camera", "east-main-focuser", "east-main-filterwheel", "east-main-flatpanel")
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindCamera, "east-main"))
+	requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
+		uids["Telescope/east"], "indi", 7624)
+
+	res, err = a.PowerOff(ctx, stepInput(ns, kube.StepPowerOff))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped east-telescope", res.Summary)
+	requireGone(t, ns, "east-telescope")
+
+	res, err = a.StopSite(ctx, stepInput(ns, kube.StepStopSite))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped Dome lab, WeatherStation lab; Stopped lab-observatory", res.Summary)
+	requireGone(t, ns, "lab-observatory", "lab-dome", "lab-weatherstation")
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindDome, "lab"))
+
+	// Stopping again finds nothing to do.
+	res, err = a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
+	require.NoError(t, err)
+	assert.True(t, res.Skipped)
+}
+
+func TestADeviceWhosePodNameIsNotADNSLabelFailsStartDevicesNamingIt(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-badname")
+	applyExample(t, ns)
+	// A 40-character name cannot be applied (every CRD caps names at 32), but a dot can:
+	// it gives a pod name that is no DNS label.
+	createObject(t, obsv1.KindFocuser, ns, &obsv1.Focuser{
+		ObjectMeta: metav1.ObjectMeta{Name: "east.guide"},
+		Spec:       obsv1.FocuserSpec{OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"}, DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_focus2"}}},
+	})
+	a := newActivities()
+	_, err := a.StartDevices(testContext(t), stepInput(ns, kube.StepStartDevices))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.True(t, app.NonRetryable())
+	assert.True(t, strings.HasPrefix(app.Message(), "Failed: the Focuser name east.guide gives the pod name east.guide-focuser"), app.Message())
+	assert.Contains(t, app.Message(), "holds only lowercase letters, digits and '-'")
+	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, pods.Items, "nothing is created before every name is checked")
+}
+
+func TestTwoDevicesOfOneServerWithTheSameDriverFailTheStep(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-dupdriver")
+	applyExample(t, ns)
+	createObject(t, obsv1.KindSkyQualityMeter, ns, &obsv1.SkyQualityMeter{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.SkyQualityMeterSpec{
+			TelescopeOrObservatoryParent: obsv1.TelescopeOrObservatoryParent{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"}},
+			DeviceSpec:                   obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}},
+		},
+	})
+	_, err := newActivities().StartSite(testContext(t), stepInput(ns, kube.StepStartSite))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, "Failed: Dome lab and SkyQualityMeter lab both use the driver indi_simulator_dome, which the INDI server lab-observatory can run only once", app.Message())
+}
