@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -170,27 +169,6 @@ func TestAJobActionCreatesOneJobAndARestartAdoptsItInsteadOfDuplicatingIt(t *tes
 	assert.Equal(t, corev1.EventTypeNormal, reasons[kube.ReasonActive])
 }
 
-// cordon keeps the fake node from running new pods until the returned func (or the test's
-// end) lets it again, so a test can end a Job's pod the way it wants.
-func cordon(t *testing.T) (uncordon func()) {
-	t.Helper()
-	ctx := context.Background()
-	nodes, err := env.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	require.NoError(t, err)
-	set := func(v bool) {
-		for _, n := range nodes.Items {
-			patch := fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, v)
-			_, err := env.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-			require.NoError(t, err)
-		}
-	}
-	set(true)
-	var once sync.Once
-	uncordon = func() { once.Do(func() { set(false) }) }
-	t.Cleanup(uncordon)
-	return uncordon
-}
-
 // failJobPod waits for the Job's pod and ends it with exit code 3, as a failed script would.
 func failJobPod(t *testing.T, ns, job string) {
 	t.Helper()
@@ -229,7 +207,7 @@ func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testin
 		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
 		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
 	})
-	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
 			Activation: []obsv1.Action{jobAction("example.com/open-roof:1")},
@@ -238,7 +216,17 @@ func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testin
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
-	uncordon := cordon(t)
+	// kwok would complete the Job's pod at once, so the run's Job is there before the step
+	// starts (the step adopts it, as after a restart), with a pod no node takes: the test
+	// ends the pod itself.
+	held, err := kube.ProcedureJob(kube.JobInput{
+		Resource: kube.ResourceIDOf(obsv1.KindTelescope, tel), Trigger: kube.TriggerActivation, Since: procStarted,
+		Job: obsv1.Job{Image: "example.com/open-roof:1"}, Observatory: "lab", Telescope: "east", Server: "east-telescope",
+	})
+	require.NoError(t, err)
+	held.Spec.Template.Spec.NodeSelector = map[string]string{"example.com/no-such-node": "true"}
+	_, err = env.Kube.BatchV1().Jobs(ns).Create(ctx, held, metav1.CreateOptions{})
+	require.NoError(t, err)
 
 	in := procInput(ns, kube.StepActivation, false)
 	type result struct {
@@ -269,14 +257,13 @@ func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testin
 	assert.Equal(t, obsv1.RunFailed, failed.Actions[0].State)
 	assert.Contains(t, failed.Actions[0].Summary, "exit code 3")
 	assert.Equal(t, corev1.EventTypeWarning, eventReasons(t, ns, obsv1.KindTelescope, "east")[kube.ReasonProcedureFailed])
-	var tel obsv1.Telescope
-	readObject(t, obsv1.KindTelescope, ns, "east", &tel)
-	require.Len(t, tel.Status.Procedures, 1)
-	assert.Equal(t, obsv1.RunFailed, tel.Status.Procedures[0].State)
-	assert.Contains(t, tel.Status.Procedures[0].Summary, "exit code 3")
+	var got obsv1.Telescope
+	readObject(t, obsv1.KindTelescope, ns, "east", &got)
+	require.Len(t, got.Status.Procedures, 1)
+	assert.Equal(t, obsv1.RunFailed, got.Status.Procedures[0].State)
+	assert.Contains(t, got.Status.Procedures[0].Summary, "exit code 3")
 
 	// The retry: the step starts again later, with the failed run's records.
-	uncordon()
 	retry := in
 	retry.Started = procStarted.Add(time.Minute)
 	retry.Actions = failed.Actions
