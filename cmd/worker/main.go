@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -45,6 +46,12 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	devINDI, err := envBool("LIKEN_DEV_LOCAL_INDI")
+	if err != nil {
+		return err
+	}
+	fs.BoolVar(&devINDI, "dev-local-indi", devINDI,
+		"dev mode only: run each INDI server as a local indiserver with its simulator drivers, instead of reaching its pod's Service (env LIKEN_DEV_LOCAL_INDI)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,7 +91,14 @@ func run(args []string) error {
 		// that reaches the server; the SDK's default throttle delays that by up to 24 s.
 		MaxHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	workflows.Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: tc, People: *people, Now: time.Now})
+	acts := &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: tc, People: *people, Now: time.Now}
+	if devINDI {
+		local := &activities.LocalINDI{}
+		defer local.Close()
+		acts.INDI = local
+		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)")
+	}
+	workflows.Register(w, acts)
 
 	var health app.Health
 	health.Check("temporal", app.TemporalReady(tc))
@@ -120,6 +134,19 @@ func peopleFlags(fs *flag.FlagSet) (*activities.PeopleConfig, error) {
 	fs.StringVar(&c.OperatorNamespace, "operator-namespace", envOr("LIKEN_OPERATOR_NAMESPACE", activities.DefaultOperatorNamespace),
 		"namespace of the baker pods of nfs:// pictures (env LIKEN_OPERATOR_NAMESPACE)")
 	return c, nil
+}
+
+// envBool reads a boolean environment variable; unset is false.
+func envBool(name string) (bool, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s %q: %w", name, v, err)
+	}
+	return b, nil
 }
 
 func envOr(name, def string) string {

@@ -103,6 +103,9 @@ func run() error {
 		"KUBECONFIG=" + s.Kubeconfig,
 		"TEMPORAL_ADDRESS=" + s.TemporalAddress,
 		"LIKEN_LOG_FORMAT=text",
+		// kwok's pods run nothing: the worker runs each INDI server as a local indiserver
+		// with the simulator drivers of its telescope (dev mode only).
+		"LIKEN_DEV_LOCAL_INDI=true",
 	}
 	for _, name := range []string{"watcher", "worker"} {
 		port, err := stack.FreePort()
