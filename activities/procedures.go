@@ -119,11 +119,11 @@ type procResource struct {
 	// server is the INDI server pod that serves it; drivers the device's driver.
 	server  string
 	drivers []string
-	// telescope is empty for the observatory's own resources.
-	telescope  string
-	indiDevice string
-	generation int64
-	actions    []procAction
+	// observatory is the site; telescope is empty for the site's own resources.
+	observatory, telescope string
+	indiDevice             string
+	generation             int64
+	actions                []procAction
 }
 
 // procSpec is what a resource's spec holds for its procedures.
@@ -262,11 +262,12 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 			return
 		}
 		r := &procResource{
-			id:         kube.ResourceIDOf(kind, u),
-			server:     server,
-			telescope:  telescope,
-			generation: u.GetGeneration(),
-			actions:    acts,
+			id:          kube.ResourceIDOf(kind, u),
+			server:      server,
+			observatory: obs,
+			telescope:   telescope,
+			generation:  u.GetGeneration(),
+			actions:     acts,
 		}
 		if s.Driver.Name != "" {
 			r.drivers = []string{s.Driver.Name}
@@ -362,7 +363,7 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 		}
 		rec.Actions = append(rec.Actions, ar)
 	}
-	if prev, err := a.writeProcedure(ctx, r, rec, true); err != nil {
+	if prev, err := a.writeProcedure(ctx, r, rec); err != nil {
 		return rec.Actions, actionEnd{err: err}
 	} else if prev == nil || prev.State != obsv1.RunRunning || !prev.Since.Equal(rec.Since) {
 		a.postProcedureEvent(ctx, r, corev1.EventTypeNormal, kube.ReasonProcedureStarted,
@@ -382,7 +383,7 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 			continue
 		}
 		ar.State, ar.StartTime, ar.StopTime, ar.Summary = obsv1.RunRunning, a.procStamp(), nil, ""
-		if _, err := a.writeProcedure(ctx, r, rec, false); err != nil {
+		if _, err := a.writeProcedure(ctx, r, rec); err != nil {
 			return rec.Actions, actionEnd{err: err}
 		}
 		switch {
@@ -417,7 +418,7 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 		rec.State, rec.Summary = obsv1.RunDone, "Done: "+strings.Join(labels, ", ")
 		end = actionEnd{state: obsv1.RunDone, summary: rec.Summary}
 	}
-	if _, err := a.writeProcedure(ctx, r, rec, false); err != nil {
+	if _, err := a.writeProcedure(ctx, r, rec); err != nil {
 		return rec.Actions, actionEnd{err: err}
 	}
 	took := int64(rec.StopTime.Sub(rec.StartTime.Time) / time.Second)
@@ -455,10 +456,9 @@ func (a *Activities) runJobAction(ctx context.Context, in StepInput, trigger str
 	if err != nil {
 		return actionEnd{state: obsv1.RunFailed, summary: err.Error(), errType: ErrStepFailed}
 	}
-	observatory := in.Observatory
 	job, err := kube.ProcedureJob(kube.JobInput{
 		Resource: r.id, Trigger: trigger, Since: in.Started, Index: index, Job: *act.Job,
-		Timeout: timeout, Observatory: observatory, Telescope: r.telescope, Server: r.server,
+		Timeout: timeout, Observatory: r.observatory, Telescope: r.telescope, Server: r.server,
 	})
 	if err != nil {
 		return actionEnd{state: obsv1.RunFailed, summary: err.Error(), errType: ErrStepFailed}
@@ -666,7 +666,7 @@ func procWithin(t *obsv1.Temperature) float64 {
 
 // writeProcedure puts rec in r's status.procedures and writes the status when it changed. It
 // returns the record of the same trigger that was there before.
-func (a *Activities) writeProcedure(ctx context.Context, r *procResource, rec obsv1.ProcedureRecord, _ bool) (*obsv1.ProcedureRecord, error) {
+func (a *Activities) writeProcedure(ctx context.Context, r *procResource, rec obsv1.ProcedureRecord) (*obsv1.ProcedureRecord, error) {
 	var prev *obsv1.ProcedureRecord
 	err := a.updateStatusField(ctx, r.id, "procedures", func(raw []byte) (any, error) {
 		var records []obsv1.ProcedureRecord
