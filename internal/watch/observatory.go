@@ -1,0 +1,367 @@
+// This file is the observatory side. Informers on Reservation, Telescope and Observatory (in
+// every namespace) feed the shared signal queue (queue.go), keyed by the Reservation's
+// namespace/name: each key becomes one SignalWithStart of reservation/<ns>/<name>. A
+// Reservation is worth a signal when it is created or deleted, when its spec changes (its
+// generation), when the retry annotation is set or changed, and when its delete begins. A
+// Telescope or Observatory matters only when its delete begins or it is gone, since that ends
+// its reservations: each Reservation of the Telescope (of each Telescope of the Observatory)
+// in the same namespace is signalled. Status-only updates, mostly the worker's own writes, are
+// ignored. On becoming leader every Reservation is signalled once (the informer's first list).
+package watch
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows"
+)
+
+// Words for ReservationChange.Why, beside the ones both sides use.
+const (
+	whyTelescope   = "telescope"
+	whyObservatory = "observatory"
+)
+
+// Indexes of the informers: a Reservation by namespace/telescope, a Telescope by
+// namespace/observatory, so a deleted parent finds its children without a scan.
+const (
+	byTelescope   = "telescope"
+	byObservatory = "observatory"
+)
+
+// ObservatoryConfig is what the observatory watcher needs.
+type ObservatoryConfig struct {
+	Dynamic  dynamic.Interface
+	Temporal Signaller
+	// TaskQueue is where a Reservation's workflow runs when a signal starts it.
+	TaskQueue string
+	// Workers is the number of signals in flight at once; 0 means DefaultWorkers.
+	Workers int
+	// Resync re-signals every Reservation this often, the safety net under the events; 0
+	// turns it off.
+	Resync time.Duration
+	Log    *slog.Logger
+}
+
+// Observatory is the observatory side of the watcher.
+type Observatory struct {
+	cfg   ObservatoryConfig
+	Stats Stats
+
+	mu  sync.Mutex
+	cur *observatoryRun
+
+	watching atomic.Bool
+}
+
+// NewObservatory returns a watcher; Run starts it.
+func NewObservatory(cfg ObservatoryConfig) *Observatory {
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Observatory{cfg: cfg}
+}
+
+// Watching tells whether the caches are filled and changes are being signalled.
+func (o *Observatory) Watching() bool { return o.watching.Load() }
+
+// Idle tells whether every change seen so far has reached Temporal.
+func (o *Observatory) Idle() bool {
+	o.mu.Lock()
+	r := o.cur
+	o.mu.Unlock()
+	return r == nil || r.q.idle()
+}
+
+// observatoryRun is one term of leadership, with its own informers and queue.
+type observatoryRun struct {
+	*Observatory
+	q             *signalQueue[cache.ObjectName]
+	reservations  cache.SharedIndexInformer
+	telescopes    cache.SharedIndexInformer
+	observatories cache.SharedIndexInformer
+
+	mu sync.Mutex
+	// gone remembers a deleted Reservation's UID and generation until its signal lands.
+	gone map[cache.ObjectName]workflows.ReservationChange
+}
+
+// Run watches until ctx ends, then takes no new work and returns once the signals in hand
+// are done; see People.Run for how a stop and a lost Lease differ.
+func (o *Observatory) Run(ctx context.Context) error {
+	r := &observatoryRun{
+		Observatory: o,
+		q:           newSignalQueue[cache.ObjectName]("reservations", &o.Stats, o.cfg.Log),
+		gone:        map[cache.ObjectName]workflows.ReservationChange{},
+	}
+	o.mu.Lock()
+	o.cur = r
+	o.mu.Unlock()
+	defer r.q.shutDown()
+
+	stop := make(chan struct{})
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.cfg.Dynamic, o.cfg.Resync, metav1.NamespaceAll, nil)
+	defer func() {
+		close(stop)
+		factory.Shutdown()
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.q.shutDown()
+		case <-stop:
+		}
+	}()
+
+	r.reservations = factory.ForResource(obsv1.KindReservation.GroupVersionResource()).Informer()
+	r.telescopes = factory.ForResource(obsv1.KindTelescope.GroupVersionResource()).Informer()
+	r.observatories = factory.ForResource(obsv1.KindObservatory.GroupVersionResource()).Informer()
+	for _, s := range []struct {
+		inf     cache.SharedIndexInformer
+		index   string
+		parent  string
+		handler cache.ResourceEventHandler
+	}{
+		{r.reservations, byTelescope, "telescope", cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: r.reservationAdded, UpdateFunc: r.reservationUpdated, DeleteFunc: r.reservationDeleted}},
+		{r.telescopes, byObservatory, "observatory", cache.ResourceEventHandlerFuncs{
+			UpdateFunc: r.parentUpdated(r.telescopeEnding), DeleteFunc: r.parentDeleted(r.telescopeEnding)}},
+		{r.observatories, "", "", cache.ResourceEventHandlerFuncs{
+			UpdateFunc: r.parentUpdated(r.observatoryEnding), DeleteFunc: r.parentDeleted(r.observatoryEnding)}},
+	} {
+		// The same trim suits every custom resource: metadata and spec, no status.
+		if err := s.inf.SetTransform(trimPerson); err != nil {
+			return err
+		}
+		if s.index != "" {
+			if err := s.inf.AddIndexers(cache.Indexers{s.index: specIndex(s.parent)}); err != nil {
+				return err
+			}
+		}
+		if _, err := s.inf.AddEventHandler(s.handler); err != nil {
+			return err
+		}
+	}
+
+	factory.Start(stop)
+	for what, inf := range map[string]cache.SharedIndexInformer{
+		"Reservation": r.reservations, "Telescope": r.telescopes, "Observatory": r.observatories,
+	} {
+		if err := waitForCache(ctx, what, inf.HasSynced); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil // stopped before the caches filled: nothing in hand
+	}
+	o.cfg.Log.Info("watching reservations, telescopes and observatories",
+		"reservations", len(r.reservations.GetStore().ListKeys()), "workers", o.cfg.Workers)
+
+	o.watching.Store(true)
+	defer o.watching.Store(false)
+	r.q.work(ctx, o.cfg.Workers, r.signal)
+	return nil
+}
+
+// specIndex indexes an object by namespace/<spec.field>.
+func specIndex(field string) cache.IndexFunc {
+	return func(obj any) ([]string, error) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return nil, nil
+		}
+		v, _, _ := unstructured.NestedString(u.Object, "spec", field)
+		if v == "" {
+			return nil, nil
+		}
+		return []string{u.GetNamespace() + "/" + v}, nil
+	}
+}
+
+func (r *observatoryRun) reservationAdded(obj any, initial bool) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	key := cache.MetaObjectToName(u)
+	r.mu.Lock()
+	delete(r.gone, key)
+	r.mu.Unlock()
+	if initial {
+		r.q.add(key, whyResync)
+		return
+	}
+	r.q.add(key, whyAdded)
+}
+
+func (r *observatoryRun) reservationUpdated(oldObj, newObj any) {
+	o, ok1 := oldObj.(*unstructured.Unstructured)
+	n, ok2 := newObj.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return
+	}
+	if why := specUpdate(o, n, kube.AnnotationRetry); why != "" {
+		r.q.add(cache.MetaObjectToName(n), why)
+		return
+	}
+	r.Stats.Ignored.Add(1)
+}
+
+func (r *observatoryRun) reservationDeleted(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	key := cache.MetaObjectToName(u)
+	r.mu.Lock()
+	r.gone[key] = workflows.ReservationChange{UID: string(u.GetUID()), Generation: u.GetGeneration()}
+	r.mu.Unlock()
+	r.q.add(key, whyDeleted)
+}
+
+// parentUpdated calls ending when a Telescope's or Observatory's delete begins.
+func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) func(oldObj, newObj any) {
+	return func(oldObj, newObj any) {
+		o, ok1 := oldObj.(*unstructured.Unstructured)
+		n, ok2 := newObj.(*unstructured.Unstructured)
+		if ok1 && ok2 && o.GetDeletionTimestamp() == nil && n.GetDeletionTimestamp() != nil {
+			ending(n)
+		}
+	}
+}
+
+// parentDeleted calls ending when a Telescope or Observatory is gone.
+func (r *observatoryRun) parentDeleted(ending func(*unstructured.Unstructured)) func(obj any) {
+	return func(obj any) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			ending(u)
+		}
+	}
+}
+
+// telescopeEnding queues each Reservation of the Telescope.
+func (r *observatoryRun) telescopeEnding(tel *unstructured.Unstructured) {
+	r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
+		r.q.add(cache.MetaObjectToName(res), whyTelescope)
+	})
+}
+
+// observatoryEnding queues each Reservation of each Telescope of the Observatory.
+func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
+	r.childrenOf(r.telescopes, byObservatory, obs, func(tel *unstructured.Unstructured) {
+		r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
+			r.q.add(cache.MetaObjectToName(res), whyObservatory)
+		})
+	})
+}
+
+func (r *observatoryRun) childrenOf(inf cache.SharedIndexInformer, index string, parent *unstructured.Unstructured, each func(*unstructured.Unstructured)) {
+	objs, err := inf.GetIndexer().ByIndex(index, parent.GetNamespace()+"/"+parent.GetName())
+	if err != nil {
+		r.cfg.Log.Error("read an informer's index", "index", index, "err", err)
+		return
+	}
+	for _, obj := range objs {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			each(u)
+		}
+	}
+}
+
+// signal sends one Reservation's signal in the call's context; the queue retries it.
+func (r *observatoryRun) signal(call context.Context, key cache.ObjectName, why string) error {
+	change := r.changeFor(key, why)
+	id := workflows.ReservationWorkflowID(key.Namespace, key.Name)
+	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, id, workflows.ReservationChanged, change,
+		client.StartWorkflowOptions{ID: id, TaskQueue: r.cfg.TaskQueue},
+		workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: key.Namespace, Name: key.Name})
+	if err != nil {
+		return err
+	}
+	if change.Deleted {
+		r.mu.Lock()
+		if g, ok := r.gone[key]; ok && g.UID == change.UID {
+			delete(r.gone, key)
+		}
+		r.mu.Unlock()
+	}
+	r.cfg.Log.Debug("signalled a Reservation's workflow", "reservation", key.String(), "why", change.Why,
+		"uid", change.UID, "generation", change.Generation, "deleted", change.Deleted,
+		"telescopeDeleted", change.TelescopeDeleted, "observatoryDeleted", change.ObservatoryDeleted)
+	return nil
+}
+
+// changeFor reads the Reservation, its Telescope and its Observatory as the caches have them
+// now (level-triggered: what was queued only says that something changed).
+func (r *observatoryRun) changeFor(key cache.ObjectName, why string) workflows.ReservationChange {
+	res := r.get(r.reservations, key)
+	if res == nil {
+		r.mu.Lock()
+		c := r.gone[key]
+		r.mu.Unlock()
+		c.Deleted = true
+		c.Why = whyDeleted
+		return c
+	}
+	if why == whyDeleted {
+		why = whyAdded // deleted and created again before we looked
+	}
+	c := workflows.ReservationChange{
+		UID:        string(res.GetUID()),
+		Generation: res.GetGeneration(),
+		Retry:      res.GetAnnotations()[kube.AnnotationRetry],
+		Deleted:    res.GetDeletionTimestamp() != nil,
+		Why:        why,
+	}
+	// A parent that was never there is not being deleted: the Wait step reports it missing.
+	telName, _, _ := unstructured.NestedString(res.Object, "spec", "telescope")
+	tel := r.get(r.telescopes, cache.ObjectName{Namespace: key.Namespace, Name: telName})
+	c.TelescopeDeleted = ending(tel, why == whyTelescope)
+	if tel == nil {
+		c.ObservatoryDeleted = why == whyObservatory
+		return c
+	}
+	obsName, _, _ := unstructured.NestedString(tel.Object, "spec", "observatory")
+	obs := r.get(r.observatories, cache.ObjectName{Namespace: key.Namespace, Name: obsName})
+	c.ObservatoryDeleted = ending(obs, why == whyObservatory)
+	return c
+}
+
+// ending says whether a parent's delete has begun: it is being deleted, or it is gone and
+// its delete is what queued the signal.
+func ending(parent *unstructured.Unstructured, goneIsWhy bool) bool {
+	if parent == nil {
+		return goneIsWhy
+	}
+	return parent.GetDeletionTimestamp() != nil
+}
+
+func (r *observatoryRun) get(inf cache.SharedIndexInformer, key cache.ObjectName) *unstructured.Unstructured {
+	obj, ok, err := inf.GetStore().GetByKey(key.String())
+	if err != nil || !ok {
+		return nil
+	}
+	u, _ := obj.(*unstructured.Unstructured)
+	return u
+}

@@ -1,0 +1,381 @@
+// The observatory side on the real stack: which changes of a Reservation, its Telescope and its
+// Observatory reach reservation/<ns>/<name> as signals, read back from each workflow's history
+// (no worker polls the tests' task queues), and which do not.
+package watch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"liken.sh/runner/internal/watch"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows"
+)
+
+// obsNS is the namespace of the tests' observatory objects; every name in it is unique.
+const obsNS = "watch-observatory"
+
+var obsNSOnce sync.Once
+
+func observatoryNamespaceExists(t *testing.T) {
+	t.Helper()
+	var err error
+	obsNSOnce.Do(func() {
+		_, err = env.Kube.CoreV1().Namespaces().Create(context.Background(),
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obsNS}}, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			err = nil
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// astroAtEnd removes the finalizers of t's observatory objects and deletes them when t ends.
+// Register it before the watcher starts, so the watcher stops first.
+func astroAtEnd(t *testing.T) {
+	observatoryNamespaceExists(t)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		sel := metav1.ListOptions{LabelSelector: testLabel + "=" + testID(t)}
+		for _, k := range []obsv1.Kind{obsv1.KindReservation, obsv1.KindTelescope, obsv1.KindObservatory} {
+			rc := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS)
+			list, err := rc.List(ctx, sel)
+			if err != nil {
+				t.Errorf("list the test's %s: %v", k, err)
+				continue
+			}
+			for _, o := range list.Items {
+				if len(o.GetFinalizers()) > 0 {
+					setFinalizers(ctx, t, k, o.GetName(), nil)
+				}
+			}
+			if err := rc.DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil {
+				t.Errorf("delete the test's %s: %v", k, err)
+			}
+		}
+	})
+}
+
+func setFinalizers(ctx context.Context, t *testing.T, k obsv1.Kind, name string, fin []string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"finalizers":%s}}`, jsonList(fin))
+	_, err := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("set the finalizers of %s %s: %v", k, name, err)
+	}
+}
+
+func jsonList(ss []string) string {
+	if len(ss) == 0 {
+		return "null"
+	}
+	out := "["
+	for i, s := range ss {
+		if i > 0 {
+			out += ","
+		}
+		out += fmt.Sprintf("%q", s)
+	}
+	return out + "]"
+}
+
+// newAstro creates an object of kind k in obsNS, labelled for t.
+func newAstro(t *testing.T, ctx context.Context, k obsv1.Kind, name string, spec map[string]any, finalizers ...string) *unstructured.Unstructured {
+	t.Helper()
+	meta := map[string]any{"name": name, "namespace": obsNS, "labels": map[string]any{testLabel: testID(t)}}
+	if len(finalizers) > 0 {
+		fs := []any{}
+		for _, f := range finalizers {
+			fs = append(fs, f)
+		}
+		meta["finalizers"] = fs
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": string(k), "metadata": meta, "spec": spec,
+	}}
+	out, err := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS).Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create the %s %s: %v", k, name, err)
+	}
+	return out
+}
+
+func newObservatory(t *testing.T, ctx context.Context, name string, finalizers ...string) *unstructured.Unstructured {
+	return newAstro(t, ctx, obsv1.KindObservatory, name,
+		map[string]any{"location": map[string]any{"latitude": 52.2, "longitude": 0.1, "elevation": int64(20)}}, finalizers...)
+}
+
+func newTelescope(t *testing.T, ctx context.Context, name, observatory string, finalizers ...string) *unstructured.Unstructured {
+	return newAstro(t, ctx, obsv1.KindTelescope, name, map[string]any{"observatory": observatory}, finalizers...)
+}
+
+func newReservation(t *testing.T, ctx context.Context, name, telescope string, finalizers ...string) *unstructured.Unstructured {
+	return newAstro(t, ctx, obsv1.KindReservation, name, map[string]any{"telescope": telescope, "holder": "ada"}, finalizers...)
+}
+
+func deleteAstro(t *testing.T, ctx context.Context, k obsv1.Kind, name string) {
+	t.Helper()
+	if err := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete the %s %s: %v", k, name, err)
+	}
+}
+
+// resSignal is one reservation-changed signal in a workflow's history.
+type resSignal struct {
+	Change   workflows.ReservationChange
+	Identity string
+}
+
+// resHistory reads a Reservation's workflow (latest run): its type, its input and its signals.
+func resHistory(ctx context.Context, name string) (wfType string, in workflows.ReservationInput, out []resSignal, err error) {
+	iter := temporalClient.GetWorkflowHistory(ctx, workflows.ReservationWorkflowID(obsNS, name), "", false,
+		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			var nf *serviceerror.NotFound
+			if errors.As(err, &nf) {
+				return "", in, nil, nil
+			}
+			return "", in, nil, err
+		}
+		if a := ev.GetWorkflowExecutionStartedEventAttributes(); a != nil {
+			wfType = a.GetWorkflowType().GetName()
+			if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in); err != nil {
+				return "", in, nil, err
+			}
+		}
+		a := ev.GetWorkflowExecutionSignaledEventAttributes()
+		if a == nil || a.GetSignalName() != workflows.ReservationChanged {
+			continue
+		}
+		var c workflows.ReservationChange
+		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &c); err != nil {
+			return "", in, nil, err
+		}
+		out = append(out, resSignal{Change: c, Identity: a.GetIdentity()})
+	}
+	return wfType, in, out, nil
+}
+
+// waitResSignals waits until the Reservation's workflow holds n signals and returns them.
+func waitResSignals(t *testing.T, ctx context.Context, name string, n int, within time.Duration) []resSignal {
+	t.Helper()
+	temporal(t)
+	var got []resSignal
+	eventually(t, within, func() (bool, string) {
+		var err error
+		_, _, got, err = resHistory(ctx, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(got) >= n, fmt.Sprintf("%s has %d signals, want %d: %+v",
+			workflows.ReservationWorkflowID(obsNS, name), len(got), n, got)
+	})
+	return got
+}
+
+// exactlyResSignals waits until the watcher has sent all it saw, then wants exactly n signals.
+func exactlyResSignals(t *testing.T, ctx context.Context, w obsRunning, name string, n int) []resSignal {
+	t.Helper()
+	got := waitResSignals(t, ctx, name, n, 20*time.Second)
+	eventually(t, 30*time.Second, func() (bool, string) { return w.Idle(), "the watcher still has work queued" })
+	_, _, got, err := resHistory(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%s has %d signals, want exactly %d: %+v", name, len(got), n, got)
+	}
+	return got
+}
+
+type obsRunning struct{ *watch.Observatory }
+
+// startObservatoryWatcher runs the observatory side in the test process, without a Lease, on
+// its own task queue, and stops it when the test ends.
+func startObservatoryWatcher(t *testing.T, queue string) obsRunning {
+	t.Helper()
+	tc, err := client.NewLazyClient(client.Options{HostPort: env.TemporalAddress, Logger: quiet{}, Identity: "in-process"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := watch.NewObservatory(watch.ObservatoryConfig{
+		Dynamic: env.Dynamic, Temporal: tc, TaskQueue: queue,
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- o.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the watcher stopped with %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("the watcher did not stop within 20s")
+		}
+		tc.Close()
+	})
+	eventually(t, 30*time.Second, func() (bool, string) { return o.Watching(), "the watcher's caches never filled" })
+	return obsRunning{o}
+}
+
+func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNothing(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	name := unique("res")
+	res := newReservation(t, ctx, name, "missing")
+
+	got := exactlyResSignals(t, ctx, w, name, 1)
+	c := got[0].Change
+	if c.UID != string(res.GetUID()) || c.Generation != 1 || c.Why != "added" || c.Deleted || c.Retry != "" {
+		t.Errorf("the first signal: %+v", c)
+	}
+	// A Telescope that was never there is for the Wait step to report, not a delete.
+	if c.TelescopeDeleted || c.ObservatoryDeleted {
+		t.Errorf("a missing Telescope was reported deleted: %+v", c)
+	}
+	wfType, in, _, err := resHistory(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wfType != workflows.ReservationWorkflow || in != (workflows.ReservationInput{Namespace: obsNS, Name: name}) {
+		t.Errorf("the signal started a %q workflow with %+v", wfType, in)
+	}
+
+	// The worker's status write, and a label: neither is worth a signal.
+	ignored := w.Stats.Ignored.Load()
+	res.Object["status"] = map[string]any{"phase": "Scheduled", "observedGeneration": int64(1)}
+	res, err = env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS).UpdateStatus(ctx, res, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := []byte(`{"metadata":{"labels":{"team":"night"}}}`)
+	if _, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, func() (bool, string) {
+		n := w.Stats.Ignored.Load() - ignored
+		return n >= 2, fmt.Sprintf("the watcher has seen %d of the 2 updates", n)
+	})
+	exactlyResSignals(t, ctx, w, name, 1)
+}
+
+func TestTheRetryAnnotationAndASpecChangeEachSendOneSignal(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	name := unique("res")
+	newReservation(t, ctx, name, "t1")
+	exactlyResSignals(t, ctx, w, name, 1)
+
+	rc := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS)
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"1"}}}`, kube.AnnotationRetry)
+	if _, err := rc.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := exactlyResSignals(t, ctx, w, name, 2)
+	if got[1].Change.Retry != "1" || got[1].Change.Why != "updated" {
+		t.Errorf("the retry's signal: %+v", got[1].Change)
+	}
+
+	patch = []byte(`{"spec":{"holder":"grace"}}`)
+	if _, err := rc.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = exactlyResSignals(t, ctx, w, name, 3)
+	if got[2].Change.Generation != 2 {
+		t.Errorf("the spec change's signal: %+v", got[2].Change)
+	}
+}
+
+func TestADeleteSendsOneSignalWhetherOrNotAFinalizerHoldsTheReservation(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	held, free := unique("held"), unique("free")
+	heldRes := newReservation(t, ctx, held, "t1", "observatory.liken.sh/deactivate")
+	freeRes := newReservation(t, ctx, free, "t1")
+	exactlyResSignals(t, ctx, w, held, 1)
+	exactlyResSignals(t, ctx, w, free, 1)
+
+	deleteAstro(t, ctx, obsv1.KindReservation, held)
+	deleteAstro(t, ctx, obsv1.KindReservation, free)
+	for _, c := range []struct {
+		name string
+		uid  string
+	}{{held, string(heldRes.GetUID())}, {free, string(freeRes.GetUID())}} {
+		got := exactlyResSignals(t, ctx, w, c.name, 2)
+		if ch := got[1].Change; !ch.Deleted || ch.UID != c.uid {
+			t.Errorf("%s's delete signal: %+v", c.name, ch)
+		}
+	}
+	// The held one lingers, being deleted, until its workflow removes the finalizer.
+	if _, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS).Get(ctx, held, metav1.GetOptions{}); err != nil {
+		t.Errorf("the Reservation with a finalizer is gone: %v", err)
+	}
+}
+
+func TestDeletingATelescopeOrItsObservatorySignalsItsReservationsOnly(t *testing.T) {
+	ctx := timeout(t, 90*time.Second)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	site, other := unique("site"), unique("other")
+	tel, tel2, elsewhere := unique("tel"), unique("tel"), unique("tel")
+	newObservatory(t, ctx, site)
+	newObservatory(t, ctx, other)
+	// A held Telescope lingers while its delete runs: the update that begins it must signal.
+	newTelescope(t, ctx, tel, site, "observatory.liken.sh/deactivate")
+	newTelescope(t, ctx, tel2, site)
+	newTelescope(t, ctx, elsewhere, other)
+	onTel, onTel2, onElsewhere := unique("res"), unique("res"), unique("res")
+	newReservation(t, ctx, onTel, tel)
+	newReservation(t, ctx, onTel2, tel2)
+	newReservation(t, ctx, onElsewhere, elsewhere)
+	for _, n := range []string{onTel, onTel2, onElsewhere} {
+		exactlyResSignals(t, ctx, w, n, 1)
+	}
+
+	deleteAstro(t, ctx, obsv1.KindTelescope, tel)
+	got := exactlyResSignals(t, ctx, w, onTel, 2)
+	if c := got[1].Change; c.Why != "telescope" || !c.TelescopeDeleted || c.Deleted {
+		t.Errorf("the signal of the Telescope's delete: %+v", c)
+	}
+	exactlyResSignals(t, ctx, w, onTel2, 1)
+	exactlyResSignals(t, ctx, w, onElsewhere, 1)
+
+	// The Observatory, gone at once (no finalizer): each Reservation of each of its Telescopes.
+	deleteAstro(t, ctx, obsv1.KindObservatory, site)
+	got = exactlyResSignals(t, ctx, w, onTel2, 2)
+	if c := got[1].Change; c.Why != "observatory" || !c.ObservatoryDeleted || c.TelescopeDeleted {
+		t.Errorf("the signal of the Observatory's delete: %+v", c)
+	}
+	got = exactlyResSignals(t, ctx, w, onTel, 3)
+	if c := got[2].Change; c.Why != "observatory" || !c.TelescopeDeleted {
+		t.Errorf("the Observatory's signal to the Reservation of a Telescope being deleted: %+v", c)
+	}
+	exactlyResSignals(t, ctx, w, onElsewhere, 1)
+}
