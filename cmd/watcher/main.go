@@ -1,6 +1,9 @@
 // Command watcher turns changes in the cluster into Temporal workflow signals. Only the copy
 // that holds the Lease acts; the others wait to take over. It writes nothing to Kubernetes
-// but its Lease.
+// but its Lease. --side picks what it watches: people (Persons and baker pods, Lease
+// people-operator), observatory (Reservations, Telescopes and Observatories, Lease
+// observatory-operator), or all: both in one process, each side electing its own leader, as
+// `make run` does.
 //
 // Exit status: 0 after a stop that released the Lease (or a copy that never led); 1 when the
 // signals in hand outlived the 5 s grace (the Lease was left to expire), when the Lease could
@@ -9,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"expvar"
 	"flag"
 	"fmt"
@@ -18,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,12 +46,14 @@ func main() {
 
 // flags are the watcher's own, beside the shared ones in internal/app.
 type flags struct {
-	leaseName      string
-	leaseNamespace string
-	identity       string
-	workers        int
-	resync         time.Duration
-	metricsAddress string
+	side                 string
+	leaseName            string
+	observatoryLeaseName string
+	leaseNamespace       string
+	identity             string
+	workers              int
+	resync               time.Duration
+	metricsAddress       string
 }
 
 func (f *flags) register(fs *flag.FlagSet) error {
@@ -58,8 +65,12 @@ func (f *flags) register(fs *flag.FlagSet) error {
 	if err != nil {
 		return fmt.Errorf("LIKEN_RESYNC: %w", err)
 	}
+	fs.StringVar(&f.side, "side", getenv("LIKEN_WATCHER_SIDE", sidePeople),
+		"what to watch: people, observatory, or all (both, each with its own Lease) (env LIKEN_WATCHER_SIDE)")
 	fs.StringVar(&f.leaseName, "lease-name", getenv("LIKEN_LEASE_NAME", "people-operator"),
-		"the Lease the copies compete for (env LIKEN_LEASE_NAME)")
+		"the Lease the people side's copies compete for (env LIKEN_LEASE_NAME)")
+	fs.StringVar(&f.observatoryLeaseName, "observatory-lease-name", getenv("LIKEN_OBSERVATORY_LEASE_NAME", "observatory-operator"),
+		"the Lease the observatory side's copies compete for (env LIKEN_OBSERVATORY_LEASE_NAME)")
 	// The Lease lives beside the Deployment: liken-system unless the base was moved.
 	fs.StringVar(&f.leaseNamespace, "lease-namespace", getenv("LIKEN_LEASE_NAMESPACE", getenv("POD_NAMESPACE", "liken-system")),
 		"namespace of the Lease (env LIKEN_LEASE_NAMESPACE, else POD_NAMESPACE, else liken-system)")
@@ -67,10 +78,30 @@ func (f *flags) register(fs *flag.FlagSet) error {
 		"this copy's name in the Lease and in Temporal (default POD_NAME, else hostname_pid)")
 	fs.IntVar(&f.workers, "signal-workers", workers, "signals in flight at once (env LIKEN_SIGNAL_WORKERS)")
 	fs.DurationVar(&f.resync, "resync", resync,
-		"re-signal every Person this often, the safety net under the events; 0 turns it off (env LIKEN_RESYNC)")
+		"re-signal every Person and Reservation this often, the safety net under the events; 0 turns it off (env LIKEN_RESYNC)")
 	fs.StringVar(&f.metricsAddress, "metrics-address", getenv("LIKEN_METRICS_ADDRESS", ""),
 		"address of /debug/vars with the watcher's counters; empty turns it off (env LIKEN_METRICS_ADDRESS)")
 	return nil
+}
+
+// The values of --side.
+const (
+	sidePeople      = "people"
+	sideObservatory = "observatory"
+	sideAll         = "all"
+)
+
+// sides says which sides --side runs.
+func (f *flags) sides() (people, observatory bool, err error) {
+	switch f.side {
+	case sidePeople:
+		return true, false, nil
+	case sideObservatory:
+		return false, true, nil
+	case sideAll:
+		return true, true, nil
+	}
+	return false, false, fmt.Errorf("--side %q: use people, observatory or all", f.side)
 }
 
 func getenv(name, def string) string {
@@ -89,6 +120,10 @@ func run(args []string) error {
 		return err
 	}
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	runPeople, runObservatory, err := own.sides()
+	if err != nil {
 		return err
 	}
 	log, err := cfg.Logger("watcher")
@@ -136,43 +171,83 @@ func run(args []string) error {
 		return err
 	}
 
-	people := watch.NewPeople(watch.PeopleConfig{
-		Dynamic: dyn, Kube: kube, Temporal: tc, TaskQueue: cfg.TaskQueue,
-		Workers: own.workers, Resync: own.resync, Log: log,
-	})
-	var leading expvar.Int
-	if err := serveMetrics(ctx, own.metricsAddress, people, &leading, log); err != nil {
+	// One side per Lease; with --side=all both run, and the first to stop (an error, or a
+	// lost Lease) stops the other, so the process exits and the kubelet starts a fresh one.
+	var sides []side
+	if runPeople {
+		p := watch.NewPeople(watch.PeopleConfig{
+			Dynamic: dyn, Kube: kube, Temporal: tc, TaskQueue: cfg.TaskQueue,
+			Workers: own.workers, Resync: own.resync, Log: log.With("side", sidePeople),
+		})
+		sides = append(sides, side{name: sidePeople, metrics: "watcher", lease: own.leaseName, stats: &p.Stats, run: p.Run})
+	}
+	if runObservatory {
+		o := watch.NewObservatory(watch.ObservatoryConfig{
+			Dynamic: dyn, Temporal: tc, TaskQueue: cfg.TaskQueue,
+			Workers: own.workers, Resync: own.resync, Log: log.With("side", sideObservatory),
+		})
+		sides = append(sides, side{name: sideObservatory, metrics: "observatory", lease: own.observatoryLeaseName, stats: &o.Stats, run: o.Run})
+	}
+	if err := serveMetrics(ctx, own.metricsAddress, sides, log); err != nil {
 		return err
 	}
-	log.Info("starting", "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue,
-		"lease", own.leaseNamespace+"/"+own.leaseName)
-	err = leader.Run(ctx, leader.Config{
-		Client: kube, Namespace: own.leaseNamespace, Name: own.leaseName, Identity: own.identity, Log: log,
-		OnLeading: func(on bool) {
-			if on {
-				leading.Set(1)
-			} else {
-				leading.Set(0)
-			}
-		},
-	}, people.Run)
-	log.Info("stopped", "signalled", people.Stats.Signalled.Load(), "failed", people.Stats.Failed.Load(), "err", err)
-	return err
+	log.Info("starting", "side", own.side, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue)
+
+	ctx, stopAll := context.WithCancelCause(ctx)
+	defer stopAll(nil)
+	errs := make([]error, len(sides))
+	var wg sync.WaitGroup
+	for i, s := range sides {
+		wg.Go(func() {
+			slog := log.With("side", s.name)
+			err := leader.Run(ctx, leader.Config{
+				Client: kube, Namespace: own.leaseNamespace, Name: s.lease, Identity: own.identity, Log: slog,
+				OnLeading: func(on bool) {
+					if on {
+						s.leading.Set(1)
+					} else {
+						s.leading.Set(0)
+					}
+				},
+			}, s.run)
+			slog.Info("stopped", "signalled", s.stats.Signalled.Load(), "failed", s.stats.Failed.Load(), "err", err)
+			errs[i] = err
+			// A side that stops on its own stops the process; a stop we were asked for
+			// (SIGTERM) is already under way.
+			stopAll(leader.ErrStopping)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// side is one half of the watcher with its Lease and counters.
+type side struct {
+	name, metrics, lease string
+	stats                *watch.Stats
+	leading              *expvar.Int
+	run                  func(context.Context) error
 }
 
 // serveMetrics publishes the counters as expvar JSON at /debug/vars: no dependency, and
 // enough to see whether this copy leads and whether its signals land.
-func serveMetrics(ctx context.Context, addr string, p *watch.People, leading *expvar.Int, log *slog.Logger) error {
+// The people side's counters keep the name "watcher"; the observatory side's are "observatory".
+func serveMetrics(ctx context.Context, addr string, sides []side, log *slog.Logger) error {
+	for i := range sides {
+		sides[i].leading = new(expvar.Int)
+	}
 	if addr == "" {
 		return nil
 	}
-	m := new(expvar.Map)
-	m.Set("leading", leading)
-	m.Set("signalled", expvar.Func(func() any { return p.Stats.Signalled.Load() }))
-	m.Set("failed", expvar.Func(func() any { return p.Stats.Failed.Load() }))
-	m.Set("ignored", expvar.Func(func() any { return p.Stats.Ignored.Load() }))
-	m.Set("inFlight", expvar.Func(func() any { return p.Stats.InFlight.Load() }))
-	expvar.Publish("watcher", m)
+	for _, s := range sides {
+		m := new(expvar.Map)
+		m.Set("leading", s.leading)
+		m.Set("signalled", expvar.Func(func() any { return s.stats.Signalled.Load() }))
+		m.Set("failed", expvar.Func(func() any { return s.stats.Failed.Load() }))
+		m.Set("ignored", expvar.Func(func() any { return s.stats.Ignored.Load() }))
+		m.Set("inFlight", expvar.Func(func() any { return s.stats.InFlight.Load() }))
+		expvar.Publish(s.metrics, m)
+	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("metrics on %s: %w", addr, err)

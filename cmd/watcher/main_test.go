@@ -53,6 +53,15 @@ func TestTheWatcherRefusesAnUnknownLogFormat(t *testing.T) {
 	require.Contains(t, string(out), "--log-format \"xml\": use json or text")
 }
 
+func TestTheWatcherRefusesAnUnknownSide(t *testing.T) {
+	bin := env.Build(t, "./cmd/watcher")
+	cmd := exec.Command(bin, "--side=telescopes")
+	cmd.Env = append(os.Environ(), "LIKEN_WATCHER_SIDE=")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "--side \"telescopes\": use people, observatory or all")
+}
+
 func status(url string) int {
 	resp, err := http.Get(url)
 	if err != nil {

@@ -94,9 +94,9 @@ func run() error {
 	if err := kubectl("apply", "--server-side", "-k", "examples"); err != nil {
 		return fmt.Errorf("apply examples/: %w", err)
 	}
-	// The watcher's Lease lives in liken-system, which deploy/ creates in a cluster.
+	// The watcher's Leases live in liken-system, which deploy/ creates in a cluster.
 	if err := kubectl("create", "namespace", "liken-system"); err != nil {
-		return fmt.Errorf("create the namespace of the watcher's Lease: %w", err)
+		return fmt.Errorf("create the namespace of the watcher's Leases: %w", err)
 	}
 
 	env := []string{
@@ -113,8 +113,13 @@ func run() error {
 			return err
 		}
 		addr := "127.0.0.1:" + strconv.Itoa(port)
+		var args []string
+		if name == "watcher" {
+			// Both sides in one process, each with its own Lease in liken-system.
+			args = []string{"--side=all"}
+		}
 		if err := s.Spawn(ctx, stack.Process{
-			Name: name, Path: filepath.Join(root, *bin, name),
+			Name: name, Path: filepath.Join(root, *bin, name), Args: args,
 			Env:   append(env, "LIKEN_HEALTH_ADDRESS="+addr),
 			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
 		}); err != nil {

@@ -71,6 +71,7 @@ type proc struct {
 type procOptions struct {
 	temporal   string // default: the stack's
 	kubeconfig string // default: the admin's
+	args       []string
 }
 
 // startProc starts a watcher process named name (its POD_NAME, so its identity) and kills it
@@ -96,6 +97,7 @@ func startProc(t *testing.T, name, queue string, o procOptions) *proc {
 		"--kubeconfig="+o.kubeconfig, "--temporal-address="+o.temporal, "--task-queue="+queue,
 		"--health-address=127.0.0.1:"+strconv.Itoa(health), "--metrics-address=127.0.0.1:"+strconv.Itoa(metrics),
 		"--log-format=text", "--log-level=debug")
+	cmd.Args = append(cmd.Args, o.args...)
 	cmd.Env = append(os.Environ(), "POD_NAME="+name, "POD_NAMESPACE="+leaseNamespace)
 	p := &proc{name: name, cmd: cmd, log: &bytes.Buffer{}, exited: make(chan struct{}),
 		metrics: "http://127.0.0.1:" + strconv.Itoa(metrics) + "/debug/vars"}
@@ -132,18 +134,27 @@ func (p *proc) logText() string {
 
 // stats reads the process's counters from /debug/vars.
 func (p *proc) stats() (map[string]int64, error) {
+	return p.sideStats("watcher")
+}
+
+// sideStats reads one side's counters: "watcher" (people) or "observatory".
+func (p *proc) sideStats(side string) (map[string]int64, error) {
 	resp, err := http.Get(p.metrics)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var vars struct {
-		Watcher map[string]int64 `json:"watcher"`
-	}
+	var vars map[string]json.RawMessage
 	if err := json.NewDecoder(resp.Body).Decode(&vars); err != nil {
 		return nil, err
 	}
-	return vars.Watcher, nil
+	var out map[string]int64
+	if raw, ok := vars[side]; ok {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // waitExit waits for the process to exit and returns its exit code and when it exited.
