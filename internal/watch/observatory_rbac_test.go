@@ -1,0 +1,199 @@
+// deploy/observatory on a real API server with RBAC, after a server-side apply as a user would
+// do it: the observatory watcher may read Reservations, Telescopes and Observatories and hold
+// its own Lease, nothing more; the worker may do what the spec's ClusterRole lists for the
+// observatory side, and not more. And the base as kustomize renders it: the Deployment's
+// layout, and deploy/ with one Namespace for both sides.
+package watch_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+const observatorySA = "observatory-operator"
+
+var observatoryDeployOnce sync.Once
+
+func observatoryDeployApplied(t *testing.T, ctx context.Context) {
+	t.Helper()
+	leaseNamespaceExists(t)
+	var err error
+	observatoryDeployOnce.Do(func() {
+		_, err = env.Kubectl(ctx, "apply", "--server-side", "-k", "deploy/observatory")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+const astro = "observatory.liken.sh"
+
+// devices are the 14 device kinds' resources.
+var devices = []string{"mounts", "gpses", "polaraligners", "cameras", "filterwheels", "focusers", "rotators",
+	"dustcaps", "flatpanels", "domes", "weatherstations", "skyqualitymeters", "switches", "receivers"}
+
+func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	observatoryDeployApplied(t, ctx)
+
+	watcherMay := []access{
+		{verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace},
+		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
+		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
+	}
+	for _, r := range []string{"reservations", "telescopes", "observatories"} {
+		for _, v := range []string{"get", "list", "watch"} {
+			watcherMay = append(watcherMay, access{verb: v, group: astro, resource: r})
+		}
+	}
+	watcherMayNo := []access{
+		{verb: "update", group: astro, resource: "reservations", subresource: "status", namespace: "observatory", name: "r1"},
+		{verb: "patch", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
+		{verb: "delete", group: astro, resource: "telescopes", namespace: "observatory", name: "t1"},
+		{verb: "list", group: astro, resource: "mounts"},
+		{verb: "list", group: "people.liken.sh", resource: "people"},
+		{verb: "create", resource: "pods", namespace: "observatory"},
+		{verb: "create", resource: "events", namespace: "observatory"},
+		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: leaseName},
+		{verb: "delete", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
+		{verb: "get", resource: "secrets", namespace: leaseNamespace},
+	}
+
+	var workerMay []access
+	for _, k := range obsv1.Kinds {
+		for _, v := range []string{"get", "list", "watch"} {
+			workerMay = append(workerMay, access{verb: v, group: astro, resource: k.Resource(), namespace: "observatory"})
+		}
+		workerMay = append(workerMay, access{verb: "update", group: astro, resource: k.Resource(), subresource: "status", namespace: "observatory", name: "x"})
+	}
+	for _, r := range append([]string{"reservations", "observatories", "telescopes"}, devices...) {
+		workerMay = append(workerMay, access{verb: "patch", group: astro, resource: r, namespace: "observatory", name: "x"})
+	}
+	for _, v := range []string{"get", "list", "watch", "create", "delete"} {
+		workerMay = append(workerMay,
+			access{verb: v, resource: "services", namespace: "observatory", name: "lab-observatory"},
+			access{verb: v, resource: "configmaps", namespace: "observatory", name: "lab-observatory"},
+			access{verb: v, group: "batch", resource: "jobs", namespace: "observatory", name: "lab-park"},
+			access{verb: v, group: "resource.k8s.io", resource: "resourceclaims", namespace: "observatory", name: "cam"})
+	}
+	workerMay = append(workerMay,
+		access{verb: "patch", resource: "pods", namespace: "observatory", name: "lab-observatory"},
+		access{verb: "update", resource: "configmaps", namespace: "observatory", name: "lab-observatory"},
+		access{verb: "create", resource: "events", namespace: "observatory"},
+		access{verb: "patch", resource: "events", namespace: "observatory", name: "r1.1"})
+	workerMayNo := []access{
+		{verb: "update", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
+		{verb: "delete", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
+		{verb: "create", group: astro, resource: "telescopes", namespace: "observatory"},
+		{verb: "patch", group: astro, resource: "opticaltubes", namespace: "observatory", name: "x"},
+		{verb: "patch", group: astro, resource: "opticaltrains", namespace: "observatory", name: "x"},
+		{verb: "patch", group: astro, resource: "guiders", namespace: "observatory", name: "x"},
+		{verb: "patch", group: astro, resource: "reservations", subresource: "status", namespace: "observatory", name: "r1"},
+		{verb: "update", resource: "services", namespace: "observatory", name: "lab-observatory"},
+		{verb: "patch", resource: "configmaps", namespace: "observatory", name: "lab-observatory"},
+		{verb: "update", group: "batch", resource: "jobs", namespace: "observatory", name: "lab-park"},
+		{verb: "update", group: "resource.k8s.io", resource: "resourceclaims", namespace: "observatory", name: "cam"},
+		{verb: "delete", resource: "events", namespace: "observatory", name: "r1.1"},
+		{verb: "create", resource: "pods", subresource: "exec", namespace: "observatory", name: "lab-observatory"},
+		{verb: "get", resource: "secrets", namespace: "observatory"},
+		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
+	}
+
+	for _, c := range []struct {
+		sa         string
+		may, mayNo []access
+	}{{observatorySA, watcherMay, watcherMayNo}, {workerSA, workerMay, workerMayNo}} {
+		for _, a := range c.may {
+			if !allowed(t, ctx, c.sa, a) {
+				t.Errorf("%s may not %s; the spec gives it", c.sa, a)
+			}
+		}
+		for _, a := range c.mayNo {
+			if allowed(t, ctx, c.sa, a) {
+				t.Errorf("%s may %s; nothing needs it", c.sa, a)
+			}
+		}
+	}
+
+	// The same questions as a user asks them, through impersonation.
+	for _, q := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch", "reservations.observatory.liken.sh", "-A", "--as=system:serviceaccount:liken-system:observatory-operator"}, "yes"},
+		{[]string{"patch", "reservations.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:observatory-operator"}, "no"},
+		{[]string{"update", "telescopes.observatory.liken.sh", "--subresource=status", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
+		{[]string{"delete", "telescopes.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
+	} {
+		out, _ := env.Kubectl(ctx, append([]string{"auth", "can-i"}, q.args...)...)
+		words := strings.Fields(out)
+		if len(words) == 0 || words[len(words)-1] != q.want {
+			t.Errorf("kubectl auth can-i %s: %q, want %s", strings.Join(q.args, " "), out, q.want)
+		}
+	}
+}
+
+func TestTheObservatoryDeploymentRunsTheWatcherOnTheObservatorySide(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	objs := render(t, ctx, filepath.Join(env.Root, "deploy", "observatory"))
+	var d appsv1.Deployment
+	find(t, objs, "Deployment", "observatory-operator", &d)
+	if d.Namespace != leaseNamespace || *d.Spec.Replicas != 1 || d.Spec.Template.Spec.ServiceAccountName != observatorySA {
+		t.Errorf("observatory-operator: namespace %s, %d replicas, ServiceAccount %s", d.Namespace, *d.Spec.Replicas, d.Spec.Template.Spec.ServiceAccountName)
+	}
+	cs := d.Spec.Template.Spec.Containers
+	if len(cs) != 1 || cs[0].Name != "operator" || strings.Join(cs[0].Command, " ") != "watcher" ||
+		strings.Join(cs[0].Args, " ") != "--side=observatory" {
+		t.Fatalf("observatory-operator's containers: %+v", cs)
+	}
+	c := cs[0]
+	// The people watcher's hardening and probes, with the spec's memory limit.
+	var people appsv1.Deployment
+	find(t, render(t, ctx, filepath.Join(env.Root, "deploy", "people")), "Deployment", "people-operator", &people)
+	pc := people.Spec.Template.Spec.Containers[0]
+	if c.Image != pc.Image {
+		t.Errorf("the observatory watcher runs %s, the people watcher %s; the runner ships one image", c.Image, pc.Image)
+	}
+	checkSame(t, "the pod's security context", *d.Spec.Template.Spec.SecurityContext, *people.Spec.Template.Spec.SecurityContext)
+	checkSame(t, "the container's security context", *c.SecurityContext, *pc.SecurityContext)
+	checkSame(t, "the liveness probe", *c.LivenessProbe, *pc.LivenessProbe)
+	checkSame(t, "the readiness probe", *c.ReadinessProbe, *pc.ReadinessProbe)
+	checkSame(t, "the ports", c.Ports, pc.Ports)
+	checkSame(t, "the requests", c.Resources.Requests, pc.Resources.Requests)
+	if m := c.Resources.Limits.Memory().String(); m != "256Mi" {
+		t.Errorf("the memory limit is %s, want the spec's 256Mi", m)
+	}
+
+	whole := render(t, ctx, filepath.Join(env.Root, "deploy"))
+	namespaces := 0
+	for _, o := range whole {
+		if o.GetKind() == "Namespace" {
+			namespaces++
+		}
+	}
+	if namespaces != 1 {
+		t.Errorf("deploy/ renders %d Namespaces, want liken-system once", namespaces)
+	}
+	for _, name := range []string{"people-operator", "observatory-operator", "liken-worker"} {
+		find(t, whole, "Deployment", name, &appsv1.Deployment{})
+	}
+}
+
+func checkSame[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !equality.Semantic.DeepEqual(got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		t.Errorf("%s differs from the people watcher's:\n got %s\nwant %s", what, g, w)
+	}
+}
