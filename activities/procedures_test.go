@@ -496,3 +496,63 @@ func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
 	assert.Contains(t, reasons, kube.ReasonProcedureStarted)
 	assert.Contains(t, reasons, kube.ReasonProcedureDone)
 }
+
+func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *testing.T) {
+	const device = "Telescope Simulator"
+	f := inditest.NewFake(t)
+	f.Device(device)
+	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
+	f.Handle(device, "TELESCOPE_PARK", func(f *inditest.Fake, _ indi.Property) {
+		f.Update(device, "TELESCOPE_PARK", func(p *indi.Property) {
+			p.State = indi.Alert
+			p.Message = "[ERROR] the mount is held by its dome lock"
+		})
+	})
+
+	ns := observatoryNamespace(t, "proc-refused")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
+			Deactivation: []obsv1.Action{jobAction("example.com/close-roof:1")},
+		}},
+	})
+	mount := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
+			ParkProcedures: obsv1.ParkProcedures{Deactivation: []obsv1.ParkAction{{State: obsv1.Parked}}}},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	require.NoError(t, unstructured.SetNestedField(mount.Object, device, "status", "indiDevice"))
+	_, err := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, mount, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	a := procActivities()
+	a.INDI = &fixedResolver{addr: f.Addr}
+	_, err = a.Deactivation(ctx, procInput(ns, kube.StepDeactivation, false))
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.Equal(t, "Failed: the mount is held by its dome lock", app.Message())
+	require.Len(t, f.Received(device, "TELESCOPE_PARK"), 1)
+
+	var res StepResult
+	require.NoError(t, app.Details(&res))
+	require.Len(t, res.Actions, 2)
+	assert.Equal(t, obsv1.KindMount, res.Actions[0].Kind)
+	assert.Equal(t, obsv1.RunFailed, res.Actions[0].State)
+	assert.Equal(t, obsv1.KindTelescope, res.Actions[1].Kind, "the telescope's tier runs after the mount's failed")
+	assert.Equal(t, obsv1.RunDone, res.Actions[1].State)
+	assert.Len(t, jobsOf(t, ns, obsv1.KindTelescope, "east"), 1)
+	assert.Equal(t, corev1.EventTypeWarning, eventReasons(t, ns, obsv1.KindMount, "east")[kube.ReasonProcedureFailed])
+	var got obsv1.Mount
+	readObject(t, obsv1.KindMount, ns, "east", &got)
+	require.Len(t, got.Status.Procedures, 1)
+	assert.Equal(t, obsv1.RunFailed, got.Status.Procedures[0].State)
+	assert.Equal(t, "the mount is held by its dome lock", got.Status.Procedures[0].Summary)
+}
