@@ -6,32 +6,12 @@ package activities
 
 import "context"
 
-// Connect connects the devices in the spec's order.
-func (a *Activities) Connect(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
-}
-
-// Configure writes location, active devices, gain and offset, scope info and filter names.
-func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
-}
-
 // StartGuider starts PHD2 and connects it; Skipped without a Guider.
 func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult, error) {
 	return StepResult{}, notImplemented(in.Step)
 }
 
-// Abort stops guiding, exposures and mount motion.
-func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
-}
-
 // StopGuider deletes the guider's pod, Service and ConfigMap.
 func (a *Activities) StopGuider(ctx context.Context, in StepInput) (StepResult, error) {
-	return StepResult{}, notImplemented(in.Step)
-}
-
-// Disconnect disconnects the devices in the reverse of Connect's order.
-func (a *Activities) Disconnect(ctx context.Context, in StepInput) (StepResult, error) {
 	return StepResult{}, notImplemented(in.Step)
 }

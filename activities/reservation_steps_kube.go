@@ -32,6 +32,11 @@ func (a *Activities) StartSite(ctx context.Context, in StepInput) (StepResult, e
 	sum := "Started " + s.Name
 	if len(started) > 0 {
 		sum += " with " + deviceLabels(started)
+		conn, err := a.connectAll(ctx, s, started)
+		if err != nil {
+			return StepResult{}, asStepError(in.Step, err)
+		}
+		sum += "; " + conn
 	}
 	return StepResult{Summary: sum}, nil
 }
@@ -51,6 +56,11 @@ func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, err
 	sum := "Started " + s.Name
 	if len(started) > 0 {
 		sum += " with " + deviceLabels(started)
+		conn, err := a.connectAll(ctx, s, started)
+		if err != nil {
+			return StepResult{}, asStepError(in.Step, err)
+		}
+		sum += "; " + conn
 	}
 	ep := &obsv1.Endpoint{Service: s.Name, Host: kube.ServerHost(s.Name, in.Namespace), Port: kube.ServerPort}
 	return StepResult{Summary: sum, Endpoint: ep}, nil

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,8 +22,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -113,6 +116,30 @@ func requirePodAndService(t *testing.T, ns, name string, role kube.ObjectRole, s
 	return pod
 }
 
+// dialLocal connects to the local indiserver of a server that LocalINDI already runs.
+func dialLocal(t *testing.T, l *LocalINDI, ns, server string, devices ...string) *indi.Client {
+	t.Helper()
+	l.mu.Lock()
+	s := l.servers[ns+"/"+server]
+	l.mu.Unlock()
+	require.NotNil(t, s, "a local indiserver runs for %s", server)
+	c, err := indi.Dial(testContext(t), s.srv.Addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	for _, dev := range devices {
+		require.NoError(t, c.Sync(testContext(t), dev))
+	}
+	return c
+}
+
+func indiDeviceOf(t *testing.T, ns string, kind obsv1.Kind, name string) string {
+	t.Helper()
+	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	v, _, _ := unstructured.NestedString(u.Object, "status", "indiDevice")
+	return v
+}
+
 func hasDeactivateFinalizer(t *testing.T, ns string, kind obsv1.Kind, name string) bool {
 	t.Helper()
 	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
@@ -130,17 +157,20 @@ func requireGone(t *testing.T, ns string, names ...string) {
 	}
 }
 
-func TestTheExampleObservatorysPodsStartUnderTheirNamesAndStopWithoutATrace(t *testing.T) {
-	ns := observatoryNamespace(t, "steps-example")
+func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-example-"+utilrand.String(5))
 	uids := applyExample(t, ns)
 	a := newActivities()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
 	ctx := testContext(t)
 
 	// StartSite: the observatory's server and its two devices.
 	res, err := a.StartSite(ctx, stepInput(ns, kube.StepStartSite))
 	require.NoError(t, err)
 	assert.False(t, res.Skipped)
-	assert.Contains(t, res.Summary, "Started lab-observatory with Dome lab, WeatherStation lab")
+	assert.Equal(t, "Started lab-observatory with Dome lab, WeatherStation lab; connected Dome lab (Dome Simulator), WeatherStation lab (Weather Simulator)", res.Summary)
 	srv := requirePodAndService(t, ns, "lab-observatory", kube.RoleServer, "lab-observatory", obsv1.KindObservatory, "lab",
 		uids["Observatory/lab"], "indi", 7624)
 	assert.Equal(t, "lab-dome:7625\nlab-weatherstation:7625\n", srv.Annotations[kube.AnnotationDrivers])
@@ -177,6 +207,66 @@ func TestTheExampleObservatorysPodsStartUnderTheirNamesAndStopWithoutATrace(t *t
 	}
 	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
 
+	// Connect and Configure, on the local indiserver that stands in for east-telescope.
+	res, err = a.Connect(ctx, stepInput(ns, kube.StepConnect))
+	require.NoError(t, err)
+	assert.Equal(t, "Connected Mount east (Telescope Simulator), Focuser east-main (Focuser Simulator), "+
+		"FilterWheel east-main (Filter Simulator), FlatPanel east-main (Light Panel Simulator), Camera east-main (CCD Simulator)", res.Summary)
+	assert.Equal(t, "Telescope Simulator", indiDeviceOf(t, ns, obsv1.KindMount, "east"))
+	assert.Equal(t, "CCD Simulator", indiDeviceOf(t, ns, obsv1.KindCamera, "east-main"))
+	res, err = a.Configure(ctx, stepInput(ns, kube.StepConfigure))
+	require.NoError(t, err)
+	assert.Contains(t, res.Summary, "Mount east (location")
+	assert.Contains(t, res.Summary, "Camera east-main (active devices, gain, offset, optics)")
+	assert.Contains(t, res.Summary, "FilterWheel east-main (filter names)")
+
+	sims := []string{"Telescope Simulator", "Focuser Simulator", "Filter Simulator", "Light Panel Simulator", "CCD Simulator"}
+	c := dialLocal(t, local, ns, "east-telescope", sims...)
+	for _, dev := range sims {
+		p, ok := c.Property(dev, "CONNECTION")
+		require.True(t, ok, dev)
+		assert.True(t, p.SwitchOn("CONNECT"), "%s is connected", dev)
+	}
+	geo, ok := c.Property("Telescope Simulator", "GEOGRAPHIC_COORD")
+	require.True(t, ok)
+	lat, _ := geo.Number("LAT")
+	lon, _ := geo.Number("LONG")
+	assert.InDelta(t, 52.2043, lat, 1e-6)
+	assert.InDelta(t, 0.1149, lon, 1e-6)
+	scope, ok := c.Property("CCD Simulator", "SCOPE_INFO")
+	require.True(t, ok)
+	fl, _ := scope.Number("FOCAL_LENGTH")
+	ap, _ := scope.Number("APERTURE")
+	assert.Equal(t, []float64{480, 80}, []float64{fl, ap})
+	filters, ok := c.Property("Filter Simulator", "FILTER_NAME")
+	require.True(t, ok)
+	for i, f := range []string{"L", "R", "G", "B", "Ha"} {
+		v, _ := filters.Text("FILTER_SLOT_NAME_" + strconv.Itoa(i+1))
+		assert.Equal(t, f, v)
+	}
+	active, ok := c.Property("CCD Simulator", "ACTIVE_DEVICES")
+	require.True(t, ok)
+	v, _ := active.Text(indi.ActiveTelescope)
+	assert.Equal(t, "Telescope Simulator", v)
+	v, _ = active.Text(indi.ActiveFilter)
+	assert.Equal(t, "Filter Simulator", v)
+
+	// A retried Configure finds everything set.
+	_, err = a.Configure(ctx, stepInput(ns, kube.StepConfigure))
+	require.NoError(t, err)
+
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.Equal(t, "Nothing ran on Mount east, Camera east-main", res.Summary)
+
+	res, err = a.Disconnect(ctx, stepInput(ns, kube.StepDisconnect))
+	require.NoError(t, err)
+	assert.Equal(t, "Disconnected Camera east-main, FlatPanel east-main, FilterWheel east-main, Focuser east-main, Mount east", res.Summary)
+	require.NoError(t, c.Sync(ctx, "CCD Simulator"))
+	p, ok := c.Property("CCD Simulator", "CONNECTION")
+	require.True(t, ok)
+	assert.True(t, p.SwitchOn("DISCONNECT"))
+
 	// The stop steps, in the order the workflow runs them.
 	res, err = a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
 	require.NoError(t, err)
@@ -208,7 +298,7 @@ func TestTheExampleObservatorysPodsStartUnderTheirNamesAndStopWithoutATrace(t *t
 }
 
 func TestADeviceWhosePodNameIsNotADNSLabelFailsStartDevicesNamingIt(t *testing.T) {
-	ns := observatoryNamespace(t, "steps-badname")
+	ns := observatoryNamespace(t, "steps-badname-"+utilrand.String(5))
 	applyExample(t, ns)
 	// A 40-character name cannot be applied (every CRD caps names at 32), but a dot can:
 	// it gives a pod name that is no DNS label.
@@ -230,7 +320,7 @@ func TestADeviceWhosePodNameIsNotADNSLabelFailsStartDevicesNamingIt(t *testing.T
 }
 
 func TestTwoDevicesOfOneServerWithTheSameDriverFailTheStep(t *testing.T) {
-	ns := observatoryNamespace(t, "steps-dupdriver")
+	ns := observatoryNamespace(t, "steps-dupdriver-"+utilrand.String(5))
 	applyExample(t, ns)
 	createObject(t, obsv1.KindSkyQualityMeter, ns, &obsv1.SkyQualityMeter{
 		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
