@@ -199,9 +199,9 @@ func run(args []string) error {
 	var wg sync.WaitGroup
 	for i, s := range sides {
 		wg.Go(func() {
-			slog := log.With("side", s.name)
+			sideLog := log.With("side", s.name)
 			err := leader.Run(ctx, leader.Config{
-				Client: kube, Namespace: own.leaseNamespace, Name: s.lease, Identity: own.identity, Log: slog,
+				Client: kube, Namespace: own.leaseNamespace, Name: s.lease, Identity: own.identity, Log: sideLog,
 				OnLeading: func(on bool) {
 					if on {
 						s.leading.Set(1)
@@ -210,7 +210,7 @@ func run(args []string) error {
 					}
 				},
 			}, s.run)
-			slog.Info("stopped", "signalled", s.stats.Signalled.Load(), "failed", s.stats.Failed.Load(), "err", err)
+			sideLog.Info("stopped", "signalled", s.stats.Signalled.Load(), "failed", s.stats.Failed.Load(), "err", err)
 			errs[i] = err
 			// A side that stops on its own stops the process; a stop we were asked for
 			// (SIGTERM) is already under way.

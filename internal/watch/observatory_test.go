@@ -379,3 +379,15 @@ func TestDeletingATelescopeOrItsObservatorySignalsItsReservationsOnly(t *testing
 	}
 	exactlyResSignals(t, ctx, w, onElsewhere, 1)
 }
+
+func TestANewLeaderSignalsEveryReservationOnce(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	astroAtEnd(t)
+	name := unique("res")
+	newReservation(t, ctx, name, "t1")
+	w := startObservatoryWatcher(t, taskQueue(t))
+	got := exactlyResSignals(t, ctx, w, name, 1)
+	if got[0].Change.Why != "resync" {
+		t.Errorf("the first list's signal: %+v", got[0].Change)
+	}
+}

@@ -1,0 +1,85 @@
+// The observatory side's rules as tables: which Reservation updates are worth a signal, and
+// when a Telescope or Observatory counts as ending for its Reservations.
+package watch
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"liken.sh/runner/kube"
+)
+
+func reservation(mod func(u *unstructured.Unstructured)) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "observatory.liken.sh/v1alpha1", "kind": "Reservation",
+		"metadata": map[string]any{"name": "r1", "namespace": "observatory", "uid": "u1", "resourceVersion": "1", "generation": int64(1)},
+		"spec":     map[string]any{"telescope": "t1", "holder": "ada"},
+	}}
+	if mod != nil {
+		mod(u)
+	}
+	return u
+}
+
+func TestOnlyReservationUpdatesTheWorkflowActsOnAreWorthASignal(t *testing.T) {
+	now := metav1.Now()
+	for _, c := range []struct {
+		name string
+		mod  func(u *unstructured.Unstructured)
+		want string
+	}{
+		{"the same version again (a resync)", func(u *unstructured.Unstructured) {}, whyResync},
+		{"the worker's status write", func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.Object["status"] = map[string]any{"phase": "Ready"}
+		}, ""},
+		{"the worker's finalizer", func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetFinalizers([]string{"observatory.liken.sh/deactivate"})
+		}, ""},
+		{"the check-avatar annotation, a people word", func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetAnnotations(map[string]string{kube.AnnotationCheckAvatar: "now"})
+		}, ""},
+		{"a spec change", func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetGeneration(2)
+		}, whyUpdated},
+		{"the retry annotation", func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetAnnotations(map[string]string{kube.AnnotationRetry: "1"})
+		}, whyUpdated},
+		{"a delete begun", func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetDeletionTimestamp(&now)
+		}, whyUpdated},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := specUpdate(reservation(nil), reservation(c.mod), kube.AnnotationRetry); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestAParentEndsWhenItsDeleteBeganOrItsDeleteQueuedTheSignal(t *testing.T) {
+	now := metav1.Now()
+	deleting := reservation(func(u *unstructured.Unstructured) { u.SetDeletionTimestamp(&now) })
+	for _, c := range []struct {
+		name      string
+		parent    *unstructured.Unstructured
+		goneIsWhy bool
+		want      bool
+	}{
+		{"there, not being deleted", reservation(nil), true, false},
+		{"being deleted", deleting, false, true},
+		{"gone, and its delete queued the signal", nil, true, true},
+		{"never there (the Wait step reports it missing)", nil, false, false},
+	} {
+		if got := ending(c.parent, c.goneIsWhy); got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+}
