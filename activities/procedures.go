@@ -521,7 +521,7 @@ func (a *Activities) runJobAction(ctx context.Context, in StepInput, trigger str
 }
 
 func procTimedOut(d time.Duration, what string) string {
-	return fmt.Sprintf("%s after %s: %s", kube.TimedOutPrefix, d, what)
+	return fmt.Sprintf("%s after %s: %s", kube.TimedOutPrefix, kube.ShortDuration(d), what)
 }
 
 // jobTimedOut says the Job failed because its activeDeadlineSeconds passed.

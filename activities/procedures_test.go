@@ -169,6 +169,21 @@ func TestAJobActionCreatesOneJobAndARestartAdoptsItInsteadOfDuplicatingIt(t *tes
 	assert.Equal(t, corev1.EventTypeNormal, reasons[kube.ReasonActive])
 }
 
+// holdJob creates the Telescope's first activation Job before the step starts, as a run
+// before a restart would have (the step adopts it), with a pod no node takes: kwok would
+// complete the pod at once, and the test wants to end it otherwise.
+func holdJob(t *testing.T, tel *unstructured.Unstructured, image string, timeout time.Duration) {
+	t.Helper()
+	held, err := kube.ProcedureJob(kube.JobInput{
+		Resource: kube.ResourceIDOf(obsv1.KindTelescope, tel), Trigger: kube.TriggerActivation, Since: procStarted,
+		Job: obsv1.Job{Image: image}, Timeout: timeout, Observatory: "lab", Telescope: "east", Server: "east-telescope",
+	})
+	require.NoError(t, err)
+	held.Spec.Template.Spec.NodeSelector = map[string]string{"example.com/no-such-node": "true"}
+	_, err = env.Kube.BatchV1().Jobs(tel.GetNamespace()).Create(context.Background(), held, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
 // failJobPod waits for the Job's pod and ends it with exit code 3, as a failed script would.
 func failJobPod(t *testing.T, ns, job string) {
 	t.Helper()
@@ -216,17 +231,7 @@ func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testin
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
-	// kwok would complete the Job's pod at once, so the run's Job is there before the step
-	// starts (the step adopts it, as after a restart), with a pod no node takes: the test
-	// ends the pod itself.
-	held, err := kube.ProcedureJob(kube.JobInput{
-		Resource: kube.ResourceIDOf(obsv1.KindTelescope, tel), Trigger: kube.TriggerActivation, Since: procStarted,
-		Job: obsv1.Job{Image: "example.com/open-roof:1"}, Observatory: "lab", Telescope: "east", Server: "east-telescope",
-	})
-	require.NoError(t, err)
-	held.Spec.Template.Spec.NodeSelector = map[string]string{"example.com/no-such-node": "true"}
-	_, err = env.Kube.BatchV1().Jobs(ns).Create(ctx, held, metav1.CreateOptions{})
-	require.NoError(t, err)
+	holdJob(t, tel, "example.com/open-roof:1", 0)
 
 	in := procInput(ns, kube.StepActivation, false)
 	type result struct {
@@ -555,4 +560,29 @@ func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *
 	require.Len(t, got.Status.Procedures, 1)
 	assert.Equal(t, obsv1.RunFailed, got.Status.Procedures[0].State)
 	assert.Equal(t, "the mount is held by its dome lock", got.Status.Procedures[0].Summary)
+}
+
+func TestAJobPastItsTimeoutFailsTheStepAsTimedOut(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-job-timeout")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	act := jobAction("example.com/slow:1")
+	act.Timeout = "2s"
+	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec:       obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{Activation: []obsv1.Action{act}}},
+	})
+	holdJob(t, tel, "example.com/slow:1", 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+
+	_, err := procActivities().Activation(ctx, procInput(ns, kube.StepActivation, false))
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	assert.Equal(t, ErrStepTimedOut, app.Type())
+	assert.True(t, app.NonRetryable())
+	name := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
+	assert.Regexp(t, `^timed out after 2s: Job `+name+` failed: DeadlineExceeded`, app.Message())
 }

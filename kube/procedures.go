@@ -7,6 +7,7 @@ package kube
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -125,4 +126,20 @@ func ObjectEvent(r ResourceID, e Event, instance string, now time.Time) *corev1.
 		LastTimestamp:       t,
 		Count:               1,
 	}
+}
+
+// ShortDuration writes an action's timeout as a person wrote it: 10m, 90s, 2h (Go's own form
+// for the rest).
+func ShortDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return d.String()
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	case d%time.Second == 0 && d < time.Minute:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return d.String()
 }

@@ -84,3 +84,16 @@ func TestAnEventAboutAnObservatoryObjectIsNamedByWhatMakesItTheSame(t *testing.T
 	long.Name = strings.Repeat("a", 253)
 	assert.LessOrEqual(t, len(ObjectEvent(long, started, "worker-0", now).Name), 253)
 }
+
+func TestATimeoutIsWrittenAsAPersonWouldWriteIt(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		10 * time.Minute:        "10m",
+		2 * time.Hour:           "2h",
+		90 * time.Second:        "1m30s",
+		2 * time.Second:         "2s",
+		1500 * time.Millisecond: "1.5s",
+		0:                       "0s",
+	} {
+		assert.Equal(t, want, ShortDuration(d), "%v", d)
+	}
+}
