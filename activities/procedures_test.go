@@ -586,3 +586,91 @@ func TestAJobPastItsTimeoutFailsTheStepAsTimedOut(t *testing.T) {
 	name := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
 	assert.Regexp(t, `^timed out after 2s: Job `+name+` failed: DeadlineExceeded`, app.Message())
 }
+
+func TestAnActionWaitsForTheRunsItComesAfterAndADanglingReferenceFailsIt(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-after")
+	img := "example.com/step:1"
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	late := jobAction(img)
+	late.After = []obsv1.After{{Kind: obsv1.KindMount, Name: "north"}}
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
+			Deactivation: []obsv1.Action{late},
+		}},
+	})
+	// The Mount and the GPS run in one tier, at once: only `after` puts the Mount's Job after
+	// both of the GPS's.
+	afterGPS := parkJob(img)
+	afterGPS.After = []obsv1.After{{Kind: obsv1.KindGPS}}
+	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
+			ParkProcedures: obsv1.ParkProcedures{Activation: []obsv1.ParkAction{afterGPS}}},
+	})
+	createObject(t, obsv1.KindGPS, ns, &obsv1.GPS{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.GPSSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_gps"}},
+			Procedures: obsv1.Procedures{Activation: []obsv1.Action{jobAction(img), jobAction(img)}}},
+	})
+	a := procActivities()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+
+	stop := jobOrder(t, ns)
+	_, err := a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"GPS/east", "GPS/east", "Mount/east"}, stop())
+
+	in := procInput(ns, kube.StepDeactivation, false)
+	in.Started = procStarted.Add(time.Hour)
+	_, err = a.Deactivation(ctx, in)
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.Equal(t, "Failed: after[0]: no Mount north", app.Message())
+	assert.Empty(t, jobsOf(t, ns, obsv1.KindTelescope, "east"), "the action did not start")
+}
+
+func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-requires")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	act := jobAction("example.com/open-roof:1")
+	act.Requires = []obsv1.ConditionRef{{Kind: obsv1.KindObservatory, Name: "lab", Type: "Safe"}}
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec:       obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{Activation: []obsv1.Action{act}}},
+	})
+	a := procActivities()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+
+	_, err := a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.Equal(t, "Failed: requires[0]: Observatory lab is Safe=absent, not True", app.Message())
+	assert.Empty(t, jobsOf(t, ns, obsv1.KindTelescope, "east"))
+
+	// The condition holds now: the action runs.
+	obs, err := env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).Get(ctx, "lab", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, unstructured.SetNestedSlice(obs.Object, []any{map[string]any{
+		"type": "Safe", "status": "True", "reason": "Safe", "lastTransitionTime": "2030-01-01T19:00:00Z",
+	}}, "status", "conditions"))
+	_, err = env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, obs, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	retry := procInput(ns, kube.StepActivation, false)
+	retry.Started = procStarted.Add(time.Minute)
+	res, err := a.Activation(ctx, retry)
+	require.NoError(t, err)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
+}
