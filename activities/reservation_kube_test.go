@@ -242,13 +242,3 @@ func TestSignalCoordinatorRefusesWithoutATemporalClient(t *testing.T) {
 	require.ErrorAs(t, err, &app)
 	assert.True(t, app.NonRetryable())
 }
-
-func TestTheStepsRefuseUntilTheyAreWritten(t *testing.T) {
-	a := newActivities()
-	_, err := a.StartGuider(testContext(t), StepInput{Step: "StartGuider"})
-	var app *temporal.ApplicationError
-	require.ErrorAs(t, err, &app)
-	assert.Equal(t, ErrNotImplemented, app.Type())
-	assert.True(t, app.NonRetryable())
-	assert.Equal(t, "the StartGuider step is not implemented yet", app.Message())
-}

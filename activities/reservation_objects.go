@@ -511,7 +511,7 @@ type stopped struct {
 	Resources []kube.ResourceID
 }
 
-// stopObjects deletes the pods, Services and claims the selector picks (a missing one is
+// stopObjects deletes the pods, Services, claims and (for a guider) ConfigMaps the selector picks (a missing one is
 // fine), waits until they are gone, and then removes the device finalizers of their
 // resources. It finds the objects by their labels, not by the resources' specs, so a device
 // that left the telescope meanwhile is stopped too.
@@ -543,6 +543,14 @@ func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped
 		}
 		claims = cl.Items
 	}
+	var cms []corev1.ConfigMap
+	if sel.Role == kube.RoleGuider {
+		cl, err := core.ConfigMaps(ns).List(ctx, ls)
+		if err != nil {
+			return out, fmt.Errorf("list the ConfigMaps of %s: %w", sel.Server, err)
+		}
+		cms = cl.Items
+	}
 	del := func(err error, what string) error {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete the %s: %w", what, err)
@@ -564,6 +572,12 @@ func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped
 	for _, c := range claims {
 		note(c.Labels)
 		if err := del(a.Kube.ResourceV1().ResourceClaims(ns).Delete(ctx, c.Name, metav1.DeleteOptions{}), "ResourceClaim "+c.Name); err != nil {
+			return out, err
+		}
+	}
+	for _, c := range cms {
+		note(c.Labels)
+		if err := del(core.ConfigMaps(ns).Delete(ctx, c.Name, metav1.DeleteOptions{}), "ConfigMap "+c.Name); err != nil {
 			return out, err
 		}
 	}

@@ -334,3 +334,62 @@ func TestTwoDevicesOfOneServerWithTheSameDriverFailTheStep(t *testing.T) {
 	require.ErrorAs(t, err, &app)
 	assert.Equal(t, "Failed: Dome lab and SkyQualityMeter lab both use the driver indi_simulator_dome, which the INDI server lab-observatory can run only once", app.Message())
 }
+
+func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipped(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-guider-"+utilrand.String(5))
+	applyExample(t, ns)
+	a := newActivities()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
+	ctx := testContext(t)
+
+	res, err := a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Equal(t, StepResult{Skipped: true, Summary: "no Guider for Telescope east"}, res)
+
+	g := createObject(t, obsv1.KindGuider, ns, &obsv1.Guider{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.GuiderSpec{
+			TelescopeParent:    obsv1.TelescopeParent{Telescope: "east"},
+			OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"},
+			Pulses:             obsv1.PulsesMount,
+		},
+	})
+	for _, step := range []func(context.Context, StepInput) (StepResult, error){a.PowerOn, a.StartDevices, a.Connect} {
+		_, err := step(ctx, stepInput(ns, "step"))
+		require.NoError(t, err)
+	}
+	cam, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-main-camera", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, cam.Spec.Affinity, "the guide camera runs beside the server")
+
+	res, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Equal(t, "Started Guider east (pod east-guider, camera CCD Simulator, mount Telescope Simulator); "+guiderNotConnected, res.Summary)
+	pod, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	require.NoError(t, err)
+	requireObject(t, pod, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
+	svc, err := env.Kube.CoreV1().Services(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	require.NoError(t, err)
+	requireObject(t, svc, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
+	assert.Equal(t, int32(4400), svc.Spec.Ports[0].Port)
+	cm, err := env.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	require.NoError(t, err)
+	requireObject(t, cm, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
+	profile := cm.Data[kube.ProfileKey]
+	assert.Contains(t, profile, "INDI Camera [CCD Simulator]")
+	assert.Contains(t, profile, "INDI Mount [Telescope Simulator]")
+	assert.Contains(t, profile, "focalLength=480")
+	assert.Contains(t, profile, "INDIhost=east-telescope."+ns+".svc")
+
+	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped Guider east", res.Summary)
+	requireGone(t, ns, "east-guider")
+	_, err = env.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the ConfigMap is gone: %v", err)
+	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
+	require.NoError(t, err)
+	assert.True(t, res.Skipped)
+}

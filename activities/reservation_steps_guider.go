@@ -1,0 +1,193 @@
+// The guider's steps: StartGuider runs PHD2 for the telescope's Guider (its ConfigMap with
+// the profile, its pod beside the telescope's server, its Service), and StopGuider removes
+// them. PHD2 is told which camera and mount to use by its profile; telling it to connect
+// (set_connected) needs a PHD2 event-server client the runner does not have yet, and the
+// summary says so rather than pretending the guider is connected.
+package activities
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// guiderNotConnected is what the summary says about set_connected.
+const guiderNotConnected = "PHD2 was not told to connect its camera and mount (set_connected): the runner has no PHD2 client yet"
+
+// StartGuider creates the Guider's ConfigMap, Service and pod and waits until the pod is
+// Ready; Skipped without a Guider.
+func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult, error) {
+	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if s.Guider == nil {
+		return StepResult{Skipped: true, Summary: "no Guider for Telescope " + in.Telescope}, nil
+	}
+	gin, err := a.guiderInput(ctx, s)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	cm, err := kube.GuiderConfigMap(gin)
+	if err != nil {
+		return StepResult{}, stepFailed("%v", err)
+	}
+	svc, err := kube.GuiderService(gin)
+	if err != nil {
+		return StepResult{}, stepFailed("%v", err)
+	}
+	pod, err := kube.GuiderPod(gin)
+	if err != nil {
+		return StepResult{}, stepFailed("%v", err)
+	}
+	if err := a.ensureConfigMap(ctx, cm); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if err := a.ensureService(ctx, svc); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	// The pod carries a digest of its profile: a changed profile makes it stale, and
+	// ensurePod replaces it.
+	if err := a.ensurePod(ctx, pod); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if err := a.waitPodsReady(ctx, in.Namespace, []string{pod.Name}); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	return StepResult{Summary: fmt.Sprintf("Started Guider %s (pod %s, camera %s, mount %s); %s",
+		s.Guider.Name, pod.Name, gin.CameraDevice, guiderMount(gin), guiderNotConnected)}, nil
+}
+
+func guiderMount(in kube.GuiderInput) string {
+	if in.Guider.Spec.Pulses == obsv1.PulsesCamera {
+		return kube.PHD2OnCamera
+	}
+	return in.MountDevice
+}
+
+// guiderInput finds the Guider's camera (the Camera of its train) and the telescope's
+// mount, by the INDI names Connect recorded, and the guide tube's focal length.
+func (a *Activities) guiderInput(ctx context.Context, s stepServer) (kube.GuiderInput, error) {
+	g := s.Guider
+	in := kube.GuiderInput{Guider: g}
+	var camera, mount *stepDevice
+	for i, d := range s.Devices {
+		switch {
+		case d.Kind == obsv1.KindCamera && d.OpticalTrain == g.Spec.OpticalTrain && camera == nil:
+			camera = &s.Devices[i]
+		case d.Kind == obsv1.KindMount && mount == nil:
+			mount = &s.Devices[i]
+		}
+	}
+	if camera == nil {
+		return in, stepFailed("Guider %s: OpticalTrain %s has no Camera to guide with", g.Name, g.Spec.OpticalTrain)
+	}
+	if mount == nil && g.Spec.Pulses != obsv1.PulsesCamera {
+		return in, stepFailed("Guider %s sends pulses to the Mount, but Telescope %s has no Mount", g.Name, g.Spec.Telescope)
+	}
+	need := []*stepDevice{camera}
+	if mount != nil {
+		need = append(need, mount)
+	}
+	names := map[*stepDevice]string{}
+	for _, d := range need {
+		if st := deviceStatusINDI(d.Object); st != "" {
+			names[d] = st
+		}
+	}
+	if len(names) < len(need) {
+		// Not recorded (yet): ask the server.
+		c, err := a.dialServer(ctx, s)
+		if err != nil {
+			return in, err
+		}
+		defer c.Close()
+		for _, d := range need {
+			if names[d] != "" {
+				continue
+			}
+			n, err := indiDevice(ctx, c, s, *d)
+			if err != nil {
+				return in, indiStepError(*d, err)
+			}
+			names[d] = n
+		}
+	}
+	in.CameraDevice = names[camera]
+	if mount != nil {
+		in.MountDevice = names[mount]
+	}
+	if t := s.Trains[g.Spec.OpticalTrain]; t != nil && t.Spec.OpticalTube != "" {
+		obj, err := a.getTyped(ctx, obsv1.KindOpticalTube, s.Owner.Namespace, t.Spec.OpticalTube)
+		if err != nil {
+			return in, err
+		}
+		if tube, ok := obj.(*obsv1.OpticalTube); ok && tube != nil {
+			in.FocalLength = tube.Spec.FocalLength
+		}
+	}
+	return in, nil
+}
+
+// deviceStatusINDI is a device's status.indiDevice.
+func deviceStatusINDI(obj runtime.Object) string {
+	switch o := obj.(type) {
+	case *obsv1.Camera:
+		return o.Status.IndiDevice
+	case *obsv1.Mount:
+		return o.Status.IndiDevice
+	}
+	return ""
+}
+
+// ensureConfigMap creates the ConfigMap, or brings the one there to the data wanted.
+func (a *Activities) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap) error {
+	cms := a.Kube.CoreV1().ConfigMaps(want.Namespace)
+	return waitUntil(ctx, "ConfigMap "+want.Name+" written", func(ctx context.Context) (bool, error) {
+		cur, err := cms.Get(ctx, want.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = cms.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+			if apierrors.IsAlreadyExists(err) {
+				return false, nil
+			}
+			return err == nil, err
+		}
+		if err != nil {
+			return false, fmt.Errorf("read the ConfigMap %s/%s: %w", want.Namespace, want.Name, err)
+		}
+		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
+			return false, errNotOurs("ConfigMap", want.Namespace, want.Name)
+		}
+		if controllerUID(cur) == controllerUID(want) && maps.Equal(cur.Data, want.Data) {
+			return true, nil
+		}
+		up := cur.DeepCopy()
+		up.Data, up.Labels, up.OwnerReferences = want.Data, want.Labels, want.OwnerReferences
+		_, err = cms.Update(ctx, up, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+}
+
+// StopGuider deletes the guider's pod, Service and ConfigMap; Skipped when none is there.
+func (a *Activities) StopGuider(ctx context.Context, in StepInput) (StepResult, error) {
+	server := kube.ServerName(obsv1.KindTelescope, in.Telescope)
+	st, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleGuider})
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if len(st.Resources) == 0 {
+		return StepResult{Skipped: true, Summary: "no guider of Telescope " + in.Telescope + " runs"}, nil
+	}
+	return StepResult{Summary: "Stopped " + resourceLabels(st.Resources)}, nil
+}
