@@ -1,13 +1,16 @@
 // The observatory side's leader election with real watcher processes: the Lease
 // observatory-operator is its own, so one process running both sides (--side=all, as make run
 // does) leads each side through its own Lease, and only the holder of observatory-operator
-// signals Reservations while another copy waits for it.
+// signals Reservations while another copy waits for it. A SIGTERM stops both sides of the
+// process, each releasing its Lease, and the waiting copy takes over. And the observatory
+// watcher runs on deploy/observatory's RBAC alone.
 package watch_test
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,5 +83,38 @@ func TestOneProcessLeadsBothSidesThroughTwoLeasesAndOnlyTheObservatoryHolderSign
 	}
 	if st, err := obs.sideStats("watcher"); err != nil || st != nil {
 		t.Errorf("watcher-obs runs a people side: %v (%v)", st, err)
+	}
+
+	// A SIGTERM stops both sides: each finishes and releases its own Lease.
+	if err := all.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := all.waitExit(t, 15*time.Second); code != 0 {
+		t.Fatalf("watcher-all exited %d after SIGTERM, want 0 (both Leases released)", code)
+	}
+	if n := strings.Count(all.logText(), "released the lease"); n != 2 {
+		t.Errorf("watcher-all released %d Leases, want 2", n)
+	}
+	waitLeaseHolder(t, ctx, observatoryLease, "watcher-obs", 20*time.Second)
+	after := unique("res")
+	newReservation(t, ctx, after, "t1")
+	if got := waitResSignals(t, ctx, after, 1, 20*time.Second); got[0].Identity != "watcher-obs" {
+		t.Errorf("the Reservation created after the hand-over was signalled by %s, want watcher-obs", got[0].Identity)
+	}
+}
+
+func TestTheObservatoryWatcherRunsOnItsOwnRBAC(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	observatoryDeployApplied(t, ctx)
+	astroAtEnd(t)
+	freshObservatoryLease(t)
+	kubeconfig := serviceAccountKubeconfig(t, ctx, observatorySA)
+	startProc(t, "observatory-sa", taskQueue(t), procOptions{kubeconfig: kubeconfig, args: []string{"--side=observatory"}})
+	waitLeaseHolder(t, ctx, observatoryLease, "observatory-sa", 20*time.Second)
+	name := unique("res")
+	newObservatory(t, ctx, unique("site"))
+	newReservation(t, ctx, name, "t1")
+	if got := waitResSignals(t, ctx, name, 1, 20*time.Second); got[0].Identity != "observatory-sa" {
+		t.Fatalf("signalled by %s, want observatory-sa", got[0].Identity)
 	}
 }
