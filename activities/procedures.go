@@ -6,6 +6,9 @@
 // device is read first and nothing is sent when it is there), or a Job named from the run, so
 // a restarted worker adopts the Job it created instead of starting another.
 //
+// Before an action starts it waits for the runs of its tier that it comes `after` (a name
+// that does not exist fails it), and the conditions it `requires` must hold.
+//
 // A run leaves its record in the resource's status.procedures (one per trigger, the last run)
 // and posts ProcedureStarted, ProcedureDone or ProcedureFailed on the resource. A failed
 // action fails the step with its summary. Activation stops at the tier that failed;
@@ -239,17 +242,22 @@ func (a *Activities) runProcedures(ctx context.Context, in StepInput, trigger st
 // without actions for trigger are left out.
 func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger string) ([][]*procResource, error) {
 	ns := in.Namespace
+	// A Telescope gone before its Deactivation (its finalizer removed by hand) has no
+	// procedure left to run, but its devices still do theirs.
+	var telSpec procSpec
 	tel, err := a.resource(obsv1.KindTelescope, ns).Get(ctx, in.Telescope, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	switch {
+	case apierrors.IsNotFound(err) && trigger == kube.TriggerDeactivation:
+		tel = nil
+	case apierrors.IsNotFound(err):
 		return nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("%sTelescope %s is missing", kube.FailedPrefix, in.Telescope), ErrStepFailed, nil)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("read the Telescope %s/%s: %w", ns, in.Telescope, err)
-	}
-	telSpec, err := readProcSpec(tel)
-	if err != nil {
-		return nil, badSpec(obsv1.KindTelescope, in.Telescope, err)
+	default:
+		if telSpec, err = readProcSpec(tel); err != nil {
+			return nil, badSpec(obsv1.KindTelescope, in.Telescope, err)
+		}
 	}
 	obs := in.Observatory
 	if obs == "" {
@@ -296,7 +304,9 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 			add(0, obsv1.KindObservatory, o, s, obsServer, "")
 		}
 	}
-	add(2, obsv1.KindTelescope, tel, telSpec, telServer, in.Telescope)
+	if tel != nil {
+		add(2, obsv1.KindTelescope, tel, telSpec, telServer, in.Telescope)
+	}
 
 	trains := map[string]bool{}
 	list, err := a.resource(obsv1.KindOpticalTrain, ns).List(ctx, metav1.ListOptions{})

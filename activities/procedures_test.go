@@ -674,3 +674,27 @@ func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testin
 	require.NoError(t, err)
 	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
 }
+
+func TestWithoutItsTelescopeActivationFailsAndDeactivationStillRunsTheDevices(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-no-telescope")
+	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
+			ParkProcedures: obsv1.ParkProcedures{Deactivation: []obsv1.ParkAction{parkJob("example.com/park:1")}}},
+	})
+	a := procActivities()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+
+	_, err := a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.Equal(t, "Failed: Telescope east is missing", app.Message())
+
+	res, err := a.Deactivation(ctx, procInput(ns, kube.StepDeactivation, false))
+	require.NoError(t, err)
+	assert.Equal(t, "Deactivated Mount east", res.Summary)
+	assert.Len(t, jobsOf(t, ns, obsv1.KindMount, "east"), 1)
+}
