@@ -698,3 +698,71 @@ func TestWithoutItsTelescopeActivationFailsAndDeactivationStillRunsTheDevices(t 
 	assert.Equal(t, "Deactivated Mount east", res.Summary)
 	assert.Len(t, jobsOf(t, ns, obsv1.KindMount, "east"), 1)
 }
+
+// (A short name: see TestADomeReachesItsTargetAndARepeatSendsNothing.)
+func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
+	addr := inditest.Start(t, "indi_simulator_ccd")
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	c, err := indi.Dial(ctx, addr)
+	require.NoError(t, err)
+	defer c.Close()
+	const device = "CCD Simulator"
+	_, err = c.Connect(ctx, device)
+	require.NoError(t, err)
+
+	ns := observatoryNamespace(t, "proc-camera")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
+	})
+	createObject(t, obsv1.KindOpticalTrain, ns, &obsv1.OpticalTrain{
+		ObjectMeta: metav1.ObjectMeta{Name: "east-main"},
+		Spec:       obsv1.OpticalTrainSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"}},
+	})
+	// The simulator moves half a degree a second.
+	cam := createObject(t, obsv1.KindCamera, ns, &obsv1.Camera{
+		ObjectMeta: metav1.ObjectMeta{Name: "east-main"},
+		Spec: obsv1.CameraSpec{OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"},
+			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_ccd"}},
+			CameraProcedures: obsv1.CameraProcedures{
+				Activation:   []obsv1.CameraAction{{Cool: &obsv1.Temperature{Celsius: -1.5, Within: 0.5}}},
+				Deactivation: []obsv1.CameraAction{{Warm: &obsv1.Temperature{Celsius: 0, Within: 0.5}}},
+			}},
+	})
+	require.NoError(t, unstructured.SetNestedField(cam.Object, device, "status", "indiDevice"))
+	_, err = env.Dynamic.Resource(obsv1.KindCamera.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, cam, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	resolver := &fixedResolver{addr: addr}
+	a := procActivities()
+	a.INDI = resolver
+	temperature := func() float64 {
+		p, ok := c.Property(device, "CCD_TEMPERATURE")
+		require.True(t, ok)
+		v, _ := p.Number("CCD_TEMPERATURE_VALUE")
+		return v
+	}
+
+	res, err := a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	require.NoError(t, err)
+	require.Len(t, res.Actions, 1)
+	assert.Equal(t, "cool: -1.5", res.Actions[0].Action)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
+	assert.LessOrEqual(t, temperature(), -1.0)
+	assert.Equal(t, "east-telescope", resolver.asked[0].Name, "a train's camera is on the telescope's server")
+
+	deact := procInput(ns, kube.StepDeactivation, false)
+	deact.Started = procStarted.Add(time.Hour)
+	res, err = a.Deactivation(ctx, deact)
+	require.NoError(t, err)
+	assert.Equal(t, "warm: 0", res.Actions[0].Action)
+	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
+	assert.GreaterOrEqual(t, temperature(), -0.5)
+	if cooler, ok := c.Property(device, "CCD_COOLER"); ok {
+		assert.True(t, cooler.SwitchOn("COOLER_OFF"), "the cooler is off after the warm-up")
+	}
+}
