@@ -1,0 +1,192 @@
+// Package reservation runs one whole Reservation of the example observatory through the real
+// Reservation workflow on a real Temporal server, with the real activities against the real
+// API server, and local indiservers (the worker's dev mode) standing in for the INDI server
+// pods that kwok does not run. It starts the workflow as the watcher would, so it proves the
+// steps and the workflow together: Wait to Ready, and on delete, Abort to Released with
+// nothing left behind.
+package reservation
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"liken.sh/runner/activities"
+	"liken.sh/runner/indi"
+	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, SearchAttributes: workflows.SearchAttributes}, &env)
+}
+
+// applyExample creates every object of examples/observatory.yaml in ns, the Reservation
+// included, and lets them go when the test ends.
+func applyExample(t *testing.T, ns string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(env.Root, "examples", "observatory.yaml"))
+	require.NoError(t, err)
+	defer f.Close()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		var u unstructured.Unstructured
+		err := dec.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		if u.Object == nil || u.GetKind() == "Namespace" {
+			continue
+		}
+		kind := obsv1.Kind(u.GetKind())
+		u.SetNamespace(ns)
+		res := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns)
+		_, err = res.Create(context.Background(), &u, metav1.CreateOptions{})
+		require.NoError(t, err, "create %s %s", kind, u.GetName())
+		name := u.GetName()
+		t.Cleanup(func() {
+			ctx := context.Background()
+			_, _ = res.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			_ = res.Delete(ctx, name, metav1.DeleteOptions{})
+		})
+	}
+}
+
+func reservation(t *testing.T, ns, name string) (*obsv1.Reservation, bool) {
+	t.Helper()
+	u, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false
+	}
+	require.NoError(t, err)
+	var r obsv1.Reservation
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r))
+	return &r, true
+}
+
+// awaitReservation waits (bounded) until ok holds of the Reservation (nil once it is gone).
+func awaitReservation(t *testing.T, ns, name, what string, ok func(*obsv1.Reservation) bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	var last *obsv1.Reservation
+	for time.Now().Before(deadline) {
+		r, _ := reservation(t, ns, name)
+		if ok(r) {
+			return
+		}
+		last = r
+		time.Sleep(200 * time.Millisecond)
+	}
+	if last == nil {
+		t.Fatalf("Reservation %s never %s; it is gone", name, what)
+	}
+	var steps []string
+	for _, s := range last.Status.Steps {
+		steps = append(steps, s.Name+"="+string(s.State)+": "+s.Summary)
+	}
+	t.Fatalf("Reservation %s never %s; phase %q step %q; steps %q", name, what, last.Status.Phase, last.Status.Step, steps)
+}
+
+func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t *testing.T) {
+	ns := "rsv-" + utilrand.String(6)
+	_, err := env.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	local := &activities.LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	queue := ns
+	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
+	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	applyExample(t, ns)
+	id := workflows.ReservationWorkflowID(ns, "tonight")
+	_, err = c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: queue},
+		workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: ns, Name: "tonight"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, wid := range []string{id, workflows.TelescopeWorkflowID(ns, "east"), workflows.ObservatoryWorkflowID(ns, "lab")} {
+			_ = c.TerminateWorkflow(context.Background(), wid, "", "test over")
+		}
+	})
+
+	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
+		return r != nil && (r.Status.Phase == obsv1.ReservationReady || r.Status.Phase == obsv1.ReservationFailed)
+	})
+	r, _ := reservation(t, ns, "tonight")
+	require.Equal(t, obsv1.ReservationReady, r.Status.Phase, "steps: %+v", r.Status.Steps)
+	require.NotNil(t, r.Status.Endpoint)
+	assert.Equal(t, "east-telescope."+ns+".svc", r.Status.Endpoint.Host)
+	assert.Equal(t, int32(7624), r.Status.Endpoint.Port)
+	for _, s := range r.Status.Steps {
+		t.Logf("%s %s: %s", s.Name, s.State, s.Summary)
+		assert.Contains(t, []obsv1.RunState{obsv1.RunDone, obsv1.RunSkipped}, s.State, "%s: %s", s.Name, s.Summary)
+	}
+	for _, pod := range []string{"lab-observatory", "lab-dome", "lab-weatherstation", "east-telescope", "east-mount", "east-main-camera"} {
+		_, err := env.Kube.CoreV1().Pods(ns).Get(context.Background(), pod, metav1.GetOptions{})
+		assert.NoError(t, err, "pod %s runs while Ready", pod)
+	}
+
+	// The devices are connected on the indiserver that stands in for east-telescope.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
+	require.NoError(t, err)
+	ic, err := indi.Dial(ctx, addr)
+	require.NoError(t, err)
+	defer ic.Close()
+	for _, dev := range []string{"Telescope Simulator", "CCD Simulator", "Filter Simulator", "Focuser Simulator", "Light Panel Simulator"} {
+		require.NoError(t, ic.Sync(ctx, dev))
+		p, ok := ic.Property(dev, "CONNECTION")
+		require.True(t, ok, dev)
+		assert.True(t, p.SwitchOn("CONNECT"), "%s is connected", dev)
+	}
+
+	// Deleting the Reservation ends it: the watcher's signal, sent here by hand.
+	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
+		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
+	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.ReservationChanged,
+		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
+
+	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
+	require.NoError(t, err)
+	assert.Empty(t, pods.Items, "no pod is left")
+	svcs, err := env.Kube.CoreV1().Services(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
+	require.NoError(t, err)
+	assert.Empty(t, svcs.Items, "no Service is left")
+	for _, kr := range []struct {
+		kind obsv1.Kind
+		name string
+	}{{obsv1.KindMount, "east"}, {obsv1.KindCamera, "east-main"}, {obsv1.KindDome, "lab"}, {obsv1.KindTelescope, "east"}, {obsv1.KindObservatory, "lab"}} {
+		u, err := env.Dynamic.Resource(kr.kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), kr.name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.False(t, kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate), "%s %s keeps no finalizer", kr.kind, kr.name)
+	}
+}
