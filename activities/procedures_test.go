@@ -766,3 +766,50 @@ func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
 		assert.True(t, cooler.SwitchOn("COOLER_OFF"), "the cooler is off after the warm-up")
 	}
 }
+
+func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-heartbeat")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
+			Activation: []obsv1.Action{jobAction("example.com/open-roof:1")},
+		}},
+	})
+	holdJob(t, tel, "example.com/open-roof:1", 0)
+	name := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
+	waiting := make(chan struct{})
+	var once sync.Once
+	every, record := procHeartbeatEvery, recordHeartbeat
+	t.Cleanup(func() { procHeartbeatEvery, recordHeartbeat = every, record })
+	procHeartbeatEvery, recordHeartbeat = 50*time.Millisecond, func(_ context.Context, what string) {
+		if what == "Job "+name {
+			once.Do(func() { close(waiting) })
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := procActivities().Activation(ctx, procInput(ns, kube.StepActivation, false))
+		done <- err
+	}()
+	select {
+	case <-waiting:
+	case err := <-done:
+		t.Fatalf("the step ended before it heartbeat its Job: %v", err)
+	case <-time.After(procWait):
+		t.Fatal("no heartbeat named the Job")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the step did not return when it was cancelled")
+	}
+}
