@@ -6,6 +6,10 @@ package activities
 
 import (
 	"context"
+	"errors"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -38,6 +42,17 @@ func (a *Activities) StartSite(ctx context.Context, in StepInput) (StepResult, e
 		}
 		sum += "; " + conn
 	}
+	links, err := powerLinks(s.Devices, true, s)
+	if err != nil {
+		return StepResult{}, err
+	}
+	power, err := a.setPower(ctx, links, true)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if power != "" {
+		sum += "; " + power
+	}
 	return StepResult{Summary: sum}, nil
 }
 
@@ -61,6 +76,21 @@ func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, err
 			return StepResult{}, asStepError(in.Step, err)
 		}
 		sum += "; " + conn
+	}
+	servers, err := a.sitePowerServers(ctx, in, s)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	links, err := powerLinks(s.Devices, true, servers...)
+	if err != nil {
+		return StepResult{}, err
+	}
+	power, err := a.setPower(ctx, links, true)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if power != "" {
+		sum += "; " + power
 	}
 	ep := &obsv1.Endpoint{Service: s.Name, Host: kube.ServerHost(s.Name, in.Namespace), Port: kube.ServerPort}
 	return StepResult{Summary: sum, Endpoint: ep}, nil
@@ -107,7 +137,36 @@ func (a *Activities) StopDevices(ctx context.Context, in StepInput) (StepResult,
 // PowerOff stops the Switch pods and the telescope's server.
 func (a *Activities) PowerOff(ctx context.Context, in StepInput) (StepResult, error) {
 	server := kube.ServerName(obsv1.KindTelescope, in.Telescope)
-	return a.stopServer(ctx, in, server)
+	s, err := a.readServerToStop(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	servers := []stepServer{s}
+	if in.Observatory != "" {
+		obs, err := a.readServerToStop(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+		if err != nil {
+			return StepResult{}, asStepError(in.Step, err)
+		}
+		servers = append(servers, obs)
+	}
+	return a.powerOffAndStop(ctx, in, server, s.Devices, servers)
+}
+
+// powerOffAndStop turns the devices' outputs off, then stops the server's Switches and the
+// server.
+func (a *Activities) powerOffAndStop(ctx context.Context, in StepInput, server string, devices []stepDevice, servers []stepServer) (StepResult, error) {
+	links, _ := powerLinks(devices, false, servers...)
+	power, err := a.setPower(ctx, links, false)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	res, err := a.stopServer(ctx, in, server)
+	if err != nil || power == "" {
+		return res, err
+	}
+	res.Skipped = false
+	res.Summary = strings.ToUpper(power[:1]) + power[1:] + "; " + res.Summary
+	return res, nil
 }
 
 // StopSite stops the observatory's devices and server; the workflow runs it only for the
@@ -117,11 +176,15 @@ func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, er
 		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no Observatory"}, nil
 	}
 	server := kube.ServerName(obsv1.KindObservatory, in.Observatory)
+	s, err := a.readServerToStop(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
 	devs, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice})
 	if err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
-	res, err := a.stopServer(ctx, in, server)
+	res, err := a.powerOffAndStop(ctx, in, server, s.Devices, []stepServer{s})
 	if err != nil || len(devs.Resources) == 0 {
 		return res, err
 	}
@@ -152,4 +215,15 @@ func joinIf(ok bool, s string) string {
 		return s
 	}
 	return ""
+}
+
+// readServerToStop is readServer for the stop steps: a Telescope or Observatory that is
+// gone powers nothing, and its objects are still stopped by their labels.
+func (a *Activities) readServerToStop(ctx context.Context, ns string, kind obsv1.Kind, name string) (stepServer, error) {
+	s, err := a.readServer(ctx, ns, kind, name)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return stepServer{Owner: kube.ResourceID{Kind: kind, Namespace: ns, Name: name}, Name: kube.ServerName(kind, name)}, nil
+	}
+	return s, err
 }

@@ -101,11 +101,9 @@ func requirePodAndService(t *testing.T, ns, name string, role kube.ObjectRole, s
 	assert.Equal(t, portName, pod.Spec.Containers[0].Ports[0].Name)
 	assert.Equal(t, port, pod.Spec.Containers[0].Ports[0].ContainerPort)
 	assert.Len(t, pod.Annotations[kube.AnnotationSpecDigest], 16)
-	ready := false
-	for _, c := range pod.Status.Conditions {
-		ready = ready || c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
-	}
-	assert.True(t, ready, "pod %s is Ready", name)
+	// No check of the pod's Ready condition here: the step returned only once it was Ready,
+	// and on a busy machine kwok's node can miss a lease renewal, after which the node
+	// controller marks every pod on it not Ready until the node reports again.
 	svc, err := env.Kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err, "Service %s", name)
 	requireObject(t, svc, role, server, kind, resource, owner)
