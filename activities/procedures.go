@@ -757,6 +757,14 @@ func (a *Activities) runINDIAction(ctx context.Context, c *indi.Client, r *procR
 		if msg == "" {
 			msg = alert.Error()
 		}
+		// The dome and mount locks (spec 5) refuse with an Alert; that refusal has an Event
+		// of its own, besides ProcedureFailed.
+		switch {
+		case r.id.Kind == obsv1.KindMount && act.State == string(obsv1.Unparked):
+			a.postObsEvent(ctx, r.id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonMountUnparkRefused, Message: msg})
+		case r.id.Kind == obsv1.KindDome && act.State == string(obsv1.Parked):
+			a.postObsEvent(ctx, r.id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonDomeParkRefused, Message: msg})
+		}
 		return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed, summary: msg}
 	}
 	var missing *indi.MissingError

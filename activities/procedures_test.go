@@ -813,3 +813,47 @@ func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
 		t.Fatal("the step did not return when it was cancelled")
 	}
 }
+
+func TestAMountThatItsDomeLockKeepsParkedFailsActivationWithAWarning(t *testing.T) {
+	const device = "Telescope Simulator"
+	f := inditest.NewFake(t)
+	f.Device(device)
+	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"))
+	f.Handle(device, "TELESCOPE_PARK", func(f *inditest.Fake, _ indi.Property) {
+		f.Update(device, "TELESCOPE_PARK", func(p *indi.Property) {
+			p.State = indi.Alert
+			p.Message = "[ERROR] Cannot unpark mount while dome is parked"
+		})
+	})
+	ns := observatoryNamespace(t, "proc-unpark-refused")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
+	})
+	mount := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
+			ParkProcedures: obsv1.ParkProcedures{Activation: []obsv1.ParkAction{{State: obsv1.Unparked}}}},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	require.NoError(t, unstructured.SetNestedField(mount.Object, device, "status", "indiDevice"))
+	_, err := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, mount, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	a := procActivities()
+	a.INDI = &fixedResolver{addr: f.Addr}
+	_, err = a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.Equal(t, "Failed: Cannot unpark mount while dome is parked", app.Message())
+	reasons := eventReasons(t, ns, obsv1.KindMount, "east")
+	assert.Equal(t, corev1.EventTypeWarning, reasons[kube.ReasonMountUnparkRefused])
+	assert.Equal(t, corev1.EventTypeWarning, reasons[kube.ReasonProcedureFailed])
+}

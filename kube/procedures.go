@@ -27,6 +27,10 @@ const (
 
 	ReasonActive   = "Active"
 	ReasonInactive = "Inactive"
+
+	// A lock refused a move (spec 5).
+	ReasonMountUnparkRefused = "MountUnparkRefused"
+	ReasonDomeParkRefused    = "DomeParkRefused"
 )
 
 // WithProcedureRecord is records with rec in place of the record of the same trigger: a
