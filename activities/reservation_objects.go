@@ -417,20 +417,13 @@ func (a *Activities) startServer(ctx context.Context, s stepServer) error {
 // startDevices adds each device's finalizer, then creates or adopts its claim, Service and
 // pod; a device deleted meanwhile is left out.
 func (a *Activities) startDevices(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
+	objs, err := buildDevices(s, devices)
+	if err != nil {
+		return nil, err
+	}
 	var started []stepDevice
-	for _, d := range devices {
-		pod, err := kube.DevicePod(d.DeviceRef, s.Name, s.Guider)
-		if err != nil {
-			return started, stepFailed("%v", err)
-		}
-		svc, err := kube.DeviceService(d.DeviceRef, s.Name)
-		if err != nil {
-			return started, stepFailed("%v", err)
-		}
-		claim, err := kube.DeviceResourceClaim(d.DeviceRef, s.Name)
-		if err != nil {
-			return started, stepFailed("%v", err)
-		}
+	for i, d := range devices {
+		pod, svc, claim := objs[i].pod, objs[i].svc, objs[i].claim
 		fin, err := a.patchFinalizers(ctx, FinalizerRef{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: string(d.UID)}, true)
 		if err != nil {
 			return started, err
@@ -452,6 +445,32 @@ func (a *Activities) startDevices(ctx context.Context, s stepServer, devices []s
 		started = append(started, d)
 	}
 	return started, nil
+}
+
+// deviceObjects are what a device runs as.
+type deviceObjects struct {
+	pod   *corev1.Pod
+	svc   *corev1.Service
+	claim *resourcev1.ResourceClaim
+}
+
+// buildDevices builds every device's objects, so a driver no image holds or a claim that is
+// not a ResourceClaimSpec fails the step before anything is created.
+func buildDevices(s stepServer, devices []stepDevice) ([]deviceObjects, error) {
+	out := make([]deviceObjects, len(devices))
+	for i, d := range devices {
+		var err error
+		if out[i].pod, err = kube.DevicePod(d.DeviceRef, s.Name, s.Guider); err != nil {
+			return nil, stepFailed("%v", err)
+		}
+		if out[i].svc, err = kube.DeviceService(d.DeviceRef, s.Name); err != nil {
+			return nil, stepFailed("%v", err)
+		}
+		if out[i].claim, err = kube.DeviceResourceClaim(d.DeviceRef, s.Name); err != nil {
+			return nil, stepFailed("%v", err)
+		}
+	}
+	return out, nil
 }
 
 // waitPodsReady waits until every named pod is Ready.
@@ -620,6 +639,9 @@ func resourceLabels(rs []kube.ResourceID) string {
 // chosen devices, then both Ready.
 func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
 	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if _, err := buildDevices(s, devices); err != nil {
 		return nil, err
 	}
 	if err := a.startServer(ctx, s); err != nil {

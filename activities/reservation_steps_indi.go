@@ -220,24 +220,34 @@ func (a *Activities) Disconnect(ctx context.Context, in StepInput) (StepResult, 
 	if !runs || len(s.Devices) == 0 {
 		return StepResult{Skipped: true, Summary: s.Name + " does not run"}, nil
 	}
-	c, err := a.dialServer(ctx, s)
+	sum, err := a.disconnectAll(ctx, s)
 	if err != nil {
 		return StepResult{}, asStepError(in.Step, err)
+	}
+	return StepResult{Summary: "D" + sum[1:]}, nil
+}
+
+// disconnectAll disconnects a server's devices in the reverse of their connect order:
+// "disconnected Camera east-main, ...".
+func (a *Activities) disconnectAll(ctx context.Context, s stepServer) (string, error) {
+	c, err := a.dialServer(ctx, s)
+	if err != nil {
+		return "", err
 	}
 	defer c.Close()
 	var done []string
 	for _, d := range slices.Backward(s.Devices) {
 		name, err := indiDevice(ctx, c, s, d)
 		if err != nil {
-			return StepResult{}, asStepError(in.Step, indiStepError(d, err))
+			return "", indiStepError(d, err)
 		}
 		stepHeartbeat(ctx, "disconnecting "+d.Label())
 		if _, err := c.Disconnect(ctx, name); err != nil {
-			return StepResult{}, asStepError(in.Step, indiStepError(d, err))
+			return "", indiStepError(d, err)
 		}
 		done = append(done, d.Label())
 	}
-	return StepResult{Summary: "Disconnected " + strings.Join(done, ", ")}, nil
+	return "disconnected " + strings.Join(done, ", "), nil
 }
 
 // Configure writes what the devices must know: the site's location, the devices each driver

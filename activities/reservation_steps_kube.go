@@ -169,8 +169,9 @@ func (a *Activities) powerOffAndStop(ctx context.Context, in StepInput, server s
 	return res, nil
 }
 
-// StopSite stops the observatory's devices and server; the workflow runs it only for the
-// last telescope there.
+// StopSite disconnects the observatory's devices, stops their pods, turns their outputs off
+// and stops the Switches and the server; the workflow runs it only for the last telescope
+// there.
 func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, error) {
 	if in.Observatory == "" {
 		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no Observatory"}, nil
@@ -180,16 +181,30 @@ func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, er
 	if err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
+	var disc string
+	if runs, err := a.serverRuns(ctx, in.Namespace, server); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	} else if runs && len(s.Devices) > 0 {
+		if disc, err = a.disconnectAll(ctx, s); err != nil {
+			return StepResult{}, asStepError(in.Step, err)
+		}
+	}
 	devs, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice})
 	if err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
 	res, err := a.powerOffAndStop(ctx, in, server, s.Devices, []stepServer{s})
-	if err != nil || len(devs.Resources) == 0 {
+	if err != nil {
 		return res, err
 	}
-	res.Skipped = false
-	res.Summary = "Stopped " + resourceLabels(devs.Resources) + "; " + res.Summary
+	if len(devs.Resources) > 0 {
+		res.Skipped = false
+		res.Summary = "Stopped " + resourceLabels(devs.Resources) + "; " + res.Summary
+	}
+	if disc != "" {
+		res.Skipped = false
+		res.Summary = "D" + disc[1:] + "; " + res.Summary
+	}
 	return res, nil
 }
 

@@ -285,7 +285,7 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 
 	res, err = a.StopSite(ctx, stepInput(ns, kube.StepStopSite))
 	require.NoError(t, err)
-	assert.Equal(t, "Stopped Dome lab, WeatherStation lab; Stopped lab-observatory", res.Summary)
+	assert.Equal(t, "Disconnected WeatherStation lab, Dome lab; Stopped Dome lab, WeatherStation lab; Stopped lab-observatory", res.Summary)
 	requireGone(t, ns, "lab-observatory", "lab-dome", "lab-weatherstation")
 	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindDome, "lab"))
 
@@ -390,4 +390,22 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
 	require.NoError(t, err)
 	assert.True(t, res.Skipped)
+}
+
+func TestADriverNoImageHoldsFailsStartDevicesBeforeAnythingIsCreated(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-noimage-"+utilrand.String(5))
+	applyExample(t, ns)
+	createObject(t, obsv1.KindRotator, ns, &obsv1.Rotator{
+		ObjectMeta: metav1.ObjectMeta{Name: "east-main"},
+		Spec:       obsv1.RotatorSpec{OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"}, DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_nowhere_rotator"}}},
+	})
+	_, err := newActivities().StartDevices(testContext(t), stepInput(ns, kube.StepStartDevices))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.Contains(t, app.Message(), "Failed: Rotator/east-main: no image of the runner holds the driver indi_nowhere_rotator")
+	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, pods.Items, "nothing is created before every device's objects are built")
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
 }
