@@ -174,8 +174,14 @@ func TestAJobActionCreatesOneJobAndARestartAdoptsItInsteadOfDuplicatingIt(t *tes
 // complete the pod at once, and the test wants to end it otherwise.
 func holdJob(t *testing.T, tel *unstructured.Unstructured, image string, timeout time.Duration) {
 	t.Helper()
+	holdJobAt(t, tel, 0, image, timeout)
+}
+
+// holdJobAt is holdJob for the action at index.
+func holdJobAt(t *testing.T, tel *unstructured.Unstructured, index int, image string, timeout time.Duration) {
+	t.Helper()
 	held, err := kube.ProcedureJob(kube.JobInput{
-		Resource: kube.ResourceIDOf(obsv1.KindTelescope, tel), Trigger: kube.TriggerActivation, Since: procStarted,
+		Resource: kube.ResourceIDOf(obsv1.KindTelescope, tel), Trigger: kube.TriggerActivation, Since: procStarted, Index: index,
 		Job: obsv1.Job{Image: image}, Timeout: timeout, Observatory: "lab", Telescope: "east", Server: "east-telescope",
 	})
 	require.NoError(t, err)
@@ -856,4 +862,62 @@ func TestAMountThatItsDomeLockKeepsParkedFailsActivationWithAWarning(t *testing.
 	reasons := eventReasons(t, ns, obsv1.KindMount, "east")
 	assert.Equal(t, corev1.EventTypeWarning, reasons[kube.ReasonMountUnparkRefused])
 	assert.Equal(t, corev1.EventTypeWarning, reasons[kube.ReasonProcedureFailed])
+}
+
+func TestARetrySkipsTheDoneActionsAndRunsTheFailedOneAgain(t *testing.T) {
+	ns := observatoryNamespace(t, "proc-retry")
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
+			Activation: []obsv1.Action{jobAction("example.com/open-roof:1"), jobAction("example.com/focus:1")},
+		}},
+	})
+	holdJobAt(t, tel, 1, "example.com/focus:1", 0)
+	a := procActivities()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+
+	in := procInput(ns, kube.StepActivation, false)
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Activation(ctx, in)
+		done <- err
+	}()
+	first := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
+	failedJob := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 1)
+	failJobPod(t, ns, failedJob)
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		t.Fatal("the step did not end after its second Job failed")
+	}
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	var failed StepResult
+	require.NoError(t, app.Details(&failed))
+	require.Len(t, failed.Actions, 2)
+	assert.Equal(t, obsv1.RunDone, failed.Actions[0].State)
+	assert.Equal(t, obsv1.RunFailed, failed.Actions[1].State)
+
+	retry := in
+	retry.Started = procStarted.Add(time.Minute)
+	retry.Actions = failed.Actions
+	res, err := a.Activation(ctx, retry)
+	require.NoError(t, err)
+	require.Len(t, res.Actions, 2)
+	assert.Equal(t, failed.Actions[0], res.Actions[0], "the Done action keeps its record")
+	assert.Equal(t, obsv1.RunDone, res.Actions[1].State)
+	var names []string
+	for _, j := range jobsOf(t, ns, obsv1.KindTelescope, "east") {
+		if j.DeletionTimestamp == nil {
+			names = append(names, j.Name)
+		}
+	}
+	second := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, retry.Started, 1)
+	assert.ElementsMatch(t, []string{first, second}, names, "no new Job for the Done action; the failed one replaced")
 }
