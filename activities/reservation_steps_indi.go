@@ -176,6 +176,26 @@ func (a *Activities) connectAll(ctx context.Context, s stepServer, devices []ste
 	return "connected " + strings.Join(parts, ", "), nil
 }
 
+// awaitDrivers waits until each device's driver has defined its device on the server, and
+// records the device's INDI name.
+func (a *Activities) awaitDrivers(ctx context.Context, s stepServer, devices []stepDevice) error {
+	c, err := a.dialServer(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for _, d := range devices {
+		name, err := indiDevice(ctx, c, s, d)
+		if err != nil {
+			return indiStepError(d, err)
+		}
+		if err := a.recordINDIDevice(ctx, d, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // telescopeINDIServer reads the telescope's server for an INDI step; ok is false when its pod
 // does not run (nothing to talk to).
 func (a *Activities) telescopeINDIServer(ctx context.Context, in StepInput) (stepServer, bool, error) {

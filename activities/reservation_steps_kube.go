@@ -96,8 +96,9 @@ func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, err
 	return StepResult{Summary: sum, Endpoint: ep}, nil
 }
 
-// StartDevices starts each device's pod, Service and claim (after its finalizer) and waits
-// until they and the server are Ready. Switches are PowerOn's.
+// StartDevices starts each device's pod, Service and claim (after its finalizer), waits
+// until they and the server are Ready, and then until each driver has defined its device on
+// the server (whose INDI name it records). Switches are PowerOn's.
 func (a *Activities) StartDevices(ctx context.Context, in StepInput) (StepResult, error) {
 	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
@@ -116,6 +117,9 @@ func (a *Activities) StartDevices(ctx context.Context, in StepInput) (StepResult
 	}
 	if len(started) == 0 {
 		return StepResult{Skipped: true, Summary: "every device of Telescope " + in.Telescope + " is being deleted"}, nil
+	}
+	if err := a.awaitDrivers(ctx, s, started); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
 	}
 	return StepResult{Summary: "Started " + deviceLabels(started)}, nil
 }
