@@ -640,6 +640,15 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 
 	if stepErr != nil {
 		summary := failureSummary(stepErr, limit)
+		// A failed step carries its action records in the error's details, so that
+		// status.steps[].actions shows them and a retry skips the actions already Done.
+		var appErr *temporal.ApplicationError
+		if errors.As(stepErr, &appErr) && appErr.HasDetails() {
+			var failed activities.StepResult
+			if appErr.Details(&failed) == nil {
+				res.Actions = failed.Actions
+			}
+		}
 		r.status = kube.StepEnded(r.status, step, obsv1.RunFailed, summary, res.Actions, r.now())
 		workflow.GetLogger(r.ctx).Warn("a reservation step failed", "reservation", r.in.Name, "step", step, "summary", summary)
 		if err := r.siteRelease(SiteDone, false); err != nil {

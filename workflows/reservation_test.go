@@ -738,3 +738,46 @@ func TestALongHeldReservationContinuesAsNewAndTheNextRunResumesFromItsStatus(t *
 	assert.Equal(t, "Took Telescope east", summaryOf(st, kube.StepWait))
 	assert.Equal(t, obsv1.ReservationReleased, st.Phase)
 }
+
+func TestAFailedStepKeepsItsActionRecordsAndHandsThemToTheRetry(t *testing.T) {
+	done := obsv1.ActionRecord{Kind: obsv1.KindDome, Name: "lab", Action: "state: Unparked", RunRecord: obsv1.RunRecord{State: obsv1.RunDone}}
+	broken := obsv1.ActionRecord{Kind: obsv1.KindTelescope, Name: "east", Action: "job", RunRecord: obsv1.RunRecord{State: obsv1.RunFailed, Summary: "Job x failed: exit code 3"}}
+	f := newFakeCluster()
+	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+		if in.Step == kube.StepActivation && n == 1 {
+			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Job x failed: exit code 3",
+				activities.ErrStepFailed, nil, activities.StepResult{Actions: []obsv1.ActionRecord{done, broken}})
+		}
+		return activities.StepResult{Summary: "did " + in.Step}, nil
+	}
+	env := newReservationEnv(t, f)
+	var failed obsv1.ReservationStatus
+	env.RegisterDelayedCallback(func() {
+		f.mu.Lock()
+		failed = f.last()
+		f.mu.Unlock()
+	}, 30*time.Minute)
+	f.change(time.Hour, "updated", func(s *activities.ReservationState) { s.Retry = "please" })
+	f.change(2*time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	run(t, env)
+
+	var recorded []obsv1.ActionRecord
+	for _, s := range failed.Steps {
+		if s.Name == kube.StepActivation {
+			recorded = s.Actions
+		}
+	}
+	require.Len(t, recorded, 2, "status.steps[].actions shows the failed step's actions")
+	assert.Equal(t, obsv1.RunDone, recorded[0].State)
+	assert.Equal(t, obsv1.RunFailed, recorded[1].State)
+
+	var retried []activities.StepInput
+	for _, c := range f.calls {
+		if c.Step == kube.StepActivation {
+			retried = append(retried, c.In)
+		}
+	}
+	require.Len(t, retried, 2)
+	require.Len(t, retried[1].Actions, 2, "the retry is told which actions are already Done")
+	assert.Equal(t, obsv1.RunDone, retried[1].Actions[0].State)
+}
