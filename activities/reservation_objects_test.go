@@ -1,5 +1,6 @@
-// Table tests of the pure parts of the pod steps: which devices snoop on which, which objects
-// a stop selects, which Switch powers a device, and what a server refuses to run.
+// Table tests of the pure parts of the pod steps (which devices snoop on which, which objects
+// a stop selects, which Switch powers a device, what a server refuses to run), and how a pod
+// that is already there is adopted, replaced or refused, against the real API server.
 package activities
 
 import (
@@ -9,6 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
@@ -100,4 +104,49 @@ func TestAServerRefusesInvalidNamesAndADriverTwice(t *testing.T) {
 		assert.Equal(t, tc.want, app.Message())
 		assert.True(t, app.NonRetryable())
 	}
+}
+
+func TestAPodIsAdoptedWhenCurrentReplacedWhenStaleAndRefusedWhenNotOurs(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-adopt-"+utilrand.String(5))
+	uids := applyExample(t, ns)
+	a := newActivities()
+	ctx := testContext(t)
+	pods := env.Kube.CoreV1().Pods(ns)
+	mount := kube.DeviceRef{ResourceID: kube.ResourceID{Kind: obsv1.KindMount, Namespace: ns, Name: "east", UID: uids["Mount/east"]}}
+	mount.Spec.Driver.Name = "indi_simulator_telescope"
+	want, err := kube.DevicePod(mount, "east-telescope", nil)
+	require.NoError(t, err)
+
+	// A pod of ours from an older spec is replaced.
+	stale := want.DeepCopy()
+	stale.Annotations[kube.AnnotationSpecDigest] = "0000000000000000"
+	old, err := pods.Create(ctx, stale, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, a.ensurePod(ctx, want))
+	cur, err := pods.Get(ctx, want.Name, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.NotEqual(t, old.UID, cur.UID, "replaced")
+	assert.Equal(t, want.Annotations[kube.AnnotationSpecDigest], cur.Annotations[kube.AnnotationSpecDigest])
+
+	// A current one is adopted as it is.
+	require.NoError(t, a.ensurePod(ctx, want))
+	again, err := pods.Get(ctx, want.Name, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, cur.UID, again.UID, "adopted")
+
+	// One we did not make is refused, not deleted.
+	camera := kube.DeviceRef{ResourceID: kube.ResourceID{Kind: obsv1.KindCamera, Namespace: ns, Name: "east-main", UID: uids["Camera/east-main"]}}
+	camera.Spec.Driver.Name = "indi_simulator_ccd"
+	wantCam, err := kube.DevicePod(camera, "east-telescope", nil)
+	require.NoError(t, err)
+	foreign := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: wantCam.Name, Namespace: ns},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "example.com/x"}}}}
+	_, err = pods.Create(ctx, foreign, metav1.CreateOptions{})
+	require.NoError(t, err)
+	err = a.ensurePod(ctx, wantCam)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, "Failed: a pod named east-main-camera exists in "+ns+" that the observatory-operator did not create; delete or rename it", app.Message())
+	_, err = pods.Get(ctx, wantCam.Name, metav1.GetOptions{})
+	assert.NoError(t, err, "the foreign pod stays")
 }
