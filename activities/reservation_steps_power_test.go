@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
@@ -93,4 +94,35 @@ func TestAPowerSwitchThatIsNotThereFailsPowerOnNamingIt(t *testing.T) {
 	_, err := newActivities().PowerOn(testContext(t), stepInput(ns, kube.StepPowerOn))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Failed: Mount east: its power.switch box is no Switch of Telescope east or Observatory lab")
+}
+
+func TestADriverThatAnswersAlertFailsTheStepWithItsOwnWords(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-alert-"+utilrand.String(5))
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{ObjectMeta: metav1.ObjectMeta{Name: "lab"}})
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{ObjectMeta: metav1.ObjectMeta{Name: "east"}, Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
+	createObject(t, obsv1.KindSwitch, ns, &obsv1.Switch{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.SwitchSpec{
+			TelescopeOrObservatoryParent: obsv1.TelescopeOrObservatoryParent{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"}},
+			DeviceSpec:                   obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_fake_power", Image: "example.com/fake-power"}},
+		},
+	})
+	f := inditest.NewFake(t)
+	f.Define(inditest.Switches("Power Box", "CONNECTION", indi.OneOfMany, []string{"DISCONNECT"}, "CONNECT", "DISCONNECT"))
+	f.Define(indi.Property{Device: "Power Box", Name: "DRIVER_INFO", Type: indi.Text, Perm: indi.ReadOnly,
+		Elements: []indi.Element{{Name: "DRIVER_EXEC", Value: "indi_fake_power"}}})
+	f.Handle("Power Box", "CONNECTION", func(f *inditest.Fake, _ indi.Property) {
+		f.Update("Power Box", "CONNECTION", func(p *indi.Property) {
+			p.State = indi.Alert
+			p.Message = "[ERROR] Failed to connect to port /dev/ttyUSB0"
+		})
+	})
+	a := newActivities()
+	a.INDI = oneServer(f.Addr)
+	_, err := a.PowerOn(testContext(t), stepInput(ns, kube.StepPowerOn))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.True(t, app.NonRetryable())
+	assert.Equal(t, "Failed: Switch east: Failed to connect to port /dev/ttyUSB0", app.Message())
 }
