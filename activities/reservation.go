@@ -29,7 +29,6 @@ package activities
 import (
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -40,8 +39,6 @@ import (
 const (
 	ErrStepFailed   = "StepFailed"
 	ErrStepTimedOut = "StepTimedOut"
-	// ErrNotImplemented marks a step whose activity is not written yet.
-	ErrNotImplemented = "NotImplemented"
 )
 
 // StepHeartbeatEvery is how often a running step heartbeats; the workflow's heartbeat timeout
@@ -194,10 +191,4 @@ type CoordinatorSignal struct {
 	Message      any
 	// Input is the coordinating workflow's input, used only when it has to start.
 	Input any
-}
-
-// notImplemented is what a step answers until its activity is written: a plain refusal, so
-// that nothing pretends to work.
-func notImplemented(step string) error {
-	return temporal.NewNonRetryableApplicationError("the "+step+" step is not implemented yet", ErrNotImplemented, nil)
 }

@@ -110,7 +110,7 @@ var bookkeeping = workflow.LocalActivityOptions{
 // are a user's to fix.
 var stepRetry = &temporal.RetryPolicy{
 	InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-	NonRetryableErrorTypes: []string{activities.ErrStepFailed, activities.ErrStepTimedOut, activities.ErrNotImplemented},
+	NonRetryableErrorTypes: []string{activities.ErrStepFailed, activities.ErrStepTimedOut},
 }
 
 // stepHeartbeatTimeout notices a dead worker within half a minute: the steps heartbeat every

@@ -467,20 +467,20 @@ func TestAStepPastItsDeadlineOnARealServerTimesOutWithItsLastHeartbeat(t *testin
 	assert.Equal(t, obsv1.RunFailed, stateOf(f.status("a"), kube.StepPowerOn))
 }
 
-func TestAStepThatAnswersNotImplementedFailsTheReservation(t *testing.T) {
+func TestAReservationWhoseStepsAllFailKeepsItsFinalizers(t *testing.T) {
 	f := newFakeSite(t)
 	f.telescope("east", "lab")
 	f.answer = func(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
-		// What the placeholder activities answer until the real ones exist.
+		// A cluster where nothing works: every step refuses, as a user-fixable failure.
 		return activities.StepResult{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("the %s step is not implemented yet", in.Step), activities.ErrNotImplemented, nil)
+			fmt.Sprintf("Failed: the %s step cannot reach the cluster", in.Step), activities.ErrStepFailed, nil)
 	}
 	q := f.startWorker()
 	f.reserve(q, "a", "east", time.Now().Add(-time.Minute), nil)
 	f.await("a", "failed", phaseIs(obsv1.ReservationFailed))
 	st := f.status("a")
 	assert.Equal(t, kube.StepStartSite, st.Step)
-	assert.Equal(t, "Failed: the StartSite step is not implemented yet", kube.ReservationCondition(&st, obsv1.ConditionReady).Message)
+	assert.Equal(t, "Failed: the StartSite step cannot reach the cluster", kube.ReservationCondition(&st, obsv1.ConditionReady).Message)
 
 	// Deleted, it deactivates from Abort, which fails too: the finalizer stays, and so does
 	// the telescope's, until a retry gets the deactivation through.
