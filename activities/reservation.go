@@ -29,7 +29,6 @@ package activities
 import (
 	"time"
 
-
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
