@@ -27,6 +27,7 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/internal/stack"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
 
@@ -39,6 +40,7 @@ type recorder struct {
 	c     client.Client
 	queue string
 	dyn   dynamic.Interface
+	save  func(ctx context.Context, file, workflowID string) error
 }
 
 // recordings names each history file and the run that produces it, driven as the watcher
@@ -90,6 +92,47 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}
 		return run, r.c.SignalWorkflow(ctx, id, "", PersonChanged, PersonChange{Deleted: true, Why: "deleted"})
 	},
+	// The example reservation (examples/observatory.yaml) from Wait to Ready, then deleted and
+	// Released; its telescope's and its observatory's lock workflows are saved beside it.
+	"reservation": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+		const ns, name = "observatory", "tonight"
+		id := ReservationWorkflowID(ns, name)
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+		if err != nil {
+			return nil, err
+		}
+		reservations := r.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
+		if _, err := poll(ctx, func() (string, bool) {
+			u, err := reservations.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return "", false
+			}
+			phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+			return phase, phase == string(obsv1.ReservationReady)
+		}); err != nil {
+			return nil, fmt.Errorf("the example reservation did not become Ready: %w", err)
+		}
+		if err := reservations.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+		if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"}); err != nil {
+			return nil, err
+		}
+		if err := run.Get(ctx, nil); err != nil {
+			return nil, err
+		}
+		// The locks end themselves once idle.
+		for file, lock := range map[string]string{"telescope": TelescopeWorkflowID(ns, "east"), "observatory": ObservatoryWorkflowID(ns, "lab")} {
+			if err := r.c.GetWorkflow(ctx, lock, "").Get(ctx, nil); err != nil {
+				return nil, fmt.Errorf("the lock %s: %w", lock, err)
+			}
+			if err := r.save(ctx, file, lock); err != nil {
+				return nil, err
+			}
+		}
+		return run, nil
+	},
 }
 
 // poll waits until f reports done, bounded by ctx.
@@ -130,14 +173,16 @@ func TestRecordHistories(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := stack.Start(ctx, stack.Options{Dir: t.TempDir(), Cache: stack.Cache(root), Kube: true, Temporal: stack.Temporal{Enabled: true}})
+	s, err := stack.Start(ctx, stack.Options{Dir: t.TempDir(), Cache: stack.Cache(root), Kube: true,
+		Temporal: stack.Temporal{Enabled: true, SearchAttributes: SearchAttributes}})
 	require.NoError(t, err)
 	defer s.Stop()
 
 	kubectl := filepath.Join(stack.Cache(root), "kube-"+stack.KubeVersion, "kubectl")
 	for _, args := range [][]string{
-		{"apply", "--server-side", "-k", filepath.Join(root, "deploy", "crds", "people")},
-		{"wait", "--for=condition=Established", "crd/people.people.liken.sh"},
+		{"apply", "--server-side", "-k", filepath.Join(root, "deploy", "crds")},
+		{"wait", "--for=condition=Established", "crd", "--all"},
+		{"apply", "--server-side", "-f", filepath.Join(root, "examples", "observatory.yaml")},
 	} {
 		out, err := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig=" + s.Kubeconfig}, args...)...).CombinedOutput()
 		require.NoError(t, err, "%s", out)
@@ -150,26 +195,35 @@ func TestRecordHistories(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	const queue = "record"
-	w := worker.New(c, queue, worker.Options{})
-	Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, Now: time.Now})
+	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: time.Second})
+	local := &activities.LocalINDI{}
+	defer local.Close()
+	Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: c, INDI: local, Now: time.Now})
 	require.NoError(t, w.Start())
 	defer w.Stop()
 
-	for name, start := range recordings {
-		run, err := start(ctx, recorder{c: c, queue: queue, dyn: dyn})
-		require.NoError(t, err)
-		require.NoError(t, run.Get(ctx, nil))
+	save := func(ctx context.Context, file, workflowID string) error {
 		h := &historypb.History{}
-		it := c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, 0)
+		it := c.GetWorkflowHistory(ctx, workflowID, "", false, 0)
 		for it.HasNext() {
 			e, err := it.Next()
-			require.NoError(t, err)
+			if err != nil {
+				return err
+			}
 			h.Events = append(h.Events, e)
 		}
 		b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
-		require.NoError(t, err)
-		path := filepath.Join("testdata", "histories", name+".json")
-		require.NoError(t, os.WriteFile(path, append(b, '\n'), 0o644))
+		if err != nil {
+			return err
+		}
+		path := filepath.Join("testdata", "histories", file+".json")
 		fmt.Printf("recorded %s (%d events)\n", path, len(h.Events))
+		return os.WriteFile(path, append(b, '\n'), 0o644)
+	}
+	for name, start := range recordings {
+		run, err := start(ctx, recorder{c: c, queue: queue, dyn: dyn, save: save})
+		require.NoError(t, err, name)
+		require.NoError(t, run.Get(ctx, nil), name)
+		require.NoError(t, save(ctx, name, run.GetID()), name)
 	}
 }
