@@ -40,6 +40,7 @@ func run() error {
 	temporalPort := flag.Int("temporal-port", 7233, "port of the Temporal frontend")
 	uiPort := flag.Int("ui-port", 8233, "port of the Temporal Web UI")
 	bin := flag.String("bin", "bin", "folder with the watcher and worker binaries (make builds them)")
+	session := flag.Duration("session", 3*time.Minute, "how long the example reservation runs")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 
@@ -94,6 +95,13 @@ func run() error {
 	if err := kubectl("apply", "--server-side", "-k", "examples"); err != nil {
 		return fmt.Errorf("apply examples/: %w", err)
 	}
+	// The example reservation ends a few minutes from now, so a new user sees a whole
+	// session, from Wait to Released, in the Temporal UI.
+	sessionEnd := time.Now().Add(*session).UTC().Truncate(time.Second)
+	if err := kubectl("-n", "observatory", "patch", "reservation", "tonight", "--type=merge",
+		"-p", `{"spec":{"end":"`+sessionEnd.Format(time.RFC3339)+`"}}`); err != nil {
+		return fmt.Errorf("set the example reservation's end: %w", err)
+	}
 	// The watcher's Leases live in liken-system, which deploy/ creates in a cluster.
 	if err := kubectl("create", "namespace", "liken-system"); err != nil {
 		return fmt.Errorf("create the namespace of the watcher's Leases: %w", err)
@@ -140,8 +148,11 @@ The local stack is up (in %s); the worker reached Kubernetes %s through Temporal
   Temporal UI:  %s
   Logs:         %s/{watcher,worker,kube-apiserver,temporal,...}.log
 
+The example reservation observatory/tonight is Ready within seconds and runs until %s,
+then deactivates and is Released (workflow reservation/observatory/tonight in the UI).
+
 Ctrl-C stops everything.
-`, time.Since(started).Round(time.Second), version, s.Kubeconfig, kubectlPath, s.TemporalUI, dir)
+`, time.Since(started).Round(time.Second), version, s.Kubeconfig, kubectlPath, s.TemporalUI, dir, sessionEnd.Local().Format("15:04:05"))
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "\nstopping: watcher, worker, then the stack")
 	return nil
