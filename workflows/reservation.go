@@ -954,7 +954,7 @@ func failureSummary(err error, limit time.Duration) string {
 		if detail == "" {
 			detail = "the step did not finish"
 		}
-		return fmt.Sprintf("%s after %s: %s", kube.TimedOutPrefix, shortDuration(limit), detail)
+		return fmt.Sprintf("%s after %s: %s", kube.TimedOutPrefix, kube.ShortDuration(limit), detail)
 	case errors.As(err, &app):
 		msg := app.Message()
 		if app.Type() == activities.ErrStepTimedOut || strings.HasPrefix(msg, kube.TimedOutPrefix) || strings.HasPrefix(msg, kube.FailedPrefix) {
@@ -963,17 +963,6 @@ func failureSummary(err error, limit time.Duration) string {
 		return kube.FailedPrefix + msg
 	}
 	return kube.FailedPrefix + err.Error()
-}
-
-// shortDuration writes a deadline as the spec does: 10m, 2m, 6h.
-func shortDuration(d time.Duration) string {
-	switch {
-	case d%time.Hour == 0:
-		return strconv.Itoa(int(d/time.Hour)) + "h"
-	case d%time.Minute == 0:
-		return strconv.Itoa(int(d/time.Minute)) + "m"
-	}
-	return d.String()
 }
 
 func joinSummary(head, tail string) string {
