@@ -117,7 +117,8 @@ func launch(ctx context.Context, dir string, drivers []string) (*Server, error) 
 	cmd := exec.Command("indiserver", append(args, drivers...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Stop ends the drivers with it
+	// Stop ends the drivers with it (own group); a killed parent takes it along (Pdeathsig).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	log := newLogBuffer()
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,149 @@
+package reservation
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+
+	"liken.sh/runner/activities"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows"
+)
+
+// startWorker runs the worker binary, in dev mode, on its own task queue, as make run does.
+func startWorker(t *testing.T, bin, queue string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(),
+		"KUBECONFIG="+env.Kubeconfig, "TEMPORAL_ADDRESS="+env.TemporalAddress,
+		"LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true",
+		"LIKEN_HEALTH_ADDRESS=", "LIKEN_LOG_FORMAT=text", "LIKEN_LOG_LEVEL=warn")
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// startReservation creates the example observatory in a fresh namespace and starts its
+// reservation's workflow as the watcher would.
+func startReservation(t *testing.T) (ns, queue string, c client.Client) {
+	t.Helper()
+	ns = "rsv-" + utilrand.String(6)
+	_, err := env.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	c, err = client.Dial(client.Options{HostPort: env.TemporalAddress})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	applyExample(t, ns)
+	id := workflows.ReservationWorkflowID(ns, "tonight")
+	_, err = c.SignalWithStartWorkflow(context.Background(), id, workflows.ReservationChanged, workflows.ReservationChange{Why: "added"},
+		client.StartWorkflowOptions{ID: id, TaskQueue: ns}, workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: ns, Name: "tonight"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, wid := range []string{id, workflows.TelescopeWorkflowID(ns, "east"), workflows.ObservatoryWorkflowID(ns, "lab")} {
+			_ = c.TerminateWorkflow(context.Background(), wid, "", "test over")
+		}
+	})
+	return ns, ns, c
+}
+
+func managedPods(t *testing.T, ns string) []corev1.Pod {
+	t.Helper()
+	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
+	require.NoError(t, err)
+	return pods.Items
+}
+
+// TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice stops a worker in the
+// middle of StartDevices; another worker takes the step over once its heartbeat lapses. The
+// INDI servers are shared by both workers, as pods outlive the workers that started them (the
+// dev mode's local indiservers die with their worker, so each worker here is in-process, with
+// one resolver standing in for the pods).
+func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *testing.T) {
+	ns, queue, c := startReservation(t)
+	local := &activities.LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	newWorker := func() worker.Worker {
+		w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
+		workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
+		require.NoError(t, w.Start())
+		return w
+	}
+	first := newWorker()
+	awaitReservation(t, ns, "tonight", "reached StartDevices", func(r *obsv1.Reservation) bool {
+		return r != nil && (r.Status.Step == kube.StepStartDevices || r.Status.Phase == obsv1.ReservationReady)
+	})
+	r, _ := reservation(t, ns, "tonight")
+	require.Equal(t, kube.StepStartDevices, r.Status.Step, "the worker was to stop in the middle of StartDevices")
+	first.Stop()
+
+	second := newWorker()
+	t.Cleanup(second.Stop)
+	awaitReservation(t, ns, "tonight", "became Ready on the second worker", func(r *obsv1.Reservation) bool {
+		return r != nil && (r.Status.Phase == obsv1.ReservationReady || r.Status.Phase == obsv1.ReservationFailed)
+	})
+	r, _ = reservation(t, ns, "tonight")
+	require.Equal(t, obsv1.ReservationReady, r.Status.Phase, "steps: %+v", r.Status.Steps)
+
+	// The step really changed hands: its activity started more than once.
+	var scheduled int64
+	attempt := int32(0)
+	it := c.GetWorkflowHistory(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "", false, 0)
+	for it.HasNext() {
+		e, err := it.Next()
+		require.NoError(t, err)
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == kube.StepStartDevices {
+			scheduled = e.GetEventId()
+		}
+		if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetScheduledEventId() == scheduled {
+			attempt = a.GetAttempt()
+		}
+	}
+	require.GreaterOrEqual(t, attempt, int32(2), "StartDevices ran again on the second worker")
+
+	// Every object has one stable name: a pod created before the stop was adopted, not
+	// created again, so each name appears once and none is replaced after Ready.
+	pods := managedPods(t, ns)
+	uids := map[string]string{}
+	for _, p := range pods {
+		require.NotContains(t, uids, p.Name, "pod %s twice", p.Name)
+		uids[p.Name] = string(p.UID)
+	}
+	require.Len(t, pods, 9, "the observatory's 3 pods and the telescope's 6")
+	for _, p := range managedPods(t, ns) {
+		require.Equal(t, uids[p.Name], string(p.UID), "pod %s was replaced after Ready", p.Name)
+	}
+}
+
+func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) {
+	bin := env.Build(t, "./cmd/worker")
+	ns, queue, c := startReservation(t)
+	startWorker(t, bin, queue)
+
+	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
+		return r != nil && r.Status.Phase == obsv1.ReservationReady
+	})
+	// Temporal goes away mid-session and comes back on its SQLite file.
+	restart, err := env.Stack.StopProcess("temporal")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	require.NoError(t, restart(ctx))
+
+	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
+		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
+	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
+		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
+	require.Empty(t, managedPods(t, ns), "no pod is left")
+}
