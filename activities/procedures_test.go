@@ -92,10 +92,7 @@ func envOf(c corev1.Container) map[string]string {
 
 func TestAJobActionCreatesOneJobAndARestartAdoptsItInsteadOfDuplicatingIt(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-job")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
@@ -224,10 +221,7 @@ func failJobPod(t *testing.T, ns, job string) {
 
 func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-job-fail")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
@@ -430,24 +424,29 @@ func (r *fixedResolver) Address(_ context.Context, s INDIServer) (string, error)
 	return r.addr, nil
 }
 
+// connectedSimulator starts a real indiserver with one simulator driver and connects its
+// device, as the Connect step would have before Activation.
+func connectedSimulator(t *testing.T, driver, device string) (context.Context, *indi.Client, string) {
+	t.Helper()
+	addr := inditest.Start(t, driver)
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	t.Cleanup(cancel)
+	c, err := indi.Dial(ctx, addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	_, err = c.Connect(ctx, device)
+	require.NoError(t, err)
+	return ctx, c, addr
+}
+
 // (The name is short: indiserver's socket lives under the test's temporary folder, and a
 // socket path has at most 108 bytes.)
 func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
-	addr := inditest.Start(t, "indi_simulator_dome")
-	ctx, cancel := context.WithTimeout(context.Background(), procWait)
-	defer cancel()
-	c, err := indi.Dial(ctx, addr)
-	require.NoError(t, err)
-	defer c.Close()
 	const device = "Dome Simulator"
-	_, err = c.Connect(ctx, device)
-	require.NoError(t, err)
+	ctx, c, addr := connectedSimulator(t, "indi_simulator_dome", device)
 
 	ns := observatoryNamespace(t, "proc-dome")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
@@ -463,7 +462,7 @@ func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
 	})
 	// The driver defined its device: StartDevices records its name.
 	require.NoError(t, unstructured.SetNestedField(dome.Object, device, "status", "indiDevice"))
-	_, err = env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, dome, metav1.UpdateOptions{})
+	_, err := env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, dome, metav1.UpdateOptions{})
 	require.NoError(t, err)
 
 	resolver := &fixedResolver{addr: addr}
@@ -521,10 +520,7 @@ func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *
 	})
 
 	ns := observatoryNamespace(t, "proc-refused")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
@@ -570,10 +566,7 @@ func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *
 
 func TestAJobPastItsTimeoutFailsTheStepAsTimedOut(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-job-timeout")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	act := jobAction("example.com/slow:1")
 	act.Timeout = "2s"
 	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
@@ -596,10 +589,7 @@ func TestAJobPastItsTimeoutFailsTheStepAsTimedOut(t *testing.T) {
 func TestAnActionWaitsForTheRunsItComesAfterAndADanglingReferenceFailsIt(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-after")
 	img := "example.com/step:1"
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	late := jobAction(img)
 	late.After = []obsv1.After{{Kind: obsv1.KindMount, Name: "north"}}
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
@@ -645,10 +635,7 @@ func TestAnActionWaitsForTheRunsItComesAfterAndADanglingReferenceFailsIt(t *test
 
 func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-requires")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	act := jobAction("example.com/open-roof:1")
 	act.Requires = []obsv1.ConditionRef{{Kind: obsv1.KindObservatory, Name: "lab", Type: "Safe"}}
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
@@ -707,21 +694,11 @@ func TestWithoutItsTelescopeActivationFailsAndDeactivationStillRunsTheDevices(t 
 
 // (A short name: see TestADomeReachesItsTargetAndARepeatSendsNothing.)
 func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
-	addr := inditest.Start(t, "indi_simulator_ccd")
-	ctx, cancel := context.WithTimeout(context.Background(), procWait)
-	defer cancel()
-	c, err := indi.Dial(ctx, addr)
-	require.NoError(t, err)
-	defer c.Close()
 	const device = "CCD Simulator"
-	_, err = c.Connect(ctx, device)
-	require.NoError(t, err)
+	ctx, c, addr := connectedSimulator(t, "indi_simulator_ccd", device)
 
 	ns := observatoryNamespace(t, "proc-camera")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
@@ -741,7 +718,7 @@ func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
 			}},
 	})
 	require.NoError(t, unstructured.SetNestedField(cam.Object, device, "status", "indiDevice"))
-	_, err = env.Dynamic.Resource(obsv1.KindCamera.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, cam, metav1.UpdateOptions{})
+	_, err := env.Dynamic.Resource(obsv1.KindCamera.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, cam, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	resolver := &fixedResolver{addr: addr}
 	a := procActivities()
@@ -775,10 +752,7 @@ func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
 
 func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-heartbeat")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
@@ -832,10 +806,7 @@ func TestAMountThatItsDomeLockKeepsParkedFailsActivationWithAWarning(t *testing.
 		})
 	})
 	ns := observatoryNamespace(t, "proc-unpark-refused")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
@@ -866,10 +837,7 @@ func TestAMountThatItsDomeLockKeepsParkedFailsActivationWithAWarning(t *testing.
 
 func TestARetrySkipsTheDoneActionsAndRunsTheFailedOneAgain(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-retry")
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{

@@ -33,6 +33,16 @@ func observatoryNamespace(t *testing.T, name string) string {
 
 // createObject creates an observatory object from its Go type and, when the test ends, lets
 // it go (its finalizers removed).
+// createLab creates the Observatory lab, with no procedures, that most tests need beside
+// the objects they are about.
+func createLab(t *testing.T, ns string) *unstructured.Unstructured {
+	t.Helper()
+	return createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+	})
+}
+
 func createObject(t *testing.T, kind obsv1.Kind, ns string, obj any) *unstructured.Unstructured {
 	t.Helper()
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
@@ -53,10 +63,7 @@ func createObject(t *testing.T, kind obsv1.Kind, ns string, obj any) *unstructur
 }
 
 func reservationFixture(t *testing.T, ns string) {
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
-		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
-	})
+	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
