@@ -456,14 +456,11 @@ func TestADeletedTelescopeEndsTheSessionAndAbortSaysSo(t *testing.T) {
 	assert.Contains(t, f.finalizerCalls, "-Telescope/east", "the telescope's delete can go on")
 }
 
-func TestAFailedStepLeavesTheReservationFailedUntilARetryRunsItAgain(t *testing.T) {
-	f := newFakeCluster()
-	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
-		if in.Step == kube.StepConnect && n == 1 {
-			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Mount east is in Alert", activities.ErrStepFailed, nil)
-		}
-		return activities.StepResult{Summary: "did " + in.Step}, nil
-	}
+// failRetryAndDelete runs a reservation whose answers fail a step: it returns the status
+// seen half an hour in (Failed), then retries the step an hour in and deletes the
+// reservation two hours in.
+func failRetryAndDelete(t *testing.T, f *fakeCluster) obsv1.ReservationStatus {
+	t.Helper()
 	env := newReservationEnv(t, f)
 	var failed obsv1.ReservationStatus
 	env.RegisterDelayedCallback(func() {
@@ -474,6 +471,18 @@ func TestAFailedStepLeavesTheReservationFailedUntilARetryRunsItAgain(t *testing.
 	f.change(time.Hour, "updated", func(s *activities.ReservationState) { s.Retry = "please" })
 	f.change(2*time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
 	run(t, env)
+	return failed
+}
+
+func TestAFailedStepLeavesTheReservationFailedUntilARetryRunsItAgain(t *testing.T) {
+	f := newFakeCluster()
+	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+		if in.Step == kube.StepConnect && n == 1 {
+			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Mount east is in Alert", activities.ErrStepFailed, nil)
+		}
+		return activities.StepResult{Summary: "did " + in.Step}, nil
+	}
+	failed := failRetryAndDelete(t, f)
 
 	assert.Equal(t, obsv1.ReservationFailed, failed.Phase)
 	assert.Equal(t, kube.StepConnect, failed.Step)
@@ -750,16 +759,7 @@ func TestAFailedStepKeepsItsActionRecordsAndHandsThemToTheRetry(t *testing.T) {
 		}
 		return activities.StepResult{Summary: "did " + in.Step}, nil
 	}
-	env := newReservationEnv(t, f)
-	var failed obsv1.ReservationStatus
-	env.RegisterDelayedCallback(func() {
-		f.mu.Lock()
-		failed = f.last()
-		f.mu.Unlock()
-	}, 30*time.Minute)
-	f.change(time.Hour, "updated", func(s *activities.ReservationState) { s.Retry = "please" })
-	f.change(2*time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
-	run(t, env)
+	failed := failRetryAndDelete(t, f)
 
 	var recorded []obsv1.ActionRecord
 	for _, s := range failed.Steps {
