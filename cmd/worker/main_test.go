@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"os"
 	"os/exec"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,23 +24,9 @@ func TestMain(m *testing.M) { testenv.Run(m, testenv.Options{Kube: true, Tempora
 // queue, its activity reaches Kubernetes, it reports ready, and SIGTERM stops it cleanly.
 func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	bin := env.Build(t, "./cmd/worker")
-	port, err := stack.FreePort()
-	require.NoError(t, err)
-	health := "127.0.0.1:" + strconv.Itoa(port)
 	queue := "smoke-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+env.Kubeconfig, "TEMPORAL_ADDRESS="+env.TemporalAddress,
-		"LIKEN_TASK_QUEUE="+queue, "LIKEN_HEALTH_ADDRESS="+health)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
-
-	require.Eventually(t, func() bool { return get("http://"+health+"/readyz") == http.StatusOK },
-		30*time.Second, 100*time.Millisecond, "the worker never reported ready")
+	p := env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue)
+	p.WaitReady()
 
 	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress})
 	require.NoError(t, err)
@@ -56,13 +39,7 @@ func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &r))
 	require.Equal(t, stack.KubeVersion, r.KubernetesVersion)
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-exited:
-		require.NoError(t, err, "the worker should exit 0 on SIGTERM")
-	case <-time.After(30 * time.Second):
-		t.Fatal("the worker did not stop within 30s of SIGTERM")
-	}
+	p.Stop()
 }
 
 func TestBakeIsASubcommandOfTheWorkerBinary(t *testing.T) {
@@ -72,13 +49,4 @@ func TestBakeIsASubcommandOfTheWorkerBinary(t *testing.T) {
 	require.ErrorAs(t, err, &exit)
 	require.Equal(t, 2, exit.ExitCode(), "bake without arguments is a usage error")
 	require.Contains(t, string(out), "reason")
-}
-
-func get(url string) int {
-	resp, err := http.Get(url)
-	if err != nil {
-		return 0
-	}
-	resp.Body.Close()
-	return resp.StatusCode
 }

@@ -2,8 +2,6 @@ package reservation
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -19,20 +17,6 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows"
 )
-
-// startWorker runs the worker binary, in dev mode, on its own task queue, as make run does.
-func startWorker(t *testing.T, bin, queue string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+env.Kubeconfig, "TEMPORAL_ADDRESS="+env.TemporalAddress,
-		"LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true",
-		"LIKEN_HEALTH_ADDRESS=", "LIKEN_LOG_FORMAT=text", "LIKEN_LOG_LEVEL=warn")
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd
-}
 
 // startReservation creates the example observatory in a fresh namespace and starts its
 // reservation's workflow as the watcher would.
@@ -128,7 +112,8 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) {
 	bin := env.Build(t, "./cmd/worker")
 	ns, queue, c := startReservation(t)
-	startWorker(t, bin, queue)
+	// The worker binary in dev mode, as make run starts it.
+	env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn").WaitReady()
 
 	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
 		return r != nil && r.Status.Phase == obsv1.ReservationReady

@@ -19,8 +19,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -257,20 +255,5 @@ func (w testWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-var nsOnce sync.Once
-
 // leaseNamespaceExists creates liken-system, which deploy/people creates in a cluster.
-func leaseNamespaceExists(t *testing.T) {
-	t.Helper()
-	var err error
-	nsOnce.Do(func() {
-		_, err = env.Kube.CoreV1().Namespaces().Create(context.Background(),
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNamespace}}, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			err = nil
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func leaseNamespaceExists(t *testing.T) { env.EnsureNamespace(t, leaseNamespace) }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,22 +29,7 @@ import (
 // obsNS is the namespace of the tests' observatory objects; every name in it is unique.
 const obsNS = "watch-observatory"
 
-var obsNSOnce sync.Once
-
-func observatoryNamespaceExists(t *testing.T) {
-	t.Helper()
-	var err error
-	obsNSOnce.Do(func() {
-		_, err = env.Kube.CoreV1().Namespaces().Create(context.Background(),
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obsNS}}, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			err = nil
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func observatoryNamespaceExists(t *testing.T) { env.EnsureNamespace(t, obsNS) }
 
 // astroAtEnd removes the finalizers of t's observatory objects and deletes them when t ends.
 // Register it before the watcher starts, so the watcher stops first.

@@ -1,0 +1,85 @@
+// Program runs one of the project's binaries as a process against the stack, as users run
+// it: configured through the environment, ready when /readyz says so, stopped by SIGTERM.
+package testenv
+
+import (
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"liken.sh/runner/internal/stack"
+)
+
+// Program is a running binary with health endpoints of its own.
+type Program struct {
+	t      testing.TB
+	Cmd    *exec.Cmd
+	Health string // http://127.0.0.1:<port>
+	exited chan error
+}
+
+// StartProgram runs bin with the stack's kubeconfig and Temporal address, a free health
+// port, and extra environment variables. It is killed when the test ends.
+func (e *Env) StartProgram(t testing.TB, bin string, extraEnv ...string) *Program {
+	t.Helper()
+	port, err := stack.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.Kubeconfig, "TEMPORAL_ADDRESS="+e.TemporalAddress,
+		"LIKEN_HEALTH_ADDRESS="+addr, "LIKEN_LOG_FORMAT=text")
+	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &Program{t: t, Cmd: cmd, Health: "http://" + addr, exited: make(chan error, 1)}
+	go func() { p.exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return p
+}
+
+// Status is the HTTP status of one of the program's health endpoints (0 when it does not
+// answer).
+func (p *Program) Status(path string) int {
+	resp, err := http.Get(p.Health + path)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// WaitReady waits (30 s at most) until /readyz answers 200.
+func (p *Program) WaitReady() {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for p.Status("/readyz") != http.StatusOK {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s never reported ready", p.Cmd.Path)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Stop sends SIGTERM and fails the test unless the program exits 0 within 30 s.
+func (p *Program) Stop() {
+	p.t.Helper()
+	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		p.t.Fatal(err)
+	}
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			p.t.Fatalf("%s should exit 0 on SIGTERM: %v", p.Cmd.Path, err)
+		}
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("%s did not stop within 30s of SIGTERM", p.Cmd.Path)
+	}
+}
