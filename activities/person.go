@@ -140,17 +140,12 @@ func (a *Activities) SyncPerson(ctx context.Context, in PersonPass) (PersonOutco
 		return out, nil
 	}
 
-	var read kube.AvatarRead
+	read, quick := quickRead(p, src, perr)
 	switch {
-	case perr != nil:
-		read = failedRead(p.Spec.Avatar, perr, pictures.ReasonUnsupportedScheme)
+	case quick:
 	case src.Kind == pictures.KindNFS || src.Kind == pictures.KindClaim:
 		out.NeedsBake = true
 		return out, nil
-	case src.Kind == pictures.KindInitials:
-		read = kube.AvatarRead{Reason: pictures.ReasonInitials, Thumbnail: drawInitials(p)}
-	case src.Kind == pictures.KindData:
-		read = thumbnailRead(p, src)
 	case src.Kind == pictures.KindHTTP:
 		var since *peoplev1.AvatarStatus
 		if conditionalRecheck(p, in.Recheck) {
@@ -172,7 +167,12 @@ func (a *Activities) ForgetPerson(ctx context.Context, name string) error {
 // getPerson reads a Person through the dynamic client; the unstructured object is kept for
 // the status write, so fields this runner does not know survive it.
 func (a *Activities) getPerson(ctx context.Context, name string) (*peoplev1.Person, *unstructured.Unstructured, error) {
-	u, err := a.Dynamic.Resource(peoplev1.PersonResource).Get(ctx, name, metav1.GetOptions{})
+	return a.readPerson(ctx, name, metav1.GetOptions{})
+}
+
+// readPerson is getPerson with the read's options.
+func (a *Activities) readPerson(ctx context.Context, name string, opts metav1.GetOptions) (*peoplev1.Person, *unstructured.Unstructured, error) {
+	u, err := a.Dynamic.Resource(peoplev1.PersonResource).Get(ctx, name, opts)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil, err
@@ -211,6 +211,21 @@ func conditionalRecheck(p *peoplev1.Person, recheck bool) bool {
 	av := p.Status.Avatar
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == pictures.ReasonFetched &&
 		av != nil && (av.ETag != "" || av.LastModified != "") && kube.IsPhoto(p.Status.Thumbnail)
+}
+
+// quickRead reads a picture that needs neither the network nor a pod: initials, a data:
+// picture, or a source no reader takes (src and perr are what pictures.ParseSource said).
+// quick is false for http(s), nfs:// and claim://.
+func quickRead(p *peoplev1.Person, src pictures.Source, perr error) (read kube.AvatarRead, quick bool) {
+	switch {
+	case perr != nil:
+		return failedRead(p.Spec.Avatar, perr, pictures.ReasonUnsupportedScheme), true
+	case src.Kind == pictures.KindInitials:
+		return kube.AvatarRead{Reason: pictures.ReasonInitials, Thumbnail: drawInitials(p)}, true
+	case src.Kind == pictures.KindData:
+		return thumbnailRead(p, src), true
+	}
+	return kube.AvatarRead{}, false
 }
 
 func drawInitials(p *peoplev1.Person) string {

@@ -529,3 +529,41 @@ func TestAnAPIServerThatCannotBeReachedIsAnErrorToRetry(t *testing.T) {
 	_, err = a.SyncPerson(testContext(t), PersonPass{Name: "anyone"})
 	assert.Error(t, err, "an unreachable API server is not a user's mistake")
 }
+
+func TestPaintPeopleWritesTheQuickPicturesAndLeavesTheRestToEachWorkflow(t *testing.T) {
+	png := pngOf(t, 40, 30, color.RGBA{R: 200, A: 255})
+	createPerson(t, "paint-ada", peoplev1.PersonSpec{DisplayName: "Ada Lovelace"}, nil)
+	createPerson(t, "paint-inline", peoplev1.PersonSpec{DisplayName: "Ines Line", Avatar: "data:image/png;base64," + b64(png)}, nil)
+	createPerson(t, "paint-ftp", peoplev1.PersonSpec{DisplayName: "Fred Tp", Avatar: "ftp://files/fred.png"}, nil)
+	createPerson(t, "paint-web", peoplev1.PersonSpec{DisplayName: "Web Person", Avatar: "https://127.0.0.1:1/web.png"}, nil)
+	createPerson(t, "paint-claim", peoplev1.PersonSpec{DisplayName: "Claire Claim", Avatar: "claim://default/photos/claire.png"}, nil)
+	names := []string{"paint-ada", "paint-inline", "paint-ftp", "paint-web", "paint-claim", "paint-nobody"}
+	a := newActivities()
+
+	// The paint reads the API server's watch cache, as the watcher does: wait until it holds them.
+	require.Eventually(t, func() bool {
+		l, err := env.Dynamic.Resource(peoplev1.PersonResource).List(testContext(t), metav1.ListOptions{ResourceVersion: "0"})
+		return err == nil && len(l.Items) >= 5
+	}, 10*time.Second, 50*time.Millisecond)
+
+	out, err := a.PaintPeople(testContext(t), names)
+	require.NoError(t, err)
+	assert.Equal(t, PaintOutcome{Painted: 3, Left: []string{"paint-claim", "paint-nobody", "paint-web"}}, out,
+		"initials, data: and an unsupported scheme are painted; a fetch, a bake and a Person gone are left")
+	assert.Equal(t, "Initials", avatarReady(t, readPerson(t, "paint-ada")).Reason)
+	assert.Equal(t, "Inline", avatarReady(t, readPerson(t, "paint-inline")).Reason)
+	assert.Equal(t, "UnsupportedScheme", avatarReady(t, readPerson(t, "paint-ftp")).Reason)
+	assert.Empty(t, readPerson(t, "paint-web").Status.Thumbnail, "left for the Person's workflow to fetch")
+	assert.Empty(t, readPerson(t, "paint-claim").Status.Thumbnail, "left for the Person's workflow to bake")
+	eventWith(t, readPerson(t, "paint-ada"), "Initials")
+	eventWith(t, readPerson(t, "paint-ftp"), "UnsupportedScheme")
+
+	// Painted again (a watcher restart, say): nothing to write, and the Person's own pass
+	// finds the status current too.
+	require.Eventually(t, func() bool {
+		out, err = a.PaintPeople(testContext(t), names[:3])
+		return err == nil && out.Current == 3
+	}, 10*time.Second, 100*time.Millisecond, "the watch cache catches up with the writes: %+v", out)
+	assert.Equal(t, PersonOutcome{UID: string(readPerson(t, "paint-ada").UID), Generation: 1, Reason: "Initials"},
+		pass(t, a, "paint-ada", false))
+}

@@ -177,17 +177,17 @@ type RetryRemoval struct {
 	Value string
 }
 
-// CoordinatorSignal sends a signal to a coordinating workflow (a telescope's or an
-// observatory's), starting it when it does not run: Temporal's SignalWithStart, which a
-// workflow cannot call itself. This package cannot name the workflows' types, so Message and
-// Input arrive here as the plain JSON values they encode to, and go on unchanged; the
-// coordinator decodes them into its own types. (They hold names, tokens, times and flags: no
-// number that JSON could round.)
-type CoordinatorSignal struct {
+// WorkflowSignal sends a signal to a workflow (a telescope's or an observatory's
+// coordinator, a Person's lifecycle), starting it when it does not run: Temporal's
+// SignalWithStart, which a workflow cannot call itself. This package cannot name the
+// workflows' types, so Message and Input arrive here as the plain JSON values they encode to,
+// and go on unchanged; the workflow decodes them into its own types. (They hold names,
+// tokens, times, flags and generations: no number that JSON could round.)
+type WorkflowSignal struct {
 	WorkflowID   string
 	WorkflowType string
 	Signal       string
 	Message      any
-	// Input is the coordinating workflow's input, used only when it has to start.
+	// Input is the workflow's input, used only when it has to start.
 	Input any
 }

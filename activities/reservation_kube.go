@@ -223,15 +223,20 @@ func (a *Activities) RemoveRetryAnnotation(ctx context.Context, in RetryRemoval)
 	return fmt.Errorf("the Reservation %s/%s kept changing while its retry annotation was removed", in.Ref.Namespace, in.Ref.Name)
 }
 
-// errNoTemporal is a worker wired without a Temporal client for the coordinating workflows.
-var errNoTemporal = errors.New("the worker has no Temporal client (Activities.Temporal) to signal a coordinating workflow")
+// errNoTemporal is a worker wired without a Temporal client for the workflows it signals.
+var errNoTemporal = errors.New("the worker has no Temporal client (Activities.Temporal) to signal another workflow")
 
 // SignalCoordinator signals a telescope's or an observatory's workflow, starting it when it
 // does not run. It runs on the caller's task queue, as the coordinator's workers are the same.
-func (a *Activities) SignalCoordinator(ctx context.Context, in CoordinatorSignal) error {
+func (a *Activities) SignalCoordinator(ctx context.Context, in WorkflowSignal) error {
 	if a.Temporal == nil {
 		return temporal.NewNonRetryableApplicationError(errNoTemporal.Error(), "NoTemporalClient", errNoTemporal)
 	}
+	return a.signalWorkflow(ctx, in)
+}
+
+// signalWorkflow sends one WorkflowSignal on the calling activity's task queue.
+func (a *Activities) signalWorkflow(ctx context.Context, in WorkflowSignal) error {
 	queue := ""
 	if activity.IsActivity(ctx) {
 		queue = activity.GetInfo(ctx).TaskQueue

@@ -244,7 +244,7 @@ func TestTheRetryAnnotationIsRemovedOnlyWithTheValueAnswered(t *testing.T) {
 }
 
 func TestSignalCoordinatorRefusesWithoutATemporalClient(t *testing.T) {
-	err := newActivities().SignalCoordinator(testContext(t), CoordinatorSignal{WorkflowID: "telescope/x/y"})
+	err := newActivities().SignalCoordinator(testContext(t), WorkflowSignal{WorkflowID: "telescope/x/y"})
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.True(t, app.NonRetryable())

@@ -877,7 +877,7 @@ func (r *reservation) signalSite(req SiteRequest) error {
 }
 
 func (r *reservation) coordinate(id, typ, signal string, msg, input any) error {
-	return r.local(a.SignalCoordinator, activities.CoordinatorSignal{
+	return r.local(a.SignalCoordinator, activities.WorkflowSignal{
 		WorkflowID: id, WorkflowType: typ, Signal: signal, Message: msg, Input: input,
 	}, nil)
 }

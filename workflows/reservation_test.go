@@ -131,8 +131,8 @@ func decode(t *testing.T, v, into any) {
 	require.NoError(t, json.Unmarshal(b, into))
 }
 
-func (f *fakeCluster) coordinate(t *testing.T) func(context.Context, activities.CoordinatorSignal) error {
-	return func(_ context.Context, s activities.CoordinatorSignal) error {
+func (f *fakeCluster) coordinate(t *testing.T) func(context.Context, activities.WorkflowSignal) error {
+	return func(_ context.Context, s activities.WorkflowSignal) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		switch s.Signal {
