@@ -293,4 +293,16 @@ func TestAThousandPersonsCreatedAtOnceAllGetTheirInitials(t *testing.T) {
 		}
 		return done == n, fmt.Sprintf("%d of %d", done, n)
 	})
+	// The shards painted them; each Person's own workflow, findable by its ID in the UI,
+	// started behind.
+	c := temporal(t)
+	eventually(t, 3*time.Minute, "every Person of the crowd has its own workflow", func() (bool, string) {
+		missing := 0
+		for i := range n {
+			if _, err := c.DescribeWorkflowExecution(ctx, workflows.PersonWorkflowID(fmt.Sprintf("crowd-%04d", i)), ""); err != nil {
+				missing++
+			}
+		}
+		return missing == 0, fmt.Sprintf("%d of %d missing", missing, n)
+	})
 }

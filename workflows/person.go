@@ -1,6 +1,6 @@
 // Person is the lifecycle of one Person's picture, as one long-lived workflow per Person
-// (ID person/<name>). The watcher signals it at every change that matters (create, spec
-// change, check-avatar annotation, delete, a baker pod that finished or went stale); the
+// (ID person/<name>). Its shard (see People) signals it at every change that matters (create,
+// spec change, check-avatar annotation, delete, a baker pod that finished or went stale); the
 // workflow answers each burst of signals with one pass, re-checks a fetched or baked picture
 // every six hours on a durable timer, and ends when the Person is gone.
 //
@@ -41,6 +41,8 @@ func PersonWorkflowID(name string) string { return "person/" + name }
 // PersonChange is what the watcher saw. The workflow reads the Person again anyway; the
 // fields make the history readable in the Temporal UI.
 type PersonChange struct {
+	// Name is the Person's; a shard's signal carries many Persons' changes.
+	Name        string `json:"name,omitempty"`
 	UID         string `json:"uid,omitempty"`
 	Generation  int64  `json:"generation,omitempty"`
 	CheckAvatar string `json:"checkAvatar,omitempty"`

@@ -13,6 +13,7 @@ import (
 func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: ProbeWorkflow})
 	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: PersonWorkflow})
+	r.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: PeopleWorkflow})
 	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})
 	r.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: TelescopeWorkflow})
 	r.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})

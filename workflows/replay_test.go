@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,7 +34,10 @@ import (
 
 // Recorded histories are the promise that a change to a workflow keeps old runs replaying.
 // They are re-recorded only on purpose: `make histories` runs this file with -record.
-var record = flag.Bool("record", false, "re-record testdata/histories on a real local stack")
+var (
+	record     = flag.Bool("record", false, "re-record testdata/histories on a real local stack")
+	recordOnly = flag.String("only", "", "with -record: re-record only this history (people, person, ...)")
+)
 
 // recorder is what a recording drives: Temporal, and the cluster the activities work on.
 type recorder struct {
@@ -92,6 +96,45 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}
 		return run, r.c.SignalWorkflow(ctx, id, "", PersonChanged, PersonChange{Deleted: true, Why: "deleted"})
 	},
+	// A shard given a batch: ada (initials) is painted and handed on once the shard is quiet;
+	// nobody (no such Person) is handed on at once, and its workflow ends. Then the shard is
+	// cancelled, which is how a shard ends.
+	"people": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": peoplev1.SchemeGroupVersion.String(), "kind": "Person",
+			"metadata": map[string]any{"name": "ada"},
+			"spec":     map[string]any{"displayName": "Ada Lovelace"},
+		}}
+		if _, err := r.dyn.Resource(peoplev1.PersonResource).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		// The watcher signals what the API server's watch cache shows, where the paint reads.
+		if _, err := poll(ctx, func() (string, bool) {
+			_, err := r.dyn.Resource(peoplev1.PersonResource).Get(ctx, "ada", metav1.GetOptions{ResourceVersion: "0"})
+			return fmt.Sprint(err), err == nil
+		}); err != nil {
+			return nil, err
+		}
+		id := PeopleWorkflowID(0)
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, PeopleChanged,
+			[]PersonChange{{Name: "ada", Why: "added"}, {Name: "nobody", Deleted: true, Why: "deleted"}},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, PeopleWorkflow, PeopleInput{Shard: 0})
+		if err != nil {
+			return nil, err
+		}
+		for _, person := range []string{"nobody", "ada"} {
+			if _, err := poll(ctx, func() (string, bool) {
+				_, err := r.c.DescribeWorkflowExecution(ctx, PersonWorkflowID(person), "")
+				return fmt.Sprint(err), err == nil
+			}); err != nil {
+				return nil, fmt.Errorf("the shard did not start the workflow of %s: %w", person, err)
+			}
+		}
+		if err := r.c.CancelWorkflow(ctx, id, ""); err != nil {
+			return nil, err
+		}
+		return cancelledRun{run}, nil
+	},
 	// The example reservation (examples/observatory.yaml) from Wait to Ready, then deleted and
 	// Released; its telescope's and its observatory's lock workflows are saved beside it.
 	"reservation": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
@@ -133,6 +176,16 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}
 		return run, nil
 	},
+}
+
+// cancelledRun is a run that ends by a cancel: its end is what the recording waits for.
+type cancelledRun struct{ client.WorkflowRun }
+
+func (r cancelledRun) Get(ctx context.Context, v any) error {
+	if err := r.WorkflowRun.Get(ctx, v); !temporal.IsCanceledError(err) {
+		return fmt.Errorf("the run did not end cancelled: %v", err)
+	}
+	return nil
 }
 
 // poll waits until f reports done, bounded by ctx.
@@ -221,6 +274,9 @@ func TestRecordHistories(t *testing.T) {
 		return os.WriteFile(path, append(b, '\n'), 0o644)
 	}
 	for name, start := range recordings {
+		if *recordOnly != "" && name != *recordOnly {
+			continue
+		}
 		run, err := start(ctx, recorder{c: c, queue: queue, dyn: dyn, save: save})
 		require.NoError(t, err, name)
 		require.NoError(t, run.Get(ctx, nil), name)

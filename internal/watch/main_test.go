@@ -1,7 +1,8 @@
 // The harness of the watcher's tests: one real stack (API server with RBAC, the CRDs, a
 // Temporal dev server whose state survives a restart), and helpers that create Persons and
-// read back, from each workflow's history, the signals the watcher sent. No worker polls the
-// task queues these tests use, so every signal stays in the history to be read.
+// read back, from each workflow's history, the signals the watcher sent (for a Person: the
+// changes in its shard's signals). No worker polls the task queues these tests use, so every
+// signal stays in the history to be read.
 package watch_test
 
 import (
@@ -149,38 +150,65 @@ func deletePeopleAtEnd(t *testing.T) {
 	})
 }
 
-// signal is one person-changed signal in a workflow's history.
+// signal is one Person's change in a people-changed signal to its shard.
 type signal struct {
 	Change   workflows.PersonChange
 	Identity string
 }
 
-// signals reads the signals of a Person's workflow (its latest run); none if there is no
-// workflow yet.
+// signals reads the changes of a Person the watcher sent to the Person's shard (its latest
+// run); none if there is no shard workflow yet.
 func signals(ctx context.Context, name string) ([]signal, error) {
-	iter := temporalClient.GetWorkflowHistory(ctx, workflows.PersonWorkflowID(name), "", false,
+	all, err := shardSignals(ctx, workflows.PeopleShard(name))
+	return all[name], err
+}
+
+// allSignals reads every shard's changes, by Person.
+func allSignals(ctx context.Context) (map[string][]signal, error) {
+	all := map[string][]signal{}
+	for shard := range workflows.PeopleShards {
+		got, err := shardSignals(ctx, shard)
+		if err != nil {
+			return nil, err
+		}
+		for name, s := range got {
+			all[name] = s
+		}
+	}
+	return all, nil
+}
+
+// shardSignals reads the changes in a shard's signals (its latest run), by Person.
+func shardSignals(ctx context.Context, shard int) (map[string][]signal, error) {
+	iter := temporalClient.GetWorkflowHistory(ctx, workflows.PeopleWorkflowID(shard), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var out []signal
+	out := map[string][]signal{}
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		if err != nil {
-			var nf *serviceerror.NotFound
-			if errors.As(err, &nf) {
-				return nil, nil
+			if isNotFound(err) {
+				return out, nil
 			}
 			return nil, err
 		}
 		a := ev.GetWorkflowExecutionSignaledEventAttributes()
-		if a == nil || a.GetSignalName() != workflows.PersonChanged {
+		if a == nil || a.GetSignalName() != workflows.PeopleChanged {
 			continue
 		}
-		var c workflows.PersonChange
-		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &c); err != nil {
+		var batch []workflows.PersonChange
+		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &batch); err != nil {
 			return nil, err
 		}
-		out = append(out, signal{Change: c, Identity: a.GetIdentity()})
+		for _, c := range batch {
+			out[c.Name] = append(out[c.Name], signal{Change: c, Identity: a.GetIdentity()})
+		}
 	}
 	return out, nil
+}
+
+func isNotFound(err error) bool {
+	var nf *serviceerror.NotFound
+	return errors.As(err, &nf)
 }
 
 // waitSignals waits until the Person's workflow holds n signals and returns them.
@@ -194,7 +222,7 @@ func waitSignals(t *testing.T, ctx context.Context, name string, n int, within t
 		if err != nil {
 			return false, err.Error()
 		}
-		return len(got) >= n, fmt.Sprintf("%s has %d signals, want %d: %+v", workflows.PersonWorkflowID(name), len(got), n, got)
+		return len(got) >= n, fmt.Sprintf("%s has %d signals, want %d: %+v", name, len(got), n, got)
 	})
 	return got
 }

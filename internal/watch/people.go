@@ -41,7 +41,9 @@ type PeopleConfig struct {
 	Temporal Signaller
 	// TaskQueue is where a Person's workflow runs when a signal starts it.
 	TaskQueue string
-	// Workers is the number of signals in flight at once; 0 means DefaultWorkers.
+	// Workers is the number of signals in flight at once; 0 means DefaultWorkers. The people
+	// side holds changesPerWorker times as many changes at once, which its shards' batches
+	// are made of (a shard has one signal in flight).
 	Workers int
 	// Resync re-signals every Person and looks at every baker pod again this often, the
 	// safety net under the events; 0 turns it off.
@@ -88,7 +90,9 @@ func (p *People) Idle() bool {
 type peopleRun struct {
 	*People
 	// q holds Person names, with the word for each (see workflows.PersonChange.Why).
-	q       *signalQueue[string]
+	q *signalQueue[string]
+	// shards batches the changes per shard workflow.
+	shards  *batcher[int, workflows.PersonChange]
 	persons cache.GenericLister
 
 	mu sync.Mutex
@@ -103,6 +107,7 @@ func (p *People) Run(ctx context.Context) error {
 	r := &peopleRun{
 		People: p,
 		q:      newSignalQueue[string]("people", &p.Stats, p.cfg.Log),
+		shards: newBatcher[int, workflows.PersonChange](),
 		gone:   map[string]workflows.PersonChange{},
 	}
 	p.mu.Lock()
@@ -171,9 +176,14 @@ func (p *People) Run(ctx context.Context) error {
 
 	p.watching.Store(true)
 	defer p.watching.Store(false)
-	r.q.work(ctx, p.cfg.Workers, r.signal)
+	r.q.work(ctx, p.cfg.Workers*changesPerWorker, r.signal)
 	return nil
 }
+
+// changesPerWorker: 16 workers hold 512 changes, so a burst's batches hold up to 64 Persons
+// per shard, and a signal stays far below Temporal's 2 MB payload limit (a change is about
+// 150 bytes).
+const changesPerWorker = 32
 
 // Words for PersonChange.Why.
 const (
@@ -314,12 +324,18 @@ func bakerWantsALook(pod *corev1.Pod, person *unstructured.Unstructured) bool {
 	return pod.Annotations[kube.AnnotationSource] != avatar
 }
 
-// signal sends one Person's signal in the call's context; the queue retries it if it fails.
+// signal sends one Person's change to its shard, in the call's context, batched with the
+// other changes for that shard; the queue retries it if it fails.
 func (r *peopleRun) signal(call context.Context, name, why string) error {
 	change := r.changeFor(name, why)
-	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, workflows.PersonWorkflowID(name), workflows.PersonChanged, change,
-		client.StartWorkflowOptions{ID: workflows.PersonWorkflowID(name), TaskQueue: r.cfg.TaskQueue},
-		workflows.PersonWorkflow, workflows.PersonInput{Name: name})
+	shard := workflows.PeopleShard(name)
+	err := r.shards.send(call, shard, change, func(call context.Context, changes []workflows.PersonChange) error {
+		id := workflows.PeopleWorkflowID(shard)
+		_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, id, workflows.PeopleChanged, changes,
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.cfg.TaskQueue},
+			workflows.PeopleWorkflow, workflows.PeopleInput{Shard: shard})
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -330,7 +346,7 @@ func (r *peopleRun) signal(call context.Context, name, why string) error {
 		}
 		r.mu.Unlock()
 	}
-	r.cfg.Log.Debug("signalled a Person's workflow", "person", name, "why", change.Why,
+	r.cfg.Log.Debug("signalled a Person's change", "person", name, "shard", shard, "why", change.Why,
 		"uid", change.UID, "generation", change.Generation, "deleted", change.Deleted)
 	return nil
 }
@@ -344,6 +360,7 @@ func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
 		r.mu.Lock()
 		c := r.gone[name]
 		r.mu.Unlock()
+		c.Name = name
 		c.Deleted = true
 		c.Why = why
 		if why != whyBaker {
@@ -355,6 +372,7 @@ func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
 		why = whyAdded // deleted and created again before we looked
 	}
 	return workflows.PersonChange{
+		Name:        name,
 		UID:         string(u.GetUID()),
 		Generation:  u.GetGeneration(),
 		CheckAvatar: u.GetAnnotations()[kube.AnnotationCheckAvatar],

@@ -1,0 +1,227 @@
+// People is one shard of the people side: a long-lived workflow (ID people/<shard>) that the
+// watcher signals with every Person change, in batches. It answers each batch with one
+// workflow task: a local activity paints the Persons whose pictures need neither the network
+// nor a pod, and an activity hands every change on to each Person's own workflow
+// (person/<name>), starting it when needed, which does the rest and keeps the Person's
+// history: at once for the Persons not painted, once the shard is quiet for the others.
+//
+// Why shards: a workflow start costs the Temporal server about 20 ms of serialized work, so
+// a burst of 500 new Persons, one start each, waited seconds before the first status write.
+// A shard's workflow task answers dozens of Persons at once, so pictures appear at the API
+// server's pace, and the Persons' workflows start behind them. Nothing depends on the shard
+// for correctness: a Person it could not paint is painted by its own workflow, which reads
+// every Person again anyway.
+package workflows
+
+import (
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"liken.sh/runner/activities"
+)
+
+const (
+	// PeopleWorkflow is the registered name of People.
+	PeopleWorkflow = "People"
+	// PeopleChanged is the signal the watcher sends a shard; its payload is a []PersonChange.
+	PeopleChanged = "people-changed"
+	// PeopleShards is how many shards the Persons are spread over: enough for the status
+	// writes of a burst to run side by side, few enough that each shard's batches are big.
+	PeopleShards = 8
+)
+
+// A run continues as new when Temporal suggests it, when its history passes
+// peopleHistoryLimit events (about ten per batch), or after peopleBatchLimit batches (the
+// count the test environment can check). Variables for tests.
+var (
+	peopleHistoryLimit = 2000
+	peopleBatchLimit   = 200
+)
+
+// PeopleWorkflowID is the stable workflow ID of a shard.
+func PeopleWorkflowID(shard int) string { return "people/" + strconv.Itoa(shard) }
+
+// PeopleShard is the shard of a Person: the same name always lands in the same shard.
+func PeopleShard(name string) int {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return int(h.Sum32() % PeopleShards)
+}
+
+// PeopleInput starts (or continues) a shard; Pending holds the changes a run received but
+// did not answer before it continued as new.
+type PeopleInput struct {
+	Shard   int
+	Pending []PersonChange `json:",omitempty"`
+}
+
+// paintPeople writes statuses only; it is never retried (see activities.PaintPeople).
+var paintPeople = workflow.LocalActivityOptions{
+	StartToCloseTimeout: time.Minute,
+	RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+}
+
+// signalPeople hands changes on to the Persons' workflows. It is retried until Temporal
+// takes them (it is Temporal that runs it), and a dead worker is noticed by its heartbeat.
+var signalPeople = workflow.ActivityOptions{
+	StartToCloseTimeout: 10 * time.Minute,
+	HeartbeatTimeout:    20 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+	},
+}
+
+// A painted Person's change is handed on once the shard has been quiet for handOnQuiet, or
+// handOnLatest after the oldest one waiting: its workflow has nothing urgent to do, and
+// starting hundreds of workflows during a burst would slow the burst's own writes. A Person
+// the shard did not paint (a picture to fetch or bake, a Person gone) is handed on at once.
+// Variables for tests.
+var (
+	handOnQuiet  = time.Second
+	handOnLatest = 30 * time.Second
+)
+
+// People runs one shard until it continues as new; it never ends on its own.
+func People(ctx workflow.Context, in PeopleInput) error {
+	log := workflow.GetLogger(ctx)
+	signals := workflow.GetSignalChannel(ctx, PeopleChanged)
+	pending := in.Pending      // changes not painted yet
+	var waiting []PersonChange // painted, to hand on when the shard is quiet
+	var lastChange, firstWaiting time.Time
+	var quiet workflow.Future // the timer that checks for quiet, while one runs
+	checkQuiet := false
+	handing := 0 // SignalWorkflows activities not yet done
+	batches := 0
+
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+		var batch []PersonChange
+		c.Receive(ctx, &batch)
+		pending = append(pending, batch...)
+	})
+	// A shard cancelled by hand ends; the watcher's next signal starts it again.
+	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+	handOn := func(changes []PersonChange) {
+		handing++
+		actx := workflow.WithActivityOptions(ctx, signalPeople)
+		sel.AddFuture(workflow.ExecuteActivity(actx, a.SignalWorkflows, personSignals(changes)), func(f workflow.Future) {
+			handing--
+			if err := f.Get(ctx, nil); err != nil {
+				log.Error("could not signal the Persons' workflows", "shard", in.Shard, "err", err)
+			}
+		})
+	}
+
+	for {
+		pending = receiveAll(signals, pending)
+		if len(pending) > 0 {
+			batch := lastPerPerson(pending)
+			pending = nil
+			batches++
+			painted, left := paintBatch(ctx, batch)
+			if len(left) > 0 {
+				handOn(left)
+			}
+			if len(painted) > 0 && len(waiting) == 0 {
+				firstWaiting = workflow.Now(ctx)
+			}
+			waiting = append(waiting, painted...)
+			lastChange = workflow.Now(ctx)
+		}
+
+		if checkQuiet {
+			checkQuiet = false
+			now := workflow.Now(ctx)
+			if now.Sub(lastChange) >= handOnQuiet || now.Sub(firstWaiting) >= handOnLatest {
+				handOn(lastPerPerson(waiting))
+				waiting = nil
+			}
+		}
+		if len(waiting) > 0 && quiet == nil {
+			quiet = workflow.NewTimer(ctx, max(lastChange.Add(handOnQuiet).Sub(workflow.Now(ctx)), time.Millisecond))
+			sel.AddFuture(quiet, func(workflow.Future) { quiet, checkQuiet = nil, true })
+		}
+
+		if info := workflow.GetInfo(ctx); handing == 0 && (info.GetContinueAsNewSuggested() ||
+			info.GetCurrentHistoryLength() > peopleHistoryLimit || batches >= peopleBatchLimit) {
+			// The next run paints the waiting ones again (their statuses are current: no
+			// write) and hands them on.
+			next := append(waiting, receiveAll(signals, pending)...)
+			return workflow.NewContinueAsNewError(ctx, People, PeopleInput{Shard: in.Shard, Pending: next})
+		}
+		sel.Select(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// paintBatch paints a batch and splits it: the changes of Persons painted (or already
+// current), and those left to their own workflows at once. A paint that fails leaves all.
+func paintBatch(ctx workflow.Context, batch []PersonChange) (painted, left []PersonChange) {
+	names := make([]string, len(batch))
+	for i, c := range batch {
+		names[i] = c.Name
+	}
+	var out activities.PaintOutcome
+	lctx := workflow.WithLocalActivityOptions(ctx, paintPeople)
+	if err := workflow.ExecuteLocalActivity(lctx, a.PaintPeople, names).Get(ctx, &out); err != nil {
+		workflow.GetLogger(ctx).Warn("could not paint a batch; each Person's workflow will", "err", err)
+		return nil, batch
+	}
+	isLeft := map[string]bool{}
+	for _, n := range out.Left {
+		isLeft[n] = true
+	}
+	for _, c := range batch {
+		if isLeft[c.Name] {
+			left = append(left, c)
+		} else {
+			painted = append(painted, c)
+		}
+	}
+	return painted, left
+}
+
+// receiveAll appends every change already received to pending.
+func receiveAll(signals workflow.ReceiveChannel, pending []PersonChange) []PersonChange {
+	for {
+		var batch []PersonChange
+		if !signals.ReceiveAsync(&batch) {
+			return pending
+		}
+		pending = append(pending, batch...)
+	}
+}
+
+// lastPerPerson keeps the last change of each Person, in the order of first appearance: a
+// Person's workflow reads the Person itself, so one signal answers them all.
+func lastPerPerson(changes []PersonChange) []PersonChange {
+	at := map[string]int{}
+	var out []PersonChange
+	for _, c := range changes {
+		if i, ok := at[c.Name]; ok {
+			out[i] = c
+			continue
+		}
+		at[c.Name] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
+
+// personSignals are the signals that hand changes on to the Persons' workflows.
+func personSignals(changes []PersonChange) []activities.WorkflowSignal {
+	out := make([]activities.WorkflowSignal, len(changes))
+	for i, c := range changes {
+		out[i] = activities.WorkflowSignal{
+			WorkflowID: PersonWorkflowID(c.Name), WorkflowType: PersonWorkflow,
+			Signal: PersonChanged, Message: c, Input: PersonInput{Name: c.Name},
+		}
+	}
+	return out
+}

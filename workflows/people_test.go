@@ -1,0 +1,137 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"liken.sh/runner/activities"
+)
+
+// fakeShard stands in for PaintPeople and SignalWorkflows: it paints every Person but those
+// in left, and records what was painted and handed on, and when.
+type fakeShard struct {
+	env      *testsuite.TestWorkflowEnvironment
+	left     map[string]bool
+	paintErr error
+
+	mu      sync.Mutex
+	paints  [][]string
+	handed  [][]string
+	handedT []time.Time
+}
+
+func (f *fakeShard) paint(_ context.Context, names []string) (activities.PaintOutcome, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.paints = append(f.paints, names)
+	var out activities.PaintOutcome
+	for _, n := range names {
+		if f.left[n] {
+			out.Left = append(out.Left, n)
+		} else {
+			out.Painted++
+		}
+	}
+	return out, f.paintErr
+}
+
+func (f *fakeShard) signal(_ context.Context, signals []activities.WorkflowSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ids []string
+	for _, s := range signals {
+		if s.WorkflowType != PersonWorkflow || s.Signal != PersonChanged {
+			return errors.New("not a Person's signal")
+		}
+		ids = append(ids, s.WorkflowID)
+	}
+	f.handed = append(f.handed, ids)
+	f.handedT = append(f.handedT, f.env.Now())
+	return nil
+}
+
+func newShardEnv(f *fakeShard) *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	f.env = env
+	env.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: PeopleWorkflow})
+	env.OnActivity(a.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
+	env.OnActivity(a.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
+	return env
+}
+
+func shardSignal(env *testsuite.TestWorkflowEnvironment, after time.Duration, names ...string) {
+	env.RegisterDelayedCallback(func() {
+		batch := make([]PersonChange, len(names))
+		for i, n := range names {
+			batch[i] = PersonChange{Name: n, Why: "added"}
+		}
+		env.SignalWorkflow(PeopleChanged, batch)
+	}, after)
+}
+
+func TestAShardPaintsABatchAndHandsOnThePaintedOnesOnceQuiet(t *testing.T) {
+	f := &fakeShard{left: map[string]bool{"bob": true}}
+	env := newShardEnv(f)
+	start := env.Now()
+	shardSignal(env, time.Minute, "ada", "bob", "ada")
+	shardSignal(env, time.Minute+500*time.Millisecond, "carol")
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 3})
+	require.True(t, env.IsWorkflowCompleted())
+
+	require.Equal(t, [][]string{{"ada", "bob"}, {"carol"}}, f.paints, "one paint per batch, a Person once per batch")
+	require.Equal(t, [][]string{{"person/bob"}, {"person/ada", "person/carol"}}, f.handed,
+		"bob (not painted) at once; ada and carol together once the shard was quiet")
+	require.Equal(t, time.Minute, f.handedT[0].Sub(start).Round(time.Second))
+	require.Equal(t, time.Minute+1500*time.Millisecond, f.handedT[1].Sub(start),
+		"a second after the last change, not after the first")
+}
+
+func TestAShardThatCannotPaintHandsEveryChangeOnAtOnce(t *testing.T) {
+	f := &fakeShard{paintErr: errors.New("the API server is away")}
+	env := newShardEnv(f)
+	shardSignal(env, time.Minute, "ada", "grace")
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 1})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Equal(t, [][]string{{"person/ada", "person/grace"}}, f.handed)
+}
+
+func TestAShardContinuesAsNewWithTheChangesItHasNotHandedOn(t *testing.T) {
+	defer func(n int) { peopleBatchLimit = n }(peopleBatchLimit)
+	peopleBatchLimit = 1
+	f := &fakeShard{}
+	env := newShardEnv(f)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 5, Pending: []PersonChange{{Name: "ada", Why: "added"}}})
+	require.True(t, env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var next PeopleInput
+	require.NoError(t, converterGet(can, &next))
+	require.Equal(t, PeopleInput{Shard: 5, Pending: []PersonChange{{Name: "ada", Why: "added"}}}, next,
+		"the painted change that was still waiting goes to the next run")
+	require.Empty(t, f.handed)
+}
+
+func TestTheSameNameAlwaysLandsInTheSameShard(t *testing.T) {
+	seen := map[int]bool{}
+	for _, n := range []string{"ada", "grace", "mary", "charles", "alan", "edsger", "barbara", "john", "donald", "frances"} {
+		s := PeopleShard(n)
+		require.Equal(t, s, PeopleShard(n))
+		require.True(t, s >= 0 && s < PeopleShards)
+		seen[s] = true
+	}
+	require.Greater(t, len(seen), 3, "ten names spread over several shards")
+}
