@@ -185,6 +185,7 @@ func (b *bench) latencyRun(ctx context.Context, prefix string, r *row) error {
 	burst := names(prefix+"-burst", b.burst)
 	cpu0 := b.cpu()
 	start := time.Now()
+	r.burstStart = start
 	if err := b.create(ctx, t, burst); err != nil {
 		return err
 	}
@@ -357,7 +358,7 @@ func (b *bench) project(ctx context.Context) error {
 	for _, name := range []string{"watcher", "worker"} {
 		r.rss[name] = peakRSS(b.s.Pid(name))
 	}
-	if err := b.temporalCost(ctx, r, names("ours-burst", b.burst)); err != nil {
+	if err := b.temporalCost(ctx, r, names("ours-burst", b.burst), b.burst+b.singles); err != nil {
 		return err
 	}
 	b.out.rows = append(b.out.rows, r)

@@ -3,11 +3,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"liken.sh/runner/workflows"
@@ -18,6 +21,9 @@ type row struct {
 	single     []time.Duration
 	burst      []time.Duration
 	burstTotal time.Duration
+	burstStart time.Time
+	// settled: from the burst's start until every Person's own workflow ran (this project).
+	settled time.Duration
 	// Temporal's cost, averaged over the burst's Persons.
 	events, actions float64
 	rss             map[string]int64   // KiB, by process
@@ -43,6 +49,11 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, x := range r.rows {
+		if x.settled > 0 {
+			fmt.Fprintf(w, "%s: every Person's own workflow started %s after the burst began\n", x.name, x.settled.Round(10*time.Millisecond))
+		}
+	}
+	for _, x := range r.rows {
 		fmt.Fprintf(w, "%s, CPU seconds during the burst:", x.name)
 		for _, name := range []string{"etcd", "kube-apiserver", "temporal", "watcher", "worker"} {
 			if sec, ok := x.cpu[name]; ok {
@@ -59,7 +70,8 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nratio = Persons/s of the burst over the bare limit's writes/s, measured in this run.")
 	fmt.Fprintln(w, "events = history events per Person; actions = workflow starts, signals, activities,")
-	fmt.Fprintln(w, "local activities and timers per Person (what Temporal Cloud bills).")
+	fmt.Fprintln(w, "local activities and timers per Person (what Temporal Cloud bills); both count the")
+	fmt.Fprintln(w, "Person's own workflow and its share of the shards' (people/<n>).")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
@@ -71,33 +83,94 @@ func count(f float64) string {
 	return fmt.Sprintf("%.1f", f)
 }
 
-// temporalCost reads each burst Person's workflow history and counts its events and actions.
-func (b *bench) temporalCost(ctx context.Context, r *row, persons []string) error {
+// temporalCost waits until every burst Person's own workflow has started (the shards start
+// them after painting), records when, and counts Temporal's work per Person: the events and
+// actions of each Person's history, plus the shards' (every run of every shard, spread over
+// every Person this run created, singles included).
+func (b *bench) temporalCost(ctx context.Context, r *row, persons []string, all int) error {
 	c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	for _, p := range persons {
+		if err := waitForWorkflow(ctx, c, workflows.PersonWorkflowID(p)); err != nil {
+			return err
+		}
+	}
+	r.settled = time.Since(r.burstStart)
+
 	var events, actions int
 	for _, p := range persons {
-		it := c.GetWorkflowHistory(ctx, workflows.PersonWorkflowID(p), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			e, err := it.Next()
-			if err != nil {
-				return fmt.Errorf("history of %s: %w", p, err)
-			}
-			events++
-			switch e.GetEventType() {
-			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
-				enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, enumspb.EVENT_TYPE_MARKER_RECORDED,
-				enumspb.EVENT_TYPE_TIMER_STARTED:
-				actions++
-			}
+		e, a, err := historyCost(ctx, c, workflows.PersonWorkflowID(p), "")
+		if err != nil {
+			return err
 		}
+		events, actions = events+e, actions+a
 	}
 	r.events = float64(events) / float64(len(persons))
 	r.actions = float64(actions) / float64(len(persons))
+
+	events, actions = 0, 0
+	runs := workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowType = '" + workflows.PeopleWorkflow + "'"}
+	for {
+		page, err := c.ListWorkflow(ctx, &runs)
+		if err != nil {
+			return fmt.Errorf("list the shards' runs: %w", err)
+		}
+		for _, run := range page.GetExecutions() {
+			e, a, err := historyCost(ctx, c, run.GetExecution().GetWorkflowId(), run.GetExecution().GetRunId())
+			if err != nil {
+				return err
+			}
+			events, actions = events+e, actions+a
+		}
+		if runs.NextPageToken = page.GetNextPageToken(); len(runs.NextPageToken) == 0 {
+			break
+		}
+	}
+	r.events += float64(events) / float64(all)
+	r.actions += float64(actions) / float64(all)
 	return nil
+}
+
+// waitForWorkflow waits until the workflow id exists.
+func waitForWorkflow(ctx context.Context, c client.Client, id string) error {
+	for {
+		_, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err == nil {
+			return nil
+		}
+		var missing *serviceerror.NotFound
+		if !errors.As(err, &missing) {
+			return fmt.Errorf("describe %s: %w", id, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the workflow %s did not start: %w", id, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// historyCost counts the events of one run and the actions among them (Temporal Cloud's
+// billing: starts, signals, activities, local activities (markers) and timers).
+func historyCost(ctx context.Context, c client.Client, id, run string) (events, actions int, err error) {
+	it := c.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return 0, 0, fmt.Errorf("history of %s: %w", id, err)
+		}
+		events++
+		switch e.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+			enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, enumspb.EVENT_TYPE_MARKER_RECORDED,
+			enumspb.EVENT_TYPE_TIMER_STARTED:
+			actions++
+		}
+	}
+	return events, actions, nil
 }
 
 type quiet struct{}
