@@ -13,19 +13,17 @@ package main
 import (
 	"context"
 	"errors"
-	"expvar"
 	"flag"
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"k8s.io/client-go/dynamic"
@@ -34,6 +32,7 @@ import (
 
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/leader"
+	"liken.sh/runner/internal/metrics"
 	"liken.sh/runner/internal/watch"
 )
 
@@ -53,7 +52,6 @@ type flags struct {
 	identity             string
 	workers              int
 	resync               time.Duration
-	metricsAddress       string
 }
 
 func (f *flags) register(fs *flag.FlagSet) error {
@@ -79,8 +77,6 @@ func (f *flags) register(fs *flag.FlagSet) error {
 	fs.IntVar(&f.workers, "signal-workers", workers, "signals in flight at once (env LIKEN_SIGNAL_WORKERS)")
 	fs.DurationVar(&f.resync, "resync", resync,
 		"re-signal every Person and Reservation this often, the safety net under the events; 0 turns it off (env LIKEN_RESYNC)")
-	fs.StringVar(&f.metricsAddress, "metrics-address", getenv("LIKEN_METRICS_ADDRESS", ""),
-		"address of /debug/vars with the watcher's counters; empty turns it off (env LIKEN_METRICS_ADDRESS)")
 	return nil
 }
 
@@ -136,6 +132,8 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
+	reg := metrics.New()
+	reg.Kubernetes()
 	rc, err := cfg.RESTConfig()
 	if err != nil {
 		return err
@@ -151,17 +149,18 @@ func run(args []string) error {
 	// Built here rather than with cfg.Temporal so the client's identity is the Lease
 	// holder's: each signal in a workflow's history names the copy that sent it.
 	tc, err := client.NewLazyClient(client.Options{
-		HostPort:  cfg.TemporalAddress,
-		Namespace: cfg.TemporalNamespace,
-		Identity:  own.identity,
-		Logger:    sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
+		HostPort:       cfg.TemporalAddress,
+		Namespace:      cfg.TemporalNamespace,
+		Identity:       own.identity,
+		Logger:         sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
+		MetricsHandler: reg.Temporal(),
 	})
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
 
-	var health app.Health
+	health := app.Health{Metrics: reg.Handler()}
 	health.Check("temporal", app.TemporalReady(tc))
 	health.Check("kubernetes", func(ctx context.Context) error {
 		_, err := kube.Discovery().ServerVersion()
@@ -173,24 +172,22 @@ func run(args []string) error {
 
 	// One side per Lease; with --side=all both run, and the first to stop (an error, or a
 	// lost Lease) stops the other, so the process exits and the kubelet starts a fresh one.
-	var sides []side
+	var sides []*side
 	if runPeople {
 		p := watch.NewPeople(watch.PeopleConfig{
 			Dynamic: dyn, Kube: kube, Temporal: tc, TaskQueue: cfg.TaskQueue,
 			Workers: own.workers, Resync: own.resync, Log: log.With("side", sidePeople),
 		})
-		sides = append(sides, side{name: sidePeople, metrics: "watcher", lease: own.leaseName, stats: &p.Stats, run: p.Run})
+		sides = append(sides, &side{name: sidePeople, lease: own.leaseName, stats: &p.Stats, run: p.Run})
 	}
 	if runObservatory {
 		o := watch.NewObservatory(watch.ObservatoryConfig{
 			Dynamic: dyn, Temporal: tc, TaskQueue: cfg.TaskQueue,
 			Workers: own.workers, Resync: own.resync, Log: log.With("side", sideObservatory),
 		})
-		sides = append(sides, side{name: sideObservatory, metrics: "observatory", lease: own.observatoryLeaseName, stats: &o.Stats, run: o.Run})
+		sides = append(sides, &side{name: sideObservatory, lease: own.observatoryLeaseName, stats: &o.Stats, run: o.Run})
 	}
-	if err := serveMetrics(ctx, own.metricsAddress, sides, log); err != nil {
-		return err
-	}
+	registerSides(reg, sides)
 	log.Info("starting", "side", own.side, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue)
 
 	ctx, stopAll := context.WithCancelCause(ctx)
@@ -202,13 +199,7 @@ func run(args []string) error {
 			sideLog := log.With("side", s.name)
 			err := leader.Run(ctx, leader.Config{
 				Client: kube, Namespace: own.leaseNamespace, Name: s.lease, Identity: own.identity, Log: sideLog,
-				OnLeading: func(on bool) {
-					if on {
-						s.leading.Set(1)
-					} else {
-						s.leading.Set(0)
-					}
-				},
+				OnLeading: s.leading.Store,
 			}, s.run)
 			sideLog.Info("stopped", "signalled", s.stats.Signalled.Load(), "failed", s.stats.Failed.Load(), "err", err)
 			errs[i] = err
@@ -223,38 +214,35 @@ func run(args []string) error {
 
 // side is one half of the watcher with its Lease and counters.
 type side struct {
-	name, metrics, lease string
-	stats                *watch.Stats
-	leading              *expvar.Int
-	run                  func(context.Context) error
+	name, lease string
+	stats       *watch.Stats
+	leading     atomic.Bool
+	run         func(context.Context) error
 }
 
-// serveMetrics publishes the counters as expvar JSON at /debug/vars: no dependency, and
-// enough to see whether this copy leads and whether its signals land.
-// The people side's counters keep the name "watcher"; the observatory side's are "observatory".
-func serveMetrics(ctx context.Context, addr string, sides []side, log *slog.Logger) error {
-	for i := range sides {
-		sides[i].leading = new(expvar.Int)
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
 	}
-	if addr == "" {
-		return nil
-	}
+	return 0
+}
+
+// registerSides publishes each side's counters on /metrics, labelled by side.
+func registerSides(reg *metrics.Registry, sides []*side) {
 	for _, s := range sides {
-		m := new(expvar.Map)
-		m.Set("leading", s.leading)
-		m.Set("signalled", expvar.Func(func() any { return s.stats.Signalled.Load() }))
-		m.Set("failed", expvar.Func(func() any { return s.stats.Failed.Load() }))
-		m.Set("ignored", expvar.Func(func() any { return s.stats.Ignored.Load() }))
-		m.Set("inFlight", expvar.Func(func() any { return s.stats.InFlight.Load() }))
-		expvar.Publish(s.metrics, m)
+		labels := prometheus.Labels{"side": s.name}
+		gauge := func(name, help string, f func() float64) prometheus.Collector {
+			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "liken_watcher_" + name, Help: help, ConstLabels: labels}, f)
+		}
+		counter := func(name, help string, f func() float64) prometheus.Collector {
+			return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "liken_watcher_" + name, Help: help, ConstLabels: labels}, f)
+		}
+		reg.MustRegister(
+			gauge("leading", "1 while this copy holds the side's Lease.", func() float64 { return boolFloat(s.leading.Load()) }),
+			counter("signals_total", "Signals Temporal accepted.", func() float64 { return float64(s.stats.Signalled.Load()) }),
+			counter("signal_failures_total", "Signal attempts Temporal did not accept (each is tried again).", func() float64 { return float64(s.stats.Failed.Load()) }),
+			counter("ignored_updates_total", "Updates that changed nothing a workflow acts on (status writes).", func() float64 { return float64(s.stats.Ignored.Load()) }),
+			gauge("signals_in_flight", "Signals being sent now.", func() float64 { return float64(s.stats.InFlight.Load()) }),
+		)
 	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("metrics on %s: %w", addr, err)
-	}
-	srv := &http.Server{Handler: expvar.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go func() { <-ctx.Done(); srv.Close() }()
-	go srv.Serve(l)
-	log.Info("metrics", "address", l.Addr().String())
-	return nil
 }

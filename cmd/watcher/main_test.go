@@ -19,6 +19,14 @@ func TestTheWatcherReportsReadyAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	p := env.StartProgram(t, env.Build(t, "./cmd/watcher"))
 	p.WaitReady()
 	require.Equal(t, http.StatusOK, p.Status("/healthz"))
+	// Prometheus metrics: its side's counters (this stack has no Lease namespace, so it
+	// waits to lead), client-go's requests, the Temporal SDK's.
+	m := p.Get("/metrics")
+	for _, want := range []string{
+		`liken_watcher_leading{side="people"} 0`, `rest_client_requests_total{`, `temporal_request{`,
+	} {
+		require.Contains(t, m, want)
+	}
 	p.Stop()
 }
 

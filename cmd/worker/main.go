@@ -23,6 +23,7 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/internal/app"
+	"liken.sh/runner/internal/metrics"
 	kubepkg "liken.sh/runner/kube"
 	"liken.sh/runner/pictures"
 	"liken.sh/runner/workflows"
@@ -62,6 +63,8 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
+	reg := metrics.New()
+	reg.Kubernetes()
 	rc, err := cfg.RESTConfig()
 	if err != nil {
 		return err
@@ -77,7 +80,7 @@ func run(args []string) error {
 	if err := findBakerImage(ctx, kube, people, log); err != nil {
 		return err
 	}
-	tc, err := cfg.Temporal(log)
+	tc, err := cfg.Temporal(log, reg.Temporal())
 	if err != nil {
 		return err
 	}
@@ -100,7 +103,7 @@ func run(args []string) error {
 	}
 	workflows.Register(w, acts)
 
-	var health app.Health
+	health := app.Health{Metrics: reg.Handler()}
 	health.Check("temporal", app.TemporalReady(tc))
 	if _, err := health.Serve(ctx, cfg.HealthAddress, log); err != nil {
 		return err

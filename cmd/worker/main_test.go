@@ -39,6 +39,18 @@ func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &r))
 	require.Equal(t, stack.KubeVersion, r.KubernetesVersion)
 
+	// Prometheus metrics: the SDK's (the probe's workflow and activity), client-go's.
+	m := p.Get("/metrics")
+	for _, want := range []string{
+		`temporal_workflow_completed{`,
+		`temporal_activity_execution_latency_seconds_bucket{activity_type="KubernetesVersion"`,
+		`temporal_workflow_task_schedule_to_start_latency_seconds_bucket{`,
+		`rest_client_requests_total{code="200"`,
+		`go_goroutines `,
+	} {
+		require.Contains(t, m, want)
+	}
+
 	p.Stop()
 }
 

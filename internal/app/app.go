@@ -102,11 +102,13 @@ func (c *Config) RESTConfig() (*rest.Config, error) {
 
 // Temporal dials the Temporal frontend. The dial is lazy, so a Temporal that is still starting
 // does not stop the process; /readyz reports it instead.
-func (c *Config) Temporal(log *slog.Logger) (client.Client, error) {
+// The SDK's metrics go to metrics (nil: none).
+func (c *Config) Temporal(log *slog.Logger, metrics client.MetricsHandler) (client.Client, error) {
 	return client.NewLazyClient(client.Options{
-		HostPort:  c.TemporalAddress,
-		Namespace: c.TemporalNamespace,
-		Logger:    sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
+		HostPort:       c.TemporalAddress,
+		Namespace:      c.TemporalNamespace,
+		Logger:         sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
+		MetricsHandler: metrics,
 	})
 }
 
@@ -118,8 +120,11 @@ func TemporalReady(c client.Client) func(context.Context) error {
 	}
 }
 
-// Health serves /healthz (the process runs) and /readyz (every check passes).
+// Health serves /healthz (the process runs), /readyz (every check passes) and, when Metrics
+// is set, /metrics: one port for the kubelet and for Prometheus.
 type Health struct {
+	Metrics http.Handler
+
 	mu     sync.Mutex
 	checks map[string]func(context.Context) error
 }
@@ -134,9 +139,15 @@ func (h *Health) Check(name string, f func(context.Context) error) {
 	h.checks[name] = f
 }
 
-// ServeHTTP answers /healthz and /readyz.
+// ServeHTTP answers /healthz, /readyz and /metrics.
 func (h *Health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
+	case "/metrics":
+		if h.Metrics == nil {
+			http.NotFound(w, r)
+			return
+		}
+		h.Metrics.ServeHTTP(w, r)
 	case "/healthz":
 		fmt.Fprintln(w, "ok")
 	case "/readyz":

@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -54,6 +55,20 @@ func (p *Program) Status(path string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// Get returns the body of one of the program's endpoints ("" when it does not answer 200).
+func (p *Program) Get(path string) string {
+	resp, err := http.Get(p.Health + path)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return string(b)
 }
 
 // WaitReady waits (30 s at most) until /readyz answers 200.

@@ -8,9 +8,9 @@ package watch_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -89,18 +89,14 @@ func startProc(t *testing.T, name, queue string, o procOptions) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics, err := stack.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command(watcherBinary(t),
 		"--kubeconfig="+o.kubeconfig, "--temporal-address="+o.temporal, "--task-queue="+queue,
-		"--health-address=127.0.0.1:"+strconv.Itoa(health), "--metrics-address=127.0.0.1:"+strconv.Itoa(metrics),
+		"--health-address=127.0.0.1:"+strconv.Itoa(health),
 		"--log-format=text", "--log-level=debug")
 	cmd.Args = append(cmd.Args, o.args...)
 	cmd.Env = append(os.Environ(), "POD_NAME="+name, "POD_NAMESPACE="+leaseNamespace)
 	p := &proc{name: name, cmd: cmd, log: &bytes.Buffer{}, exited: make(chan struct{}),
-		metrics: "http://127.0.0.1:" + strconv.Itoa(metrics) + "/debug/vars"}
+		metrics: "http://127.0.0.1:" + strconv.Itoa(health) + "/metrics"}
 	cmd.Stdout, cmd.Stderr = &lockedWriter{w: p.log}, &lockedWriter{w: p.log}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -132,29 +128,52 @@ func (p *proc) logText() string {
 	return p.log.String()
 }
 
-// stats reads the process's counters from /debug/vars.
+// stats reads the people side's counters from /metrics.
 func (p *proc) stats() (map[string]int64, error) {
-	return p.sideStats("watcher")
+	return p.sideStats("people")
 }
 
-// sideStats reads one side's counters: "watcher" (people) or "observatory".
+// sideStats reads one side's counters ("people" or "observatory") from the liken_watcher_*
+// metrics: leading, signalled, inFlight. A side the process does not run has none (nil).
 func (p *proc) sideStats(side string) (map[string]int64, error) {
 	resp, err := http.Get(p.metrics)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var vars map[string]json.RawMessage
-	if err := json.NewDecoder(resp.Body).Decode(&vars); err != nil {
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
 		return nil, err
 	}
+	names := map[string]string{"leading": "leading", "signals_total": "signalled", "signals_in_flight": "inFlight"}
 	var out map[string]int64
-	if raw, ok := vars[side]; ok {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			return nil, err
+	for _, line := range strings.Split(string(body), "\n") {
+		for metric, key := range names {
+			prefix := "liken_watcher_" + metric + `{side="` + side + `"} `
+			if v, ok := strings.CutPrefix(line, prefix); ok {
+				n, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					return nil, err
+				}
+				if out == nil {
+					out = map[string]int64{}
+				}
+				out[key] = int64(n)
+			}
 		}
 	}
 	return out, nil
+}
+
+// metricsText is the process's whole /metrics ("" when it does not answer).
+func (p *proc) metricsText() string {
+	resp, err := http.Get(p.metrics)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 // waitExit waits for the process to exit and returns its exit code and when it exited.
@@ -284,6 +303,10 @@ func TestOnlyTheLeaseHolderSignalsAndKubectlNamesIt(t *testing.T) {
 	}
 	if st, err := a.stats(); err != nil || st["leading"] != 1 || st["signalled"] < 2 {
 		t.Errorf("watcher-a's counters: %v (%v); want it leading and signalling", st, err)
+	}
+	if m := a.metricsText(); !strings.Contains(m, `workqueue_adds_total{name="people"}`) ||
+		!strings.Contains(m, `workqueue_queue_duration_seconds_bucket{name="people"`) {
+		t.Errorf("watcher-a's /metrics has no work queue figures:\n%s", m)
 	}
 
 	out, err := env.Kubectl(ctx, "-n", leaseNamespace, "get", "lease", leaseName)

@@ -73,7 +73,7 @@ func TestOneProcessLeadsBothSidesThroughTwoLeasesAndOnlyTheObservatoryHolderSign
 	if got := waitSignals(t, ctx, person, 1, 20*time.Second); got[0].Identity != "watcher-all" {
 		t.Errorf("the Person was signalled by %s, want watcher-all", got[0].Identity)
 	}
-	for _, side := range []string{"watcher", "observatory"} {
+	for _, side := range []string{"people", "observatory"} {
 		if st, err := all.sideStats(side); err != nil || st["leading"] != 1 || st["signalled"] < 1 {
 			t.Errorf("watcher-all's %s counters: %v (%v); want it leading and signalling", side, st, err)
 		}
@@ -81,7 +81,7 @@ func TestOneProcessLeadsBothSidesThroughTwoLeasesAndOnlyTheObservatoryHolderSign
 	if st, err := obs.sideStats("observatory"); err != nil || st["leading"] != 0 || st["signalled"] != 0 {
 		t.Errorf("watcher-obs's counters: %v (%v); want it neither leading nor signalling", st, err)
 	}
-	if st, err := obs.sideStats("watcher"); err != nil || st != nil {
+	if st, err := obs.sideStats("people"); err != nil || st != nil {
 		t.Errorf("watcher-obs runs a people side: %v (%v)", st, err)
 	}
 
