@@ -9,8 +9,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,7 +26,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
-	"liken.sh/runner/internal/stack"
 	people "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
 )
@@ -324,29 +321,11 @@ func (b *bench) reconcileOne(ctx context.Context, inf cache.SharedIndexInformer,
 
 // project runs the watcher and the worker binaries, as `make run` does.
 func (b *bench) project(ctx context.Context) error {
-	if err := os.MkdirAll(b.binDir, 0o755); err != nil {
+	if err := b.buildBinaries(ctx); err != nil {
 		return err
 	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", b.binDir+"/", "./cmd/watcher", "./cmd/worker")
-	build.Dir = b.root
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v: %s", err, out)
-	}
-	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liken-system"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	env := []string{"KUBECONFIG=" + b.s.Kubeconfig, "TEMPORAL_ADDRESS=" + b.s.TemporalAddress, "LIKEN_LOG_LEVEL=warn"}
 	for _, name := range []string{"watcher", "worker"} {
-		port, err := stack.FreePort()
-		if err != nil {
-			return err
-		}
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		if err := b.s.Spawn(ctx, stack.Process{
-			Name: name, Path: filepath.Join(b.binDir, name), Args: projectArgs[name],
-			Env:   append(env, "LIKEN_HEALTH_ADDRESS="+addr),
-			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
-		}); err != nil {
+		if err := b.spawn(ctx, name); err != nil {
 			return err
 		}
 	}
@@ -364,9 +343,6 @@ func (b *bench) project(ctx context.Context) error {
 	b.out.rows = append(b.out.rows, r)
 	return nil
 }
-
-// projectArgs are the binaries' flags beyond the shared environment.
-var projectArgs = map[string][]string{}
 
 // cpu reads the CPU seconds (user + system) each process of the stack has used so far.
 func (b *bench) cpu() map[string]float64 {

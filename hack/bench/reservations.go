@@ -1,0 +1,273 @@
+// The reservation bench: n telescopes of one observatory, each with a mount and a camera on
+// INDI simulators (the worker's dev mode runs them as local indiservers), and one reservation
+// each, all starting and ending at the same moment. It times spec.start → Ready and spec.end →
+// Released, shows where the time goes (each step's activity, from the workflows' histories),
+// how busy our own processes were meanwhile, and Temporal's events and actions per reservation.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"liken.sh/runner/internal/stack"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows"
+)
+
+// Lead time before spec.start (the objects and reservations are created meanwhile), and how
+// long each reservation holds once Ready.
+const (
+	leadTime = 15 * time.Second
+	holdTime = 20 * time.Second
+)
+
+func runReservations(ctx context.Context, b *bench) error {
+	if err := b.buildBinaries(ctx); err != nil {
+		return err
+	}
+	if err := b.spawn(ctx, "watcher", "--side=observatory"); err != nil {
+		return err
+	}
+	if err := b.spawn(ctx, "worker", "--dev-local-indi"); err != nil {
+		return err
+	}
+	fmt.Printf("\nreservation bench: each telescope has a mount and a camera, the site a dome (unparked at\n")
+	fmt.Printf("activation, parked at deactivation) and a weather station; INDI simulators run as local\n")
+	fmt.Printf("indiservers (the worker's dev mode); 2 cores shared by every process\n")
+	for _, f := range strings.Split(b.reservations, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-reservations %q: give telescope counts such as 1,20", b.reservations)
+		}
+		started := time.Now()
+		if err := b.reservationRun(ctx, n); err != nil {
+			return fmt.Errorf("%d telescopes: %w", n, err)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %d telescopes done in %s\n", n, time.Since(started).Round(time.Second))
+	}
+	return nil
+}
+
+// siteManifest is the observatory of one run, in the namespace ns, with n telescopes whose
+// reservations start at start and end at end.
+func siteManifest(ns string, n int, start, end time.Time) string {
+	var m strings.Builder
+	fmt.Fprintf(&m, `apiVersion: v1
+kind: Namespace
+metadata: {name: %[1]s}
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: Observatory
+metadata: {name: site, namespace: %[1]s}
+spec: {location: {latitude: 52.2, longitude: 0.1, elevation: 20}}
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: Dome
+metadata: {name: site, namespace: %[1]s}
+spec:
+  observatory: site
+  driver: {name: indi_simulator_dome}
+  activation: [{state: Unparked, timeout: 5m}]
+  deactivation: [{state: Parked}]
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: WeatherStation
+metadata: {name: site, namespace: %[1]s}
+spec: {observatory: site, driver: {name: indi_simulator_weather}}
+`, ns)
+	for i := range n {
+		fmt.Fprintf(&m, `---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: Telescope
+metadata: {name: t%[2]d, namespace: %[1]s}
+spec: {observatory: site}
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: Mount
+metadata: {name: t%[2]d, namespace: %[1]s}
+spec:
+  telescope: t%[2]d
+  driver: {name: indi_simulator_telescope}
+  deactivation: [{state: Parked}]
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: OpticalTube
+metadata: {name: t%[2]d, namespace: %[1]s}
+spec: {telescope: t%[2]d, aperture: 80, focalLength: 480}
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: OpticalTrain
+metadata: {name: t%[2]d-main, namespace: %[1]s}
+spec: {telescope: t%[2]d, opticalTube: t%[2]d}
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: Camera
+metadata: {name: t%[2]d-main, namespace: %[1]s}
+spec: {opticalTrain: t%[2]d-main, driver: {name: indi_simulator_ccd}}
+---
+apiVersion: observatory.liken.sh/v1alpha1
+kind: Reservation
+metadata: {name: r%[2]d, namespace: %[1]s}
+spec: {telescope: t%[2]d, holder: bench, start: %[3]q, end: %[4]q}
+`, ns, i, start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
+	}
+	return m.String()
+}
+
+// reservationRun creates n telescopes and their reservations and times them.
+func (b *bench) reservationRun(ctx context.Context, n int) error {
+	ns := fmt.Sprintf("bench-%d", n)
+	// RFC 3339 in the spec has whole seconds.
+	start := time.Now().Add(leadTime).Truncate(time.Second)
+	end := start.Add(holdTime)
+	kubectl := filepath.Join(stack.Cache(b.root), "kube-"+stack.KubeVersion, "kubectl")
+	apply := exec.CommandContext(ctx, kubectl, "--kubeconfig="+b.s.Kubeconfig, "apply", "--server-side", "-f", "-")
+	apply.Stdin = strings.NewReader(siteManifest(ns, n, start, end))
+	if out, err := apply.CombinedOutput(); err != nil {
+		return fmt.Errorf("apply the site: %v: %s", err, out)
+	}
+
+	res := b.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
+	ready, released := map[string]time.Time{}, map[string]time.Time{}
+	var cpuStart, cpuReady, cpuEnd, cpuReleased map[string]float64
+	for len(released) < n {
+		now := time.Now()
+		switch {
+		case cpuStart == nil && !now.Before(start):
+			cpuStart = b.cpu()
+		case cpuEnd == nil && !now.Before(end):
+			cpuEnd = b.cpu()
+		}
+		l, err := res.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, u := range l.Items {
+			phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+			switch obsv1.ReservationPhase(phase) {
+			case obsv1.ReservationReady:
+				if _, ok := ready[u.GetName()]; !ok {
+					ready[u.GetName()] = now
+				}
+			case obsv1.ReservationReleased:
+				if _, ok := ready[u.GetName()]; !ok {
+					ready[u.GetName()] = now
+				}
+				if _, ok := released[u.GetName()]; !ok {
+					released[u.GetName()] = now
+				}
+			case obsv1.ReservationFailed:
+				return fmt.Errorf("the reservation %s/%s failed: %v", ns, u.GetName(), u.Object["status"])
+			}
+		}
+		if cpuReady == nil && len(ready) == n {
+			cpuReady = b.cpu()
+		}
+		if time.Since(end) > 5*time.Minute {
+			return fmt.Errorf("%d of %d reservations released 5 minutes after their end", len(released), n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	cpuReleased = b.cpu()
+
+	var toReady, toReleased []time.Duration
+	for _, t := range ready {
+		toReady = append(toReady, t.Sub(start))
+	}
+	for _, t := range released {
+		toReleased = append(toReleased, t.Sub(end))
+	}
+	fmt.Printf("\n%d telescope(s): spec.start → Ready p50 %s, last %s; spec.end → Released p50 %s, last %s\n", n,
+		percentile(toReady, 0.5).Round(10*time.Millisecond), slices.Max(toReady).Round(10*time.Millisecond),
+		percentile(toReleased, 0.5).Round(10*time.Millisecond), slices.Max(toReleased).Round(10*time.Millisecond))
+	busy := func(label string, from, to map[string]float64, wall time.Duration) {
+		fmt.Printf("  CPU seconds, %s (%s of wall time):", label, wall.Round(10*time.Millisecond))
+		for _, name := range []string{"worker", "watcher", "kube-apiserver", "etcd", "temporal"} {
+			fmt.Printf(" %s %.2f", name, to[name]-from[name])
+		}
+		ours := (to["worker"] - from["worker"]) + (to["watcher"] - from["watcher"])
+		fmt.Printf("; our code busy %.0f%% of it\n", 100*ours/wall.Seconds())
+	}
+	busy("start → all Ready", cpuStart, cpuReady, slices.Max(toReady))
+	busy("end → all Released", cpuEnd, cpuReleased, slices.Max(toReleased))
+	return b.reservationCost(ctx, ns, n)
+}
+
+// reservationCost prints where the steps spent their time (each step's activity, scheduled to
+// closed, from the reservation workflows' histories) and Temporal's events and actions per
+// reservation (its own workflow, its telescope's, and its share of the observatory's).
+func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
+	c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	steps := map[string][]time.Duration{}
+	var events, actions int
+	for i := range n {
+		id := workflows.ReservationWorkflowID(ns, "r"+strconv.Itoa(i))
+		scheduled := map[int64]time.Time{}
+		names := map[int64]string{}
+		it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				return fmt.Errorf("history of %s: %w", id, err)
+			}
+			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+				scheduled[e.GetEventId()] = e.GetEventTime().AsTime()
+				names[e.GetEventId()] = a.GetActivityType().GetName()
+			}
+			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
+				id := a.GetScheduledEventId()
+				steps[names[id]] = append(steps[names[id]], e.GetEventTime().AsTime().Sub(scheduled[id]))
+			}
+		}
+		for _, wid := range []string{id, workflows.TelescopeWorkflowID(ns, "t"+strconv.Itoa(i))} {
+			e, a, err := historyCost(ctx, c, wid, "")
+			if err != nil {
+				return err
+			}
+			events, actions = events+e, actions+a
+		}
+	}
+	e, a, err := historyCost(ctx, c, workflows.ObservatoryWorkflowID(ns, "site"), "")
+	if err != nil {
+		return err
+	}
+	events, actions = events+e, actions+a
+	fmt.Printf("  Temporal per reservation: %.0f history events, %.0f actions (its workflow, its telescope's, its share of the site's)\n",
+		float64(events)/float64(n), float64(actions)/float64(n))
+
+	names := make([]string, 0, len(steps))
+	for name := range steps {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return percentile(steps[names[i]], 0.5) > percentile(steps[names[j]], 0.5) })
+	fmt.Printf("  activities, p50 / max from scheduled to completed:")
+	for i, name := range names {
+		if i%3 == 0 {
+			fmt.Printf("\n   ")
+		}
+		fmt.Printf(" %s %s / %s;", name, percentile(steps[name], 0.5).Round(time.Millisecond), slices.Max(steps[name]).Round(time.Millisecond))
+	}
+	fmt.Println()
+	return nil
+}
