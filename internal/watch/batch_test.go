@@ -44,7 +44,12 @@ func TestChangesWaitingForAFlightGoTogetherInTheNext(t *testing.T) {
 	if err := b.send(ctx, "other", 99, g.flush); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return len(b.open["shard"].changes) == 10 })
+	waitFor(t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		open := b.open["shard"]
+		return open != nil && len(open.changes) == 10
+	})
 
 	f.release <- nil // the first flight lands; the ten waiting go in one signal
 	if err := <-first; err != nil {
