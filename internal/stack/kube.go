@@ -160,6 +160,10 @@ func (s *Stack) startKube(ctx context.Context) error {
 				"--kubeconfig=" + s.Kubeconfig,
 				"--config=" + filepath.Join(s.opts.Cache, "kwok-"+KwokVersion, "stages.yaml"),
 				"--manage-all-nodes=true",
+				// Renew the node's Lease, as a kubelet does. Without it kwok only rewrites the
+				// node's status every ten minutes, the controller manager finds the node silent
+				// after 40 s, and every pod on it turns Ready=False for good.
+				"--node-lease-duration-seconds=40",
 				// The node's kubelet endpoint: the API server sends pod log and exec requests
 				// here. Nothing listens unless a test runs a kubelet of its own on the port.
 				"--node-ip=127.0.0.1", "--node-port=" + strconv.Itoa(s.KubeletPort),
