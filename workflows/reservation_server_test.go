@@ -520,7 +520,7 @@ func TestADeleteDuringAStepCancelsItAndDeactivates(t *testing.T) {
 	f.await("a", "was Released", phaseIs(obsv1.ReservationReleased))
 	select {
 	case <-cancelled:
-	default:
+	case <-time.After(10 * time.Second):
 		t.Fatal("StartDevices was not cancelled")
 	}
 	st := f.status("a")
