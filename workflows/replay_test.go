@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -134,6 +135,57 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 			return nil, err
 		}
 		return cancelledRun{run}, nil
+	},
+	// A reservation of the example telescope whose mount's pod is deleted while Ready: the
+	// watcher's "pod" signal makes it create the pod again (HealPods); then it is deleted.
+	"heal": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+		const ns, name = "observatory", "healed"
+		reservations := r.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
+			"metadata": map[string]any{"name": name, "namespace": ns},
+			"spec":     map[string]any{"telescope": "east", "holder": "grace"},
+		}}
+		if _, err := reservations.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		id := ReservationWorkflowID(ns, name)
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := poll(ctx, func() (string, bool) {
+			got, err := reservations.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return "", false
+			}
+			phase, _, _ := unstructured.NestedString(got.Object, "status", "phase")
+			return phase, phase == string(obsv1.ReservationReady)
+		}); err != nil {
+			return nil, fmt.Errorf("the reservation did not become Ready: %w", err)
+		}
+		pods := r.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
+		old, err := pods.Get(ctx, "east-mount", metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if err := pods.Delete(ctx, "east-mount", *metav1.NewDeleteOptions(0)); err != nil {
+			return nil, err
+		}
+		if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: "pod"}); err != nil {
+			return nil, err
+		}
+		if _, err := poll(ctx, func() (string, bool) {
+			p, err := pods.Get(ctx, "east-mount", metav1.GetOptions{})
+			return fmt.Sprint(err), err == nil && p.GetUID() != old.GetUID() && p.GetDeletionTimestamp() == nil
+		}); err != nil {
+			return nil, fmt.Errorf("the pod was not created again: %w", err)
+		}
+		if err := reservations.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+		return run, r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
 	},
 	// The example reservation (examples/observatory.yaml) from Wait to Ready, then deleted and
 	// Released; its telescope's and its observatory's lock workflows are saved beside it.

@@ -203,6 +203,8 @@ type reservation struct {
 	why string
 
 	reads              int
+	// changed: the last await ended on a change signal.
+	changed bool
 	seq                int
 	telToken, siteTok  string
 	searched           [4]string
@@ -433,9 +435,42 @@ func (r *reservation) hold() error {
 		if err := r.await(nil); err != nil {
 			return err
 		}
+		if r.changed && r.endReason(true) == "" {
+			r.heal()
+		}
 	}
 	return nil
 }
+
+// heal creates again what was deleted while Ready (a signal from the watcher about a pod, or
+// any other look): HealPods is level-triggered, and does nothing when nothing is missing. A
+// heal that fails leaves things as they are, and the next change tries again.
+func (r *reservation) heal() {
+	if workflow.GetVersion(r.ctx, "heal-while-ready", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	in := activities.StepInput{
+		Namespace: r.in.Namespace, Reservation: r.in.Name, UID: r.state.UID, Holder: r.holder,
+		Telescope: r.telescope, Observatory: r.observatory, Step: "Heal", Started: r.now(),
+	}
+	actx := workflow.WithActivityOptions(r.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: healTimeout,
+		HeartbeatTimeout:    stepHeartbeatTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	var res activities.HealResult
+	if err := workflow.ExecuteActivity(actx, a.HealPods, in).Get(r.ctx, &res); err != nil {
+		workflow.GetLogger(r.ctx).Warn("could not create again what was deleted; the next change tries again",
+			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
+		return
+	}
+	if len(res.Created) > 0 {
+		workflow.GetLogger(r.ctx).Info("created pods again", "reservation", r.in.Namespace+"/"+r.in.Name, "pods", res.Created)
+	}
+}
+
+// healTimeout bounds a heal: pods back and Ready, drivers connected and configured.
+const healTimeout = 5 * time.Minute
 
 // deactivate appends the deactivation steps and runs them.
 func (r *reservation) deactivate() error {
@@ -756,6 +791,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 		add(sel)
 	}
 	sel.Select(r.ctx)
+	r.changed = changed
 	if !changed {
 		return nil
 	}

@@ -7,6 +7,8 @@
 // its reservations: each Reservation of the Telescope (of each Telescope of the Observatory)
 // in the same namespace is signalled. Status-only updates, mostly the worker's own writes, are
 // ignored. On becoming leader every Reservation is signalled once (the informer's first list).
+// A deleted pod of the worker's signals every Reservation of its namespace, so the Ready one
+// creates it again.
 package watch
 
 import (
@@ -19,6 +21,7 @@ import (
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
@@ -32,7 +35,11 @@ import (
 const (
 	whyTelescope   = "telescope"
 	whyObservatory = "observatory"
+	whyPod         = "pod"
 )
+
+// podsResource is core/v1 pods, watched through the dynamic client like everything here.
+var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
 // Indexes of the informers: a Reservation by namespace/telescope, a Telescope by
 // namespace/observatory, so a deleted parent finds its children without a scan.
@@ -116,9 +123,14 @@ func (o *Observatory) Run(ctx context.Context) error {
 
 	stop := make(chan struct{})
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.cfg.Dynamic, o.cfg.Resync, metav1.NamespaceAll, nil)
+	// The pods the worker runs for reservations: a deleted one is created again by the
+	// Ready reservation of its namespace, which each Reservation there is told to look at.
+	podFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.cfg.Dynamic, o.cfg.Resync, metav1.NamespaceAll,
+		func(lo *metav1.ListOptions) { lo.LabelSelector = kube.LabelManagedBy + "=" + kube.ObservatoryComponent })
 	defer func() {
-		close(stop)
+		close(stop) // before the Shutdowns, which wait for the informers to stop
 		factory.Shutdown()
+		podFactory.Shutdown()
 	}()
 	go func() {
 		select {
@@ -127,6 +139,14 @@ func (o *Observatory) Run(ctx context.Context) error {
 		case <-stop:
 		}
 	}()
+
+	pods := podFactory.ForResource(podsResource).Informer()
+	if err := pods.SetTransform(trimToMetadata); err != nil {
+		return err
+	}
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: r.podDeleted}); err != nil {
+		return err
+	}
 
 	r.reservations = factory.ForResource(obsv1.KindReservation.GroupVersionResource()).Informer()
 	r.telescopes = factory.ForResource(obsv1.KindTelescope.GroupVersionResource()).Informer()
@@ -159,8 +179,9 @@ func (o *Observatory) Run(ctx context.Context) error {
 	}
 
 	factory.Start(stop)
+	podFactory.Start(stop)
 	for what, inf := range map[string]cache.SharedIndexInformer{
-		"Reservation": r.reservations, "Telescope": r.telescopes, "Observatory": r.observatories,
+		"Reservation": r.reservations, "Telescope": r.telescopes, "Observatory": r.observatories, "observatory pod": pods,
 	} {
 		if err := waitForCache(ctx, what, inf.HasSynced); err != nil {
 			return err
@@ -274,6 +295,41 @@ func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
 			r.q.add(cache.MetaObjectToName(res), whyObservatory)
 		})
 	})
+}
+
+// podDeleted queues each Reservation of the pod's namespace: the one that is Ready there
+// creates its pods again, the others find nothing to do.
+func (r *observatoryRun) podDeleted(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, u.GetNamespace())
+	if err != nil {
+		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
+		return
+	}
+	for _, obj := range objs {
+		if res, ok := obj.(*unstructured.Unstructured); ok {
+			r.q.add(cache.MetaObjectToName(res), whyPod)
+		}
+	}
+}
+
+// trimToMetadata keeps an object's metadata (no managed fields): all a pod's delete needs.
+func trimToMetadata(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.SetManagedFields(nil)
+		for k := range u.Object {
+			if k != "metadata" && k != "apiVersion" && k != "kind" {
+				delete(u.Object, k)
+			}
+		}
+	}
+	return obj, nil
 }
 
 func (r *observatoryRun) childrenOf(inf cache.SharedIndexInformer, index string, parent *unstructured.Unstructured, each func(*unstructured.Unstructured)) {

@@ -56,6 +56,7 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 			watcherMay = append(watcherMay, access{verb: v, group: astro, resource: r})
 		}
 	}
+	watcherMay = append(watcherMay, access{verb: "list", resource: "pods"}, access{verb: "watch", resource: "pods"})
 	watcherMayNo := []access{
 		{verb: "update", group: astro, resource: "reservations", subresource: "status", namespace: "observatory", name: "r1"},
 		{verb: "patch", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
@@ -63,6 +64,7 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 		{verb: "list", group: astro, resource: "mounts"},
 		{verb: "list", group: "people.liken.sh", resource: "people"},
 		{verb: "create", resource: "pods", namespace: "observatory"},
+		{verb: "delete", resource: "pods", namespace: "observatory", name: "lab-observatory"},
 		{verb: "create", resource: "events", namespace: "observatory"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: leaseName},
 		{verb: "delete", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"log/slog"
 	"testing"
 	"time"
@@ -373,4 +374,38 @@ func TestANewLeaderSignalsEveryReservationOnce(t *testing.T) {
 	if got[0].Change.Why != "resync" {
 		t.Errorf("the first list's signal: %+v", got[0].Change)
 	}
+}
+
+func TestDeletingAPodOfTheWorkerSignalsTheReservationsOfItsNamespace(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	name := unique("res")
+	newReservation(t, ctx, name, "t1")
+	exactlyResSignals(t, ctx, w, name, 1)
+
+	// A pod of the worker's (by its label) and one of somebody else's, both deleted.
+	for _, p := range []struct {
+		name   string
+		labels map[string]string
+	}{
+		{unique("east-mount"), map[string]string{kube.LabelManagedBy: kube.ObservatoryComponent}},
+		{unique("someone-else"), map[string]string{"app": "other"}},
+	} {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: obsNS, Labels: p.labels},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.invalid/none"}}},
+		}
+		if _, err := env.Kube.CoreV1().Pods(obsNS).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Kube.CoreV1().Pods(obsNS).Delete(ctx, p.name, *metav1.NewDeleteOptions(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := waitResSignals(t, ctx, name, 2, 20*time.Second)
+	if got[1].Change.Why != "pod" || got[1].Change.Deleted {
+		t.Errorf("the deleted pod's signal: %+v", got[1].Change)
+	}
+	exactlyResSignals(t, ctx, w, name, 2)
 }

@@ -1,0 +1,95 @@
+package reservation
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+
+	"liken.sh/runner/activities"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows"
+)
+
+// TestPodsDeletedWhileReadyAreCreatedAgain deletes the telescope's server pod and its mount's
+// pod while the reservation is Ready; the watcher's signal (sent here by hand) makes the
+// reservation create both again, with a PodCreated Event on each resource, and it stays Ready.
+func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
+	ns, queue, c := startReservation(t)
+	local := &activities.LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
+	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	ctx := context.Background()
+
+	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
+		return r != nil && r.Status.Phase == obsv1.ReservationReady
+	})
+	pods := env.Kube.CoreV1().Pods(ns)
+	deleted := map[string]types.UID{}
+	for _, name := range []string{"east-telescope", "east-mount"} {
+		p, err := pods.Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		deleted[name] = p.UID
+		require.NoError(t, pods.Delete(ctx, name, *metav1.NewDeleteOptions(0)))
+	}
+	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
+		workflows.ReservationChange{Why: "pod"}))
+
+	for name, old := range deleted {
+		require.Eventually(t, func() bool {
+			p, err := pods.Get(ctx, name, metav1.GetOptions{})
+			return err == nil && p.UID != old && p.DeletionTimestamp == nil
+		}, time.Minute, 200*time.Millisecond, "the pod %s was created again", name)
+	}
+	for kind, name := range map[obsv1.Kind]string{obsv1.KindTelescope: "east", obsv1.KindMount: "east"} {
+		require.Eventually(t, func() bool {
+			evs, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
+				"involvedObject.kind": string(kind), "involvedObject.name": name, "reason": activities.ReasonPodCreated,
+			}.String()})
+			return err == nil && len(evs.Items) == 1 && evs.Items[0].Type == corev1.EventTypeNormal
+		}, 30*time.Second, 200*time.Millisecond, "a PodCreated Event on %s %s", kind, name)
+	}
+	r, _ := reservation(t, ns, "tonight")
+	assert.Equal(t, obsv1.ReservationReady, r.Status.Phase, "the reservation stays Ready")
+	n := len(managedPods(t, ns))
+
+	// A look with nothing missing creates nothing.
+	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
+		workflows.ReservationChange{Why: "resync"}))
+	require.Eventually(t, func() bool { return healsDone(t, c, ns) == 2 }, 30*time.Second, 200*time.Millisecond,
+		"the second look ran its heal")
+	assert.Len(t, managedPods(t, ns), n)
+	evs, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + activities.ReasonPodCreated})
+	require.NoError(t, err)
+	assert.Len(t, evs.Items, 2, "one PodCreated per pod created again, no more")
+}
+
+// healsDone counts the HealPods activities the reservation's workflow completed.
+func healsDone(t *testing.T, c client.Client, ns string) int {
+	t.Helper()
+	scheduled := map[int64]bool{}
+	n := 0
+	it := c.GetWorkflowHistory(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "", false, 0)
+	for it.HasNext() {
+		e, err := it.Next()
+		require.NoError(t, err)
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "HealPods" {
+			scheduled[e.GetEventId()] = true
+		}
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] {
+			n++
+		}
+	}
+	return n
+}
