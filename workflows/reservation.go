@@ -202,9 +202,9 @@ type reservation struct {
 	// why the reservation ended, once it did.
 	why string
 
-	reads              int
+	reads int
 	// changed: the last await ended on a change signal.
-	changed bool
+	changed            bool
 	seq                int
 	telToken, siteTok  string
 	searched           [4]string
