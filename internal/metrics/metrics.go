@@ -21,13 +21,17 @@ import (
 )
 
 // Registry is one process's metrics.
-type Registry struct{ *prometheus.Registry }
+type Registry struct {
+	*prometheus.Registry
+	// sdk holds the Temporal SDK's metric families, shared by every handler of the registry.
+	sdk *families
+}
 
 // New makes a registry with Go's runtime and process collectors.
 func New() *Registry {
 	r := prometheus.NewRegistry()
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &Registry{r}
+	return &Registry{Registry: r, sdk: &families{reg: r, byName: map[string]*family{}}}
 }
 
 // Handler serves the registry in Prometheus' text format.
@@ -126,7 +130,7 @@ func (m *queueMetrics) NewRetriesMetric(n string) workqueue.CounterMetric {
 
 // Temporal is a Temporal SDK metrics handler that records into r (client.Options.MetricsHandler).
 func (r *Registry) Temporal() client.MetricsHandler {
-	return &temporalHandler{families: &families{reg: r.Registry, byName: map[string]*family{}}}
+	return &temporalHandler{families: r.sdk}
 }
 
 // temporalHandler adapts the SDK's handler (names plus free-form tags) to Prometheus, whose
