@@ -41,6 +41,25 @@ func startReservation(t *testing.T) (ns, queue string, c client.Client) {
 	return ns, ns, c
 }
 
+// newWorker starts an in-process worker on queue with the real activities; local resolves
+// the INDI servers, shared by every worker of a test as pods outlive the workers.
+func newWorker(t *testing.T, c client.Client, queue string, local *activities.LocalINDI) worker.Worker {
+	t.Helper()
+	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
+	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
+	require.NoError(t, w.Start())
+	return w
+}
+
+// startWorker starts one worker and its local indiservers, stopped when the test ends.
+func startWorker(t *testing.T, c client.Client, queue string) *activities.LocalINDI {
+	t.Helper()
+	local := &activities.LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	t.Cleanup(newWorker(t, c, queue, local).Stop)
+	return local
+}
+
 func managedPods(t *testing.T, ns string) []corev1.Pod {
 	t.Helper()
 	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
@@ -57,13 +76,7 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 	ns, queue, c := startReservation(t)
 	local := &activities.LocalINDI{}
 	t.Cleanup(func() { local.Close() })
-	newWorker := func() worker.Worker {
-		w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
-		workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
-		require.NoError(t, w.Start())
-		return w
-	}
-	first := newWorker()
+	first := newWorker(t, c, queue, local)
 	awaitReservation(t, ns, "tonight", "reached StartDevices", func(r *obsv1.Reservation) bool {
 		return r != nil && (r.Status.Step == kube.StepStartDevices || r.Status.Phase == obsv1.ReservationReady)
 	})
@@ -71,7 +84,7 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 	require.Equal(t, kube.StepStartDevices, r.Status.Step, "the worker was to stop in the middle of StartDevices")
 	first.Stop()
 
-	second := newWorker()
+	second := newWorker(t, c, queue, local)
 	t.Cleanup(second.Stop)
 	awaitReservation(t, ns, "tonight", "became Ready on the second worker", func(r *obsv1.Reservation) bool {
 		return r != nil && (r.Status.Phase == obsv1.ReservationReady || r.Status.Phase == obsv1.ReservationFailed)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -24,12 +23,7 @@ import (
 // reservation create both again, with a PodCreated Event on each resource, and it stays Ready.
 func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	ns, queue, c := startReservation(t)
-	local := &activities.LocalINDI{}
-	t.Cleanup(func() { local.Close() })
-	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
-	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startWorker(t, c, queue)
 	ctx := context.Background()
 
 	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {

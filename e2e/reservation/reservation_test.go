@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,13 +116,8 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	local := &activities.LocalINDI{}
-	t.Cleanup(func() { local.Close() })
 	queue := ns
-	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
-	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	local := startWorker(t, c, queue)
 
 	applyExample(t, ns)
 	id := workflows.ReservationWorkflowID(ns, "tonight")

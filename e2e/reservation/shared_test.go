@@ -9,12 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows"
@@ -27,12 +25,7 @@ import (
 // more ("Missing Telescope east"), and starts nothing.
 func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *testing.T) {
 	ns, queue, c := startReservation(t)
-	local := &activities.LocalINDI{}
-	t.Cleanup(func() { local.Close() })
-	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
-	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	startWorker(t, c, queue)
 	ctx := context.Background()
 	reservations := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
 
