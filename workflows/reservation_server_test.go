@@ -234,6 +234,14 @@ func (f *fakeSite) addFinalizer(_ context.Context, ref activities.FinalizerRef) 
 	return activities.FinalizerResult{Has: true, Changed: true}, nil
 }
 
+// holds tells whether the finalizer of key (Kind/name) is on; the workflows run on while a
+// test reads it.
+func (f *fakeSite) holds(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.finalizers[key]
+}
+
 func (f *fakeSite) removeFinalizer(_ context.Context, ref activities.FinalizerRef) (activities.FinalizerResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -321,6 +329,8 @@ func TestASecondReservationOfATelescopeWaitsForTheFirstToBeReleased(t *testing.T
 	f.await("second", "was Released", phaseIs(obsv1.ReservationReleased))
 	f.ended(TelescopeWorkflowID(f.ns, "east"))
 	f.ended(ObservatoryWorkflowID(f.ns, "lab"))
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	assert.Empty(t, f.finalizers, "every finalizer was given back")
 	assert.Equal(t, []string{
 		"+Reservation/first", "+Telescope/east", "+Observatory/lab", "+Reservation/second",
@@ -418,13 +428,13 @@ func TestTwoTelescopesOfOneObservatoryStartTheSiteOnceAndTheLastStopsIt(t *testi
 	assert.Equal(t, "Observatory lab is still in use by Telescope west", summaryOf(f.status("e"), kube.StepStopSite))
 	require.Len(t, f.callsOf("e", kube.StepDeactivation), 1)
 	assert.False(t, f.callsOf("e", kube.StepDeactivation)[0].In.SiteTiers, "nor deactivate its tiers")
-	assert.True(t, f.finalizers["Observatory/lab"], "the observatory stays held while west is")
+	assert.True(t, f.holds("Observatory/lab"), "the observatory stays held while west is")
 
 	f.remove("w")
 	f.await("w", "was Released", phaseIs(obsv1.ReservationReleased))
 	require.Len(t, f.callsOf("w", kube.StepStopSite), 1, "the last to end stops the site")
 	assert.True(t, f.callsOf("w", kube.StepDeactivation)[0].In.SiteTiers)
-	assert.False(t, f.finalizers["Observatory/lab"])
+	assert.False(t, f.holds("Observatory/lab"))
 	f.ended(ObservatoryWorkflowID(f.ns, "lab"))
 }
 
@@ -488,10 +498,8 @@ func TestAReservationWhoseStepsAllFailKeepsItsFinalizers(t *testing.T) {
 	f.await("a", "failed at Abort", func(s obsv1.ReservationStatus) bool {
 		return s.Phase == obsv1.ReservationFailed && s.Step == kube.StepAbort
 	})
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	assert.True(t, f.finalizers["Reservation/a"])
-	assert.True(t, f.finalizers["Telescope/east"])
+	assert.True(t, f.holds("Reservation/a"))
+	assert.True(t, f.holds("Telescope/east"))
 }
 
 func TestADeleteDuringAStepCancelsItAndDeactivates(t *testing.T) {
