@@ -7,11 +7,8 @@
 package deploy_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -32,8 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/yaml"
 
+	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	"liken.sh/runner/workflows"
 )
@@ -528,39 +525,13 @@ func allContainers(pod corev1.PodSpec) []corev1.Container {
 // runner's.
 func isTemporal(image string) bool { return strings.HasPrefix(image, "temporalio/") }
 
-// render runs kubectl kustomize on dir (relative to the repository root, or absolute) and
-// returns the objects.
 func render(t *testing.T, ctx context.Context, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	out, err := env.Kubectl(ctx, "kustomize", dir)
-	if err != nil {
-		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, out)
-	}
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(out), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		var u unstructured.Unstructured
-		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-			return objs
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if len(u.Object) > 0 {
-			objs = append(objs, &u)
-		}
-	}
+	return env.Kustomize(t, ctx, dir)
 }
 
-// findObject converts the object of kind and name in objs into into, or fails the test.
 func findObject(t *testing.T, objs []*unstructured.Unstructured, kind, name string, into any) {
 	t.Helper()
-	for _, o := range objs {
-		if o.GetKind() == kind && o.GetName() == name {
-			convert(t, o, into)
-			return
-		}
-	}
-	t.Fatalf("no %s %s rendered", kind, name)
+	testenv.Find(t, objs, kind, name, into)
 }
 
 func convert(t *testing.T, o *unstructured.Unstructured, into any) {

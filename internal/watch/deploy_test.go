@@ -4,10 +4,7 @@
 package watch_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,42 +15,17 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"liken.sh/runner/internal/testenv"
 )
 
-// render runs kubectl kustomize on dir and returns the objects.
 func render(t *testing.T, ctx context.Context, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	out, err := env.Kubectl(ctx, "kustomize", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(out), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		var u unstructured.Unstructured
-		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-			return objs
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if len(u.Object) > 0 {
-			objs = append(objs, &u)
-		}
-	}
+	return env.Kustomize(t, ctx, dir)
 }
 
 func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string, into any) {
 	t.Helper()
-	for _, o := range objs {
-		if o.GetKind() == kind && o.GetName() == name {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatalf("the base has no %s %s", kind, name)
+	testenv.Find(t, objs, kind, name, into)
 }
 
 func TestTheWatcherDeploymentHasTheInstallGuidesLayout(t *testing.T) {
