@@ -40,25 +40,18 @@ func (a *Activities) PaintPeople(ctx context.Context, names []string) (PaintOutc
 	var painted, current atomic.Int64
 	var mu sync.Mutex
 	var left []string
-	sem := make(chan struct{}, paintWorkers)
-	var wg sync.WaitGroup
-	for _, name := range names {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			switch wrote, ok := a.paint(ctx, name); {
-			case !ok:
-				mu.Lock()
-				left = append(left, name)
-				mu.Unlock()
-			case wrote:
-				painted.Add(1)
-			default:
-				current.Add(1)
-			}
-		})
-	}
-	wg.Wait()
+	atMost(paintWorkers, names, func(name string) {
+		switch wrote, ok := a.paint(ctx, name); {
+		case !ok:
+			mu.Lock()
+			left = append(left, name)
+			mu.Unlock()
+		case wrote:
+			painted.Add(1)
+		default:
+			current.Add(1)
+		}
+	})
 	sort.Strings(left)
 	return PaintOutcome{Painted: int(painted.Load()), Current: int(current.Load()), Left: left}, nil
 }
@@ -101,24 +94,31 @@ func (a *Activities) SignalWorkflows(ctx context.Context, signals []WorkflowSign
 	}
 	var done atomic.Int64
 	var failed atomic.Pointer[error]
-	sem := make(chan struct{}, signalWorkers)
-	var wg sync.WaitGroup
-	for _, s := range signals {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := a.signalWorkflow(ctx, s); err != nil {
-				failed.CompareAndSwap(nil, &err)
-				return
-			}
-			if n := done.Add(1); activity.IsActivity(ctx) {
-				activity.RecordHeartbeat(ctx, n)
-			}
-		})
-	}
-	wg.Wait()
+	atMost(signalWorkers, signals, func(s WorkflowSignal) {
+		if err := a.signalWorkflow(ctx, s); err != nil {
+			failed.CompareAndSwap(nil, &err)
+			return
+		}
+		if n := done.Add(1); activity.IsActivity(ctx) {
+			activity.RecordHeartbeat(ctx, n)
+		}
+	})
 	if err := failed.Load(); err != nil {
 		return *err
 	}
 	return nil
+}
+
+// atMost calls f on every item, n at a time, and returns when all are done.
+func atMost[T any](n int, items []T, f func(T)) {
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for _, it := range items {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			f(it)
+		})
+	}
+	wg.Wait()
 }
