@@ -144,7 +144,7 @@ func (o *Observatory) Run(ctx context.Context) error {
 	if err := pods.SetTransform(trimToMetadata); err != nil {
 		return err
 	}
-	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: r.podDeleted}); err != nil {
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: r.parentDeleted(r.podGone)}); err != nil {
 		return err
 	}
 
@@ -269,7 +269,7 @@ func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) 
 	}
 }
 
-// parentDeleted calls ending when a Telescope or Observatory is gone.
+// parentDeleted calls ending when a Telescope, an Observatory or a pod is gone.
 func (r *observatoryRun) parentDeleted(ending func(*unstructured.Unstructured)) func(obj any) {
 	return func(obj any) {
 		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -297,17 +297,10 @@ func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
 	})
 }
 
-// podDeleted queues each Reservation of the pod's namespace: the one that is Ready there
+// podGone queues each Reservation of a deleted pod's namespace: the one that is Ready there
 // creates its pods again, the others find nothing to do.
-func (r *observatoryRun) podDeleted(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return
-	}
-	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, u.GetNamespace())
+func (r *observatoryRun) podGone(pod *unstructured.Unstructured) {
+	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, pod.GetNamespace())
 	if err != nil {
 		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
 		return
