@@ -23,7 +23,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/testsuite"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -33,6 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/internal/testkubelet"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
@@ -78,8 +78,7 @@ type bakery struct{ k *testkubelet.Kubelet }
 // bake runs BakePerson as the worker does: a regular activity, which heartbeats.
 func bake(t *testing.T, a *Activities, name string, recheck bool) (PersonOutcome, error) {
 	t.Helper()
-	var ts testsuite.WorkflowTestSuite
-	aenv := ts.NewTestActivityEnvironment()
+	aenv := testenv.Suite(t).NewTestActivityEnvironment()
 	aenv.SetTestTimeout(2 * time.Minute)
 	aenv.RegisterActivity(a)
 	val, err := aenv.ExecuteActivity(a.BakePerson, PersonPass{Name: name, Recheck: recheck})
@@ -231,8 +230,7 @@ func (b bakery) aClaimPictureIsBaked(t *testing.T) {
 	assert.Empty(t, readPerson(t, p.Name).Status.Thumbnail, "the quick pass writes nothing for a file")
 
 	var beats atomic.Int32
-	var ts testsuite.WorkflowTestSuite
-	aenv := ts.NewTestActivityEnvironment()
+	aenv := testenv.Suite(t).NewTestActivityEnvironment()
 	aenv.SetTestTimeout(2 * time.Minute)
 	aenv.RegisterActivity(a)
 	aenv.SetOnActivityHeartbeatListener(func(_ *activity.Info, _ converter.EncodedValues) { beats.Add(1) })

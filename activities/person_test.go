@@ -21,7 +21,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -248,8 +247,7 @@ func TestAPersonWithoutAnAvatarGetsItsInitialsAndAnEvent(t *testing.T) {
 	p := createPerson(t, "initials-ada", peoplev1.PersonSpec{DisplayName: "Ada Lovelace"}, nil)
 
 	// The quick pass runs as a local activity in the workflow; run it that way here too.
-	var ts testsuite.WorkflowTestSuite
-	aenv := ts.NewTestActivityEnvironment()
+	aenv := testenv.Suite(t).NewTestActivityEnvironment()
 	aenv.SetTestTimeout(time.Minute)
 	val, err := aenv.ExecuteLocalActivity(newActivities().SyncPerson, PersonPass{Name: p.Name})
 	require.NoError(t, err)

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
+	"liken.sh/runner/internal/testenv"
 )
 
 func siteAsk(op SiteOp, reservation, telescope string) SiteRequest {
@@ -96,8 +96,7 @@ func TestAWithdrawnRequestNeitherHoldsTheSiteNorChangesIt(t *testing.T) {
 }
 
 func TestTheObservatoryLockSerialisesTurnsAndEndsWhenTheSiteIsDown(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
 	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
 	type grant struct {

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/internal/testenv"
 )
 
 // fakeShard stands in for PaintPeople and SignalWorkflows: it paints every Person but those
@@ -58,9 +59,8 @@ func (f *fakeShard) signal(_ context.Context, signals []activities.WorkflowSigna
 	return nil
 }
 
-func newShardEnv(f *fakeShard) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+func newShardEnv(t *testing.T, f *fakeShard) *testsuite.TestWorkflowEnvironment {
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	f.env = env
 	env.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: PeopleWorkflow})
 	env.OnActivity(a.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
@@ -80,7 +80,7 @@ func shardSignal(env *testsuite.TestWorkflowEnvironment, after time.Duration, na
 
 func TestAShardPaintsABatchAndHandsOnThePaintedOnesOnceQuiet(t *testing.T) {
 	f := &fakeShard{left: map[string]bool{"bob": true}}
-	env := newShardEnv(f)
+	env := newShardEnv(t, f)
 	start := env.Now()
 	shardSignal(env, time.Minute, "ada", "bob", "ada")
 	shardSignal(env, time.Minute+500*time.Millisecond, "carol")
@@ -99,7 +99,7 @@ func TestAShardPaintsABatchAndHandsOnThePaintedOnesOnceQuiet(t *testing.T) {
 
 func TestAShardThatCannotPaintHandsEveryChangeOnAtOnce(t *testing.T) {
 	f := &fakeShard{paintErr: errors.New("the API server is away")}
-	env := newShardEnv(f)
+	env := newShardEnv(t, f)
 	shardSignal(env, time.Minute, "ada", "grace")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
@@ -112,7 +112,7 @@ func TestAShardContinuesAsNewWithTheChangesItHasNotHandedOn(t *testing.T) {
 	defer func(n int) { peopleBatchLimit = n }(peopleBatchLimit)
 	peopleBatchLimit = 1
 	f := &fakeShard{}
-	env := newShardEnv(f)
+	env := newShardEnv(t, f)
 
 	env.ExecuteWorkflow(People, PeopleInput{Shard: 5, Pending: []PersonChange{{Name: "ada", Why: "added"}}})
 	require.True(t, env.IsWorkflowCompleted())

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/internal/testenv"
 )
 
 // fakePeople stands in for the people activities: it records every pass and answers from a
@@ -48,8 +49,7 @@ func (f *fakePeople) forget(_ context.Context, name string) error {
 }
 
 func newPersonEnv(t *testing.T, f *fakePeople) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: PersonWorkflow})
 	env.OnActivity(a.SyncPerson, mock.Anything, mock.Anything).Return(f.sync).Maybe()
 	env.OnActivity(a.BakePerson, mock.Anything, mock.Anything).Return(f.bake).Maybe()

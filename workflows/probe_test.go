@@ -6,12 +6,11 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
+	"liken.sh/runner/internal/testenv"
 )
 
 func TestProbeReturnsTheVersionTheWorkerSees(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.RegisterActivity(a.KubernetesVersion)
 	env.OnActivity(a.KubernetesVersion, mock.Anything).Return("v1.37.2", nil)
 
@@ -24,8 +23,7 @@ func TestProbeReturnsTheVersionTheWorkerSees(t *testing.T) {
 }
 
 func TestProbeRetriesAnAPIServerThatIsStillStarting(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.RegisterActivity(a.KubernetesVersion)
 	env.OnActivity(a.KubernetesVersion, mock.Anything).Return("", errors.New("connection refused")).Twice()
 	env.OnActivity(a.KubernetesVersion, mock.Anything).Return("v1.37.2", nil).Once()

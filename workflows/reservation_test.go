@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -243,8 +244,7 @@ func ready(st obsv1.ReservationStatus) *obsv1.Condition {
 }
 
 func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
 	f.env = env
 	env.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
+	"liken.sh/runner/internal/testenv"
 )
 
 func ticket(name string, start, created time.Duration) TelescopeTicket {
@@ -80,9 +81,8 @@ type grants struct {
 	fail    map[string]bool
 }
 
-func newTelescopeEnv(g *grants) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+func newTelescopeEnv(t *testing.T, g *grants) *testsuite.TestWorkflowEnvironment {
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
 	env.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: TelescopeWorkflow})
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", TelescopeAnswers, mock.Anything).Return(
@@ -106,7 +106,7 @@ func signalLock(env *testsuite.TestWorkflowEnvironment, after time.Duration, r T
 
 func TestTheTelescopeLockGrantsOneHolderAtATimeAndEndsWhenIdle(t *testing.T) {
 	g := &grants{answers: map[string][]TelescopeAnswer{}}
-	env := newTelescopeEnv(g)
+	env := newTelescopeEnv(t, g)
 	id := func(n string) string { return ReservationWorkflowID("observatory", n) }
 	// The first request starts the lock (SignalWithStart delivers it with the start).
 	signalLock(env, 0, take(ticket("first", 0, 0)))
@@ -128,7 +128,7 @@ func TestTheTelescopeLockGrantsOneHolderAtATimeAndEndsWhenIdle(t *testing.T) {
 
 func TestAGrantThatCannotReachItsReservationGoesToTheNext(t *testing.T) {
 	g := &grants{answers: map[string][]TelescopeAnswer{}, fail: map[string]bool{ReservationWorkflowID("observatory", "gone"): true}}
-	env := newTelescopeEnv(g)
+	env := newTelescopeEnv(t, g)
 	signalLock(env, 0, take(ticket("first", 0, 0)))
 	signalLock(env, time.Minute, take(ticket("gone", time.Hour, 0)))
 	signalLock(env, time.Minute, take(ticket("next", 2*time.Hour, 0)))
@@ -144,7 +144,7 @@ func TestALongLivedTelescopeLockContinuesAsNewWithItsQueue(t *testing.T) {
 	telescopeRequestLimit = 4
 	t.Cleanup(func() { telescopeRequestLimit = old })
 	g := &grants{answers: map[string][]TelescopeAnswer{}}
-	env := newTelescopeEnv(g)
+	env := newTelescopeEnv(t, g)
 	signalLock(env, 0, take(ticket("first", 0, 0)))
 	for i, n := range []string{"d", "e", "f", "g", "h"} {
 		signalLock(env, time.Duration(i+1)*time.Minute, take(ticket(n, time.Hour, 0)))
