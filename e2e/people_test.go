@@ -227,7 +227,7 @@ func hasEvent(t *testing.T, ctx context.Context, person, reason, typ string) (bo
 
 func temporal(t *testing.T) client.Client {
 	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress})
+	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c

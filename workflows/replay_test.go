@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +27,7 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/internal/testenv"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
@@ -265,7 +264,7 @@ func TestEveryRecordedHistoryReplays(t *testing.T) {
 	RegisterWorkflows(r)
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
-			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(sdklog.NewStructuredLogger(slog.Default()), f))
+			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(testenv.Quiet(), f))
 		})
 	}
 }
@@ -296,7 +295,7 @@ func TestRecordHistories(t *testing.T) {
 	require.NoError(t, err)
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	dyn := dynamic.NewForConfigOrDie(cfg)
-	c, err := client.Dial(client.Options{HostPort: s.TemporalAddress})
+	c, err := client.Dial(client.Options{HostPort: s.TemporalAddress, Logger: testenv.Quiet()})
 	require.NoError(t, err)
 	defer c.Close()
 	const queue = "record"

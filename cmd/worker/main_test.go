@@ -28,7 +28,7 @@ func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	p := env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue)
 	p.WaitReady()
 
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress})
+	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
 	require.NoError(t, err)
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

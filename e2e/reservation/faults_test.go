@@ -13,6 +13,7 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows"
@@ -25,7 +26,7 @@ func startReservation(t *testing.T) (ns, queue string, c client.Client) {
 	ns = "rsv-" + utilrand.String(6)
 	_, err := env.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	c, err = client.Dial(client.Options{HostPort: env.TemporalAddress})
+	c, err = client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	applyExample(t, ns)

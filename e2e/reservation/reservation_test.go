@@ -113,7 +113,7 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 	_, err := env.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress})
+	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	queue := ns

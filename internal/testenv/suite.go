@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
@@ -26,4 +27,10 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Helper()
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// Quiet is a Temporal logger for a test's clients and workers: warnings and errors only,
+// on stderr, for the same reason as Suite.
+func Quiet() log.Logger {
+	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
