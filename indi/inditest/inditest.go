@@ -4,6 +4,10 @@
 // server per machine). A driver indiserver cannot run shows only in indiserver's log, so
 // Launch reads that log and fails with it instead of waiting for a device that never comes.
 // There is no skipping: a machine without indiserver fails, saying how to install it.
+//
+// The worker's dev mode runs its stand-in INDI servers through Launch too, detached: such a
+// server outlives the process that started it, as a pod outlives a worker, and Attach lets the
+// next process take it over and stop it.
 package inditest
 
 import (
@@ -29,14 +33,28 @@ import (
 // the test machine may be busy.
 const startTimeout = 30 * time.Second
 
-// Server is an indiserver started by Launch.
+// Server is an indiserver started by Launch, or found by Attach.
 type Server struct {
 	Addr string // 127.0.0.1:<port>
 	Home string // HOME of the server and its drivers
+	Pid  int    // indiserver's; its process group's too
 
-	cmd    *exec.Cmd
-	log    *logBuffer
-	exited chan struct{}
+	cmd     *exec.Cmd // nil when attached: another process started it
+	log     *logBuffer
+	logFile string // a detached server's log, which outlives this process
+	exited  chan struct{}
+}
+
+// Options change how Launch runs indiserver.
+type Options struct {
+	// Detached: the server outlives this process. indiserver gets a session of its own and
+	// no parent-death signal, and logs to a file in HOME rather than to a pipe, which would
+	// break (SIGPIPE) when this process dies.
+	Detached bool
+	// Started, when set, hears of each indiserver as soon as it runs, before Launch waits
+	// for its drivers, so a caller that records its servers loses none if it dies meanwhile.
+	// It may hear of a second one when the first could not bind its port.
+	Started func(*Server)
 }
 
 // Start launches indiserver with the given drivers (see Launch), stops it when the test ends,
@@ -68,6 +86,11 @@ func StartServer(t testing.TB, drivers ...string) *Server {
 // such as "indi_simulator_dome"), using dir as HOME, and returns once every driver has defined
 // its devices. It fails with indiserver's log when a driver cannot run. Stop it when done.
 func Launch(ctx context.Context, dir string, drivers ...string) (*Server, error) {
+	return LaunchWith(ctx, dir, Options{}, drivers...)
+}
+
+// LaunchWith is Launch with Options.
+func LaunchWith(ctx context.Context, dir string, opts Options, drivers ...string) (*Server, error) {
 	if _, err := exec.LookPath("indiserver"); err != nil {
 		return nil, errors.New("indiserver is not installed: run hack/tools.sh indi (it installs Debian's indi-bin)")
 	}
@@ -81,7 +104,7 @@ func Launch(ctx context.Context, dir string, drivers ...string) (*Server, error)
 	}
 	var lastErr error
 	for range 3 { // another process may take the free port before indiserver binds it
-		s, err := launch(ctx, dir, drivers)
+		s, err := launch(ctx, dir, opts, drivers)
 		if err == nil {
 			return s, nil
 		}
@@ -104,7 +127,7 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func launch(ctx context.Context, dir string, drivers []string) (*Server, error) {
+func launch(ctx context.Context, dir string, opts Options, drivers []string) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -117,20 +140,41 @@ func launch(ctx context.Context, dir string, drivers []string) (*Server, error) 
 	cmd := exec.Command("indiserver", append(args, drivers...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	// Stop ends the drivers with it (own group); a killed parent takes it along (Pdeathsig).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	log := newLogBuffer()
-	cmd.Stdout, cmd.Stderr = log, log
+	var logFile *os.File
+	if opts.Detached {
+		// Its own session: no terminal's signal reaches it, and no parent takes it along.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if logFile, err = os.CreateTemp(dir, "indiserver-*.log"); err != nil {
+			return nil, err
+		}
+		defer logFile.Close() // indiserver has its own copy
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+	} else {
+		// Stop ends the drivers with it (own group); a killed parent takes it along (Pdeathsig).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.Stdout, cmd.Stderr = log, log
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting indiserver: %w", err)
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Home: dir, cmd: cmd,
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Home: dir, Pid: cmd.Process.Pid, cmd: cmd,
 		log: log, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		close(s.exited)
 		log.poke()
 	}()
+	if logFile != nil {
+		s.logFile = logFile.Name()
+		// ready waits on the log as it grows: follow the file until then.
+		stop := make(chan struct{})
+		defer close(stop)
+		go s.follow(stop)
+	}
+	if opts.Started != nil {
+		opts.Started(s)
+	}
 	if err := s.ready(ctx, drivers); err != nil {
 		s.Stop()
 		return nil, err
@@ -221,6 +265,13 @@ func keys(m map[string]string) []string {
 // Kill ends indiserver abruptly, as a crash or a deleted pod would; its drivers then exit on
 // their own when their pipes close. Clients see their connection drop.
 func (s *Server) Kill() {
+	if s.cmd == nil {
+		if s.same() {
+			syscall.Kill(s.Pid, syscall.SIGKILL)
+		}
+		s.awaitGone()
+		return
+	}
 	s.cmd.Process.Kill()
 	<-s.exited
 }
@@ -228,6 +279,15 @@ func (s *Server) Kill() {
 // Stop ends indiserver and its drivers and waits for indiserver to exit. It is safe to call
 // more than once, and after Kill.
 func (s *Server) Stop() {
+	if s.cmd == nil {
+		// Attach checked that the group is this server's; a server that has since exited
+		// may have left its pid to another program.
+		if s.same() {
+			syscall.Kill(-s.Pid, syscall.SIGKILL)
+		}
+		s.awaitGone()
+		return
+	}
 	// The group was created by this process for this server alone: it holds indiserver and
 	// the drivers it started.
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
@@ -235,7 +295,120 @@ func (s *Server) Stop() {
 }
 
 // Log returns what indiserver has logged (with -v: drivers starting, exiting, restarting).
-func (s *Server) Log() string { return s.log.String() }
+func (s *Server) Log() string {
+	if s.logFile == "" {
+		return s.log.String()
+	}
+	b, err := os.ReadFile(s.logFile)
+	if err != nil {
+		return fmt.Sprintf("(the log %s cannot be read: %v)", s.logFile, err)
+	}
+	if len(b) > maxLog {
+		b = b[len(b)-maxLog:]
+	}
+	return string(b)
+}
+
+// follow copies a detached server's log file into s.log as it grows, until stop or its exit.
+func (s *Server) follow(stop <-chan struct{}) {
+	f, err := os.Open(s.logFile)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		for {
+			n, _ := f.Read(buf)
+			if n == 0 {
+				break
+			}
+			s.log.Write(buf[:n])
+		}
+		select {
+		case <-stop:
+			return
+		case <-s.exited:
+			s.log.poke()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Attach takes over a detached server that another process launched (and perhaps died
+// leaving): the indiserver with that pid, listening at addr, with HOME home. It fails when that
+// process is no longer that indiserver: it exited, and its pid may belong to another program.
+func Attach(addr, home string, pid int) (*Server, error) {
+	s := &Server{Addr: addr, Home: home, Pid: pid, log: newLogBuffer(), exited: make(chan struct{})}
+	if logs, _ := filepath.Glob(filepath.Join(home, "indiserver-*.log")); len(logs) > 0 {
+		s.logFile = logs[len(logs)-1]
+	}
+	if !s.same() {
+		return nil, fmt.Errorf("process %d is not the indiserver of %s any more", pid, addr)
+	}
+	return s, nil
+}
+
+// Running says whether the server's indiserver still runs.
+func (s *Server) Running() bool {
+	if s.cmd == nil {
+		return s.same()
+	}
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// same says whether s.Pid is still a running indiserver on s's port that leads its own process
+// group, as Launch started it.
+func (s *Server) same() bool {
+	if s.Pid <= 0 || !pidRunning(s.Pid) {
+		return false
+	}
+	if pgid, err := syscall.Getpgid(s.Pid); err != nil || pgid != s.Pid {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.Pid))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	_, port, _ := net.SplitHostPort(s.Addr)
+	if filepath.Base(args[0]) != "indiserver" {
+		return false
+	}
+	for i := 1; i+1 < len(args); i++ {
+		if args[i] == "-p" && args[i+1] == port {
+			return true
+		}
+	}
+	return false
+}
+
+// pidRunning says whether pid exists and has not exited: a zombie (exited, not yet reaped by
+// whichever process inherited it) does not count.
+func pidRunning(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command's closing parenthesis: "pid (comm) S ...".
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// awaitGone waits (a few seconds at most) until an attached server's process has exited.
+func (s *Server) awaitGone() {
+	for deadline := time.Now().Add(5 * time.Second); s.same() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
 
 // logBuffer keeps the tail of a log and lets readers wait for a line.
 type logBuffer struct {

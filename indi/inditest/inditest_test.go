@@ -1,14 +1,19 @@
 // These tests check the helper's own promises: a driver that cannot run fails the launch with
 // indiserver's log instead of a timeout, a machine without indiserver is told how to get it,
-// and two servers run side by side.
+// two servers run side by side, and a detached server outlives the process that launched it
+// and is stopped by the one that attaches it.
 
 package inditest_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,5 +70,90 @@ func TestTwoServersRunSideBySide(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Close()
+	}
+}
+
+// launcherEnv makes this test binary a launcher that starts a detached server and waits to be
+// killed, as a worker in dev mode would be.
+const launcherEnv = "INDITEST_DETACHED_HOME"
+
+func TestMain(m *testing.M) {
+	if home := os.Getenv(launcherEnv); home != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		s, err := inditest.LaunchWith(ctx, home, inditest.Options{Detached: true}, "indi_simulator_dome")
+		cancel()
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println(s.Addr, s.Pid)
+		time.Sleep(time.Minute)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+func TestADetachedServerOutlivesItsLauncherAndIsStoppedByWhoeverAttachesIt(t *testing.T) {
+	t.Parallel()
+	// A short HOME: indiserver's local socket lives under it, and a test's TempDir is too long.
+	home, err := os.MkdirTemp("", "inditest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	launcher := exec.Command(os.Args[0])
+	launcher.Env = append(os.Environ(), launcherEnv+"="+home)
+	out, err := launcher.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := launcher.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { launcher.Process.Kill() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the launcher said nothing: %v", err)
+	}
+	var addr string
+	var pid int
+	if _, err := fmt.Sscan(line, &addr, &pid); err != nil {
+		t.Fatalf("the launcher said %q", line)
+	}
+	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
+
+	// The launcher dies abruptly; its server goes on serving.
+	launcher.Process.Kill()
+	launcher.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := indi.Dial(ctx, addr)
+	if err != nil {
+		t.Fatalf("the server died with its launcher: %v", err)
+	}
+	if err := c.Sync(ctx, "Dome Simulator"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	if _, err := inditest.Attach("127.0.0.1:1", home, pid); err == nil {
+		t.Fatal("attached a server on the wrong port")
+	}
+	s, err := inditest.Attach(addr, home, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Running() || !strings.Contains(s.Log(), "Dome Simulator") && !strings.Contains(s.Log(), "indi_simulator_dome") {
+		t.Fatalf("running %v, log %q", s.Running(), s.Log())
+	}
+	s.Stop()
+	if s.Running() {
+		t.Fatal("Stop left it running")
+	}
+	if _, err := inditest.Attach(addr, home, pid); err == nil {
+		t.Fatal("attached a stopped server")
+	}
+	if _, err := indi.Dial(ctx, addr); err == nil {
+		t.Fatal("a stopped server answers")
 	}
 }
