@@ -2,18 +2,27 @@
 // for each INDI server pod, since kwok's pods run nothing. It serves the same drivers the pod
 // would link, so a telescope made of simulators connects, configures and reports as it would
 // in a cluster. Dev mode only: the drivers run on the worker's machine, as the worker's user.
+//
+// Pods outlive the worker that created them, so with a state folder (Dir) the indiservers do
+// too: each is recorded there, runs in a session of its own, and a worker that died abruptly
+// leaves them to the next worker on that folder, which adopts them as it would find the pods.
+// A graceful stop (Close) ends them all, so `make run`'s Ctrl-C leaves nothing behind.
 package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"liken.sh/runner/indi/inditest"
@@ -24,6 +33,12 @@ import (
 // a server asked for a driver it lacks is restarted with the union of both sets (its clients
 // reconnect). Close stops them all.
 type LocalINDI struct {
+	// Dir records the servers (LocalINDIRecord) so that they outlive this process, and a
+	// later LocalINDI on the same Dir adopts those that still answer. Empty: the servers are
+	// remembered in memory only and die with this process. One worker at a time uses a Dir:
+	// its Close stops every server recorded there.
+	Dir string
+
 	mu      sync.Mutex
 	servers map[string]*localINDIServer
 	closed  bool
@@ -31,14 +46,29 @@ type LocalINDI struct {
 
 type localINDIServer struct {
 	srv     *inditest.Server
-	dir     string
 	drivers []string
+}
+
+// LocalINDIRecord is what Dir holds of one server, one JSON file per server.
+type LocalINDIRecord struct {
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Address   string   `json:"address"`
+	Drivers   []string `json:"drivers"`
+	// Pid is indiserver's, which leads the process group of its drivers.
+	Pid int `json:"pid"`
+	// Home is the server's HOME, removed with it.
+	Home string `json:"home"`
 }
 
 // errLocalINDIClosed is an Address after Close.
 var errLocalINDIClosed = errors.New("the local INDI servers are stopped")
 
-// Address starts or reuses the local indiserver of s and returns its address.
+// homePrefix names the servers' HOMEs, which are short: indiserver's local socket lives under
+// HOME, and a socket path is limited to about 100 bytes. Only such folders are removed.
+const homePrefix = "liken-indi-"
+
+// Address starts, reuses or adopts the local indiserver of s and returns its address.
 func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	if s.Name == "" || s.Namespace == "" {
 		return "", fmt.Errorf("an INDI server needs a name and a namespace, got %q in %q", s.Name, s.Namespace)
@@ -64,48 +94,212 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 		l.servers = map[string]*localINDIServer{}
 	}
 	key := s.Namespace + "/" + s.Name
+	covers := func(have []string) bool {
+		return !slices.ContainsFunc(s.Drivers, func(d string) bool { return !slices.Contains(have, d) })
+	}
+	cur := l.servers[key]
+	if cur != nil && localAlive(cur.srv.Addr) && covers(cur.drivers) {
+		return cur.srv.Addr, nil
+	}
 	drivers := slices.Clone(s.Drivers)
-	if cur := l.servers[key]; cur != nil {
-		if localAlive(cur.srv.Addr) && !slices.ContainsFunc(s.Drivers, func(d string) bool { return !slices.Contains(cur.drivers, d) }) {
-			return cur.srv.Addr, nil
+	if l.Dir != "" {
+		unlock, err := l.lockDir()
+		if err != nil {
+			return "", err
 		}
-		cur.stop()
+		defer unlock()
+		if cur == nil {
+			// A server this worker has no memory of may be one a dead worker left running.
+			adopted, had := l.recorded(ctx, key)
+			if adopted != nil && covers(adopted.drivers) {
+				l.servers[key] = adopted
+				logFor(ctx).Info("adopted a local indiserver (dev mode)", "server", key, "address", adopted.srv.Addr, "pid", adopted.srv.Pid)
+				return adopted.srv.Addr, nil
+			}
+			if adopted != nil {
+				l.stop(key, adopted)
+			}
+			drivers = append(drivers, had...)
+		}
+	}
+	if cur != nil {
+		l.stop(key, cur)
 		delete(l.servers, key)
 		drivers = append(drivers, cur.drivers...)
 	}
 	slices.Sort(drivers)
 	drivers = slices.Compact(drivers)
-	// A short HOME: indiserver's local socket lives under it, and a socket path is limited
-	// to about 100 bytes.
-	dir, err := os.MkdirTemp("", "liken-indi-")
+	home, err := os.MkdirTemp("", homePrefix)
 	if err != nil {
 		return "", err
 	}
-	srv, err := inditest.Launch(ctx, dir, drivers...)
+	var recErr error
+	srv, err := inditest.LaunchWith(ctx, home, inditest.Options{
+		Detached: l.Dir != "",
+		Started: func(srv *inditest.Server) {
+			// Recorded before its drivers are up: a worker killed meanwhile leaves no server
+			// that no one knows of.
+			if l.Dir != "" && recErr == nil {
+				recErr = l.record(LocalINDIRecord{Namespace: s.Namespace, Name: s.Name, Address: srv.Addr,
+					Drivers: drivers, Pid: srv.Pid, Home: home})
+			}
+		},
+	}, drivers...)
+	if err == nil && recErr != nil {
+		srv.Stop()
+		err = recErr
+	}
 	if err != nil {
-		os.RemoveAll(dir)
+		l.forget(key)
+		os.RemoveAll(home)
 		return "", fmt.Errorf("start a local indiserver for %s: %w", key, err)
 	}
-	l.servers[key] = &localINDIServer{srv: srv, dir: dir, drivers: drivers}
-	logFor(ctx).Info("started a local indiserver (dev mode)", "server", key, "address", srv.Addr, "drivers", drivers)
+	l.servers[key] = &localINDIServer{srv: srv, drivers: drivers}
+	logFor(ctx).Info("started a local indiserver (dev mode)", "server", key, "address", srv.Addr, "drivers", drivers, "pid", srv.Pid)
 	return srv.Addr, nil
 }
 
-// Close stops every local indiserver and its drivers.
+// Close stops every local indiserver and its drivers: this worker's, and those recorded in Dir
+// by an earlier worker and never adopted. It removes their records.
 func (l *LocalINDI) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed = true
+	if l.Dir != "" {
+		unlock, err := l.lockDir()
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	for k, s := range l.servers {
-		s.stop()
+		l.stop(k, s)
 		delete(l.servers, k)
 	}
-	return nil
+	if l.Dir == "" {
+		return nil
+	}
+	recs, err := ReadLocalINDIRecords(l.Dir)
+	for _, r := range recs {
+		key := r.Namespace + "/" + r.Name
+		if srv, err := inditest.Attach(r.Address, r.Home, r.Pid); err == nil {
+			srv.Stop()
+		}
+		removeHome(r.Home)
+		l.forget(key)
+	}
+	return err
 }
 
-func (s *localINDIServer) stop() {
+// ReadLocalINDIRecords lists the servers recorded in dir.
+func ReadLocalINDIRecords(dir string) ([]LocalINDIRecord, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var recs []LocalINDIRecord
+	var errs []error
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var r LocalINDIRecord
+		if err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("the local indiserver record %s: %w", f, err))
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, errors.Join(errs...)
+}
+
+// recorded finds the recorded server of key: running and answering, it is returned to adopt;
+// otherwise it is stopped and forgotten, and only the drivers it ran are returned, so that
+// the next server runs them too.
+func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer, []string) {
+	b, err := os.ReadFile(l.recordPath(key))
+	if err != nil {
+		return nil, nil
+	}
+	var r LocalINDIRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.Namespace+"/"+r.Name != key {
+		logFor(ctx).Warn("ignored a broken local indiserver record (dev mode)", "server", key, "error", err)
+		l.forget(key)
+		return nil, nil
+	}
+	srv, err := inditest.Attach(r.Address, r.Home, r.Pid)
+	if err == nil && localAlive(r.Address) {
+		return &localINDIServer{srv: srv, drivers: r.Drivers}, r.Drivers
+	}
+	if err == nil {
+		srv.Stop() // runs, but does not answer
+	}
+	logFor(ctx).Info("a recorded local indiserver is gone; starting another (dev mode)", "server", key, "pid", r.Pid)
+	removeHome(r.Home)
+	l.forget(key)
+	return nil, r.Drivers
+}
+
+// stop ends a server, removes its HOME and forgets its record.
+func (l *LocalINDI) stop(key string, s *localINDIServer) {
 	s.srv.Stop()
-	os.RemoveAll(s.dir)
+	removeHome(s.srv.Home)
+	l.forget(key)
+}
+
+func (l *LocalINDI) record(r LocalINDIRecord) error {
+	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	// Written whole and renamed, so a worker killed mid-write leaves the old record or none.
+	path := l.recordPath(r.Namespace + "/" + r.Name)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (l *LocalINDI) forget(key string) {
+	if l.Dir != "" {
+		os.Remove(l.recordPath(key))
+	}
+}
+
+// recordPath names a server's record: namespaces and pod names never hold '_'.
+func (l *LocalINDI) recordPath(key string) string {
+	return filepath.Join(l.Dir, strings.Replace(key, "/", "_", 1)+".json")
+}
+
+// lockDir keeps two workers on one Dir from starting the same server twice.
+func (l *LocalINDI) lockDir() (unlock func(), err error) {
+	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("the local INDI state folder: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(l.Dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("the local INDI state folder: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock the local INDI state folder: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// removeHome removes a server's HOME, and nothing else a broken record might name.
+func removeHome(home string) {
+	if home != "" && strings.HasPrefix(filepath.Base(home), homePrefix) {
+		os.RemoveAll(home)
+	}
 }
 
 // localAlive says whether something still listens at addr: a killed indiserver refuses.
