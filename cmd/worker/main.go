@@ -12,7 +12,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,8 +55,15 @@ func run(args []string) error {
 	}
 	fs.BoolVar(&devINDI, "dev-local-indi", devINDI,
 		"dev mode only: run each INDI server as a local indiserver with its simulator drivers, instead of reaching its pod's Service (env LIKEN_DEV_LOCAL_INDI)")
+	devINDIDir := os.Getenv("LIKEN_DEV_LOCAL_INDI_DIR")
+	fs.StringVar(&devINDIDir, "dev-local-indi-dir", devINDIDir,
+		"dev mode only: where the local indiservers are recorded, so that they outlive a worker that is killed and the next worker adopts them, "+
+			"as pods would be (SIGTERM stops them all); default liken-indi-<task queue> in the temporary folder (env LIKEN_DEV_LOCAL_INDI_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if devINDIDir == "" {
+		devINDIDir = filepath.Join(os.TempDir(), "liken-indi-"+fileSafe(cfg.TaskQueue))
 	}
 	log, err := cfg.Logger("worker")
 	if err != nil {
@@ -96,10 +105,10 @@ func run(args []string) error {
 	})
 	acts := &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: tc, People: *people, Now: time.Now}
 	if devINDI {
-		local := &activities.LocalINDI{}
+		local := &activities.LocalINDI{Dir: devINDIDir}
 		defer local.Close()
 		acts.INDI = local
-		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)")
+		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", devINDIDir)
 	}
 	workflows.Register(w, acts)
 
@@ -150,6 +159,16 @@ func envBool(name string) (bool, error) {
 		return false, fmt.Errorf("%s %q: %w", name, v, err)
 	}
 	return b, nil
+}
+
+// fileSafe keeps the letters, digits, '.', '-' and '_' of s, for a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 func envOr(name, def string) string {
