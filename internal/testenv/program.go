@@ -20,7 +20,9 @@ type Program struct {
 	t      testing.TB
 	Cmd    *exec.Cmd
 	Health string // http://127.0.0.1:<port>
-	exited chan error
+	done   chan struct{} // closed once the program exited
+	err    error         // how it exited, set before done closes
+	at     time.Time     // when
 }
 
 // StartProgram runs bin with the stack's kubeconfig and Temporal address, a free health
@@ -40,8 +42,12 @@ func (e *Env) StartProgram(t testing.TB, bin string, extraEnv ...string) *Progra
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &Program{t: t, Cmd: cmd, Health: "http://" + addr, exited: make(chan error, 1)}
-	go func() { p.exited <- cmd.Wait() }()
+	p := &Program{t: t, Cmd: cmd, Health: "http://" + addr, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		p.at = time.Now()
+		close(p.done)
+	}()
 	t.Cleanup(func() { cmd.Process.Kill() })
 	return p
 }
@@ -89,12 +95,33 @@ func (p *Program) Stop() {
 	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		p.t.Fatal(err)
 	}
+	if _, err := p.WaitExit(30 * time.Second); err != nil {
+		p.t.Fatalf("%s should exit 0 on SIGTERM: %v", p.Cmd.Path, err)
+	}
+}
+
+// Kill ends the program with SIGKILL, as a node that dies or an OOM kill does, and waits
+// until it is gone.
+func (p *Program) Kill() {
+	p.t.Helper()
+	if err := p.Cmd.Process.Kill(); err != nil {
+		p.t.Fatal(err)
+	}
+	p.WaitExit(10 * time.Second)
+}
+
+// Done is closed once the program has exited.
+func (p *Program) Done() <-chan struct{} { return p.done }
+
+// WaitExit waits until the program exits and returns when and how (nil for exit 0); it
+// fails the test if that takes longer than within.
+func (p *Program) WaitExit(within time.Duration) (time.Time, error) {
+	p.t.Helper()
 	select {
-	case err := <-p.exited:
-		if err != nil {
-			p.t.Fatalf("%s should exit 0 on SIGTERM: %v", p.Cmd.Path, err)
-		}
-	case <-time.After(30 * time.Second):
-		p.t.Fatalf("%s did not stop within 30s of SIGTERM", p.Cmd.Path)
+	case <-p.done:
+		return p.at, p.err
+	case <-time.After(within):
+		p.t.Fatalf("%s did not exit within %s", p.Cmd.Path, within)
+		return time.Time{}, nil
 	}
 }

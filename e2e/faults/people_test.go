@@ -1,0 +1,170 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/pictures"
+	"liken.sh/runner/workflows"
+)
+
+// crowd creates n Persons named prefix-0000 on, 16 at a time, and removes them at the end.
+func crowd(t *testing.T, ctx context.Context, prefix string, from, to int) []string {
+	t.Helper()
+	names := make([]string, 0, to-from)
+	errs := make(chan error, to-from)
+	sem := make(chan struct{}, 16)
+	for i := from; i < to; i++ {
+		name := fmt.Sprintf("%s-%04d", prefix, i)
+		names = append(names, name)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			_, err := env.Dynamic.Resource(peoplev1.PersonResource).Create(ctx, person(name, "Crowd Member "+name), metav1.CreateOptions{})
+			errs <- err
+		}()
+	}
+	for range names {
+		require.NoError(t, <-errs)
+	}
+	return names
+}
+
+func deletePeopleAtEnd(t *testing.T) {
+	t.Cleanup(func() {
+		env.Dynamic.Resource(peoplev1.PersonResource).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+	})
+}
+
+// painted says whether the Person has its initials for its current generation.
+func painted(p *peoplev1.Person) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == peoplev1.ConditionAvatarReady {
+			return c.Reason == pictures.ReasonInitials && c.ObservedGeneration == p.Generation && pictures.IsInitials(p.Status.Thumbnail)
+		}
+	}
+	return false
+}
+
+// countPainted counts the Persons of names painted for their current generation.
+func countPainted(ctx context.Context, names []string) (int, string) {
+	done, missing := 0, ""
+	for _, n := range names {
+		p, err := getPerson(ctx, n)
+		if err == nil && painted(p) {
+			done++
+		} else if missing == "" {
+			missing = n
+		}
+	}
+	return done, missing
+}
+
+// TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson: a burst of Persons
+// meets a worker killed with SIGKILL in the middle of painting and handing on, and then a
+// Temporal server stopped for 60 s while Persons are created, changed and deleted. The
+// watcher retries with back-off; once Temporal is back, every Person has its picture for its
+// latest spec, every deleted one's workflow has ended, and no Person's workflow was started
+// twice.
+func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	deletePeopleAtEnd(t)
+	s := newSystem(t)
+	s.startWatcher("people").WaitReady()
+	doomed := s.startWorker()
+	s.startWorker()
+	c := temporal(t)
+	prefix := "burst-" + strings.TrimPrefix(s.queue, "faults-")
+
+	// A burst of 200; the first worker dies once some are painted, mid-batch.
+	var first []string
+	created := make(chan struct{})
+	go func() { defer close(created); first = crowd(t, ctx, prefix, 0, 200) }()
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := env.Dynamic.Resource(peoplev1.PersonResource).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		n := 0
+		for _, u := range l.Items {
+			if _, ok := u.Object["status"]; ok && strings.HasPrefix(u.GetName(), prefix) {
+				n++
+			}
+		}
+		return n >= 20, nil
+	}), "the first Persons of the burst were painted")
+	doomed.Kill()
+	s.startWorker()
+	<-created
+	eventually(t, 3*time.Minute, "every Person of the burst was painted after the kill", func() (bool, string) {
+		n, missing := countPainted(ctx, first)
+		return n == len(first), fmt.Sprintf("%d of %d; %s is not", n, len(first), missing)
+	})
+
+	// Temporal away for a minute while Persons are created, changed and deleted.
+	stopped := time.Now()
+	restart, err := env.Stack.StopProcess("temporal")
+	require.NoError(t, err)
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			restart(context.Background())
+		}
+	})
+	second := crowd(t, ctx, prefix, 200, 260)
+	changed, deleted := first[:20], first[20:40]
+	for _, n := range changed {
+		_, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, n, types.MergePatchType,
+			[]byte(`{"spec":{"displayName":"Changed While Away"}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+	}
+	for _, n := range deleted {
+		require.NoError(t, env.Dynamic.Resource(peoplev1.PersonResource).Delete(ctx, n, metav1.DeleteOptions{}))
+	}
+	time.Sleep(time.Until(stopped.Add(60 * time.Second)))
+	require.NoError(t, restart(ctx))
+	restarted = true
+	back := time.Now()
+
+	live := append(append([]string{}, first[40:]...), second...)
+	live = append(live, changed...)
+	eventually(t, 3*time.Minute, "every Person created or changed while Temporal was away was painted", func() (bool, string) {
+		n, missing := countPainted(ctx, live)
+		return n == len(live), fmt.Sprintf("%d of %d; %s is not", n, len(live), missing)
+	})
+	t.Logf("Temporal was away %s; everything converged %s after it came back",
+		back.Sub(stopped).Round(time.Second), time.Since(back).Round(time.Second))
+	eventually(t, 2*time.Minute, "the workflow of every Person deleted while Temporal was away ended", func() (bool, string) {
+		for _, n := range deleted {
+			if _, err := getPerson(ctx, n); !apierrors.IsNotFound(err) {
+				return false, n + " still exists"
+			}
+			d, err := c.DescribeWorkflowExecution(ctx, workflows.PersonWorkflowID(n), "")
+			if err != nil {
+				return false, err.Error()
+			}
+			if d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				return false, n + "'s workflow still runs"
+			}
+		}
+		return true, ""
+	})
+
+	ids := map[string]bool{}
+	for _, n := range append(live, deleted...) {
+		ids[workflows.PersonWorkflowID(n)] = true
+	}
+	onceEach(t, ctx, c, ids)
+}
