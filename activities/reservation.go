@@ -190,4 +190,8 @@ type WorkflowSignal struct {
 	Message      any
 	// Input is the workflow's input, used only when it has to start.
 	Input any
+	// OnlyIfRunning sends the signal without starting the workflow: news that a workflow
+	// which has ended (or never ran) would only start to hear and end again, such as a
+	// Person's delete.
+	OnlyIfRunning bool `json:",omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -241,8 +242,16 @@ func (a *Activities) signalWorkflow(ctx context.Context, in WorkflowSignal) erro
 	if activity.IsActivity(ctx) {
 		queue = activity.GetInfo(ctx).TaskQueue
 	}
-	opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue}
-	_, err := a.Temporal.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
+	var err error
+	if in.OnlyIfRunning {
+		err = a.Temporal.SignalWorkflow(ctx, in.WorkflowID, "", in.Signal, in.Message)
+		if _, ended := errors.AsType[*serviceerror.NotFound](err); ended {
+			err = nil
+		}
+	} else {
+		opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue}
+		_, err = a.Temporal.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
+	}
 	if err != nil {
 		return fmt.Errorf("signal %s to the workflow %s: %w", in.Signal, in.WorkflowID, err)
 	}

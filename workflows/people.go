@@ -221,6 +221,8 @@ func personSignals(changes []PersonChange) []activities.WorkflowSignal {
 		out[i] = activities.WorkflowSignal{
 			WorkflowID: PersonWorkflowID(c.Name), WorkflowType: PersonWorkflow,
 			Signal: PersonChanged, Message: c, Input: PersonInput{Name: c.Name},
+			// A deleted Person needs no workflow: one still running hears of it and ends.
+			OnlyIfRunning: c.Deleted,
 		}
 	}
 	return out

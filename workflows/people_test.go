@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -134,4 +135,12 @@ func TestTheSameNameAlwaysLandsInTheSameShard(t *testing.T) {
 		seen[s] = true
 	}
 	require.Greater(t, len(seen), 3, "ten names spread over several shards")
+}
+
+func TestADeletedPersonIsHandedOnOnlyToAWorkflowThatStillRuns(t *testing.T) {
+	got := personSignals([]PersonChange{{Name: "ada", Why: "added"}, {Name: "bob", Deleted: true, Why: "deleted"}})
+	require.Len(t, got, 2)
+	assert.False(t, got[0].OnlyIfRunning, "a change starts the Person's workflow if need be")
+	assert.True(t, got[1].OnlyIfRunning, "a delete must not start a workflow that would only end")
+	assert.Equal(t, PersonWorkflowID("bob"), got[1].WorkflowID)
 }
