@@ -8,7 +8,7 @@ GO ?= go
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 
-.PHONY: run test check build tools generate bench histories clean
+.PHONY: run test test-faults check build tools generate bench histories clean
 
 ## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops)
 run: tools build
@@ -17,6 +17,10 @@ run: tools build
 ## test: every check and every test, as CI runs them
 test: tools check
 	$(GO) test -race -count=1 -timeout 60m ./...
+
+## test-faults: only the fault tests (e2e/faults; make test runs them too)
+test-faults: tools
+	$(GO) test -race -count=1 -timeout 30m -v ./e2e/faults
 
 ## check: formatting, vet, workflow determinism, generated files up to date, deploy/ renders
 check:
