@@ -619,12 +619,34 @@ func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped
 			if !r.Kind.IsDevice() {
 				continue
 			}
+			// The finalizer stays while another server still runs the device.
+			if elsewhere, err := a.runsElsewhere(ctx, r, sel.Server); err != nil || elsewhere {
+				if err != nil {
+					return out, err
+				}
+				continue
+			}
 			if _, err := a.patchFinalizers(ctx, FinalizerRef{Kind: r.Kind, Namespace: ns, Name: r.Name}, false); err != nil {
 				return out, err
 			}
 		}
 	}
 	return out, nil
+}
+
+// runsElsewhere says whether a pod of a server other than server still runs the device r.
+func (a *Activities) runsElsewhere(ctx context.Context, r kube.ResourceID, server string) (bool, error) {
+	sel := labels.SelectorFromSet(labels.Set{
+		kube.LabelManagedBy: kube.ObservatoryComponent,
+		kube.LabelRole:      string(kube.RoleDevice),
+		kube.LabelKind:      string(r.Kind),
+		kube.LabelResource:  r.Name,
+	}).String() + "," + kube.LabelServer + "!=" + server
+	pods, err := a.Kube.CoreV1().Pods(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return false, fmt.Errorf("list the pods of %s %s: %w", r.Kind, r.Name, err)
+	}
+	return len(pods.Items) > 0, nil
 }
 
 func resourceLabels(rs []kube.ResourceID) string {
