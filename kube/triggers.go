@@ -1,0 +1,122 @@
+// The pure part of triggers (spec 4): whether a trigger's condition holds and since when,
+// and which runs the triggers of a resource ask for. A trigger fires once per transition of
+// its condition into the wanted status: the transition time is the run's `since`, kept in the
+// resource's procedure record, so a restarted worker neither repeats a run nor loses one.
+package kube
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// TriggerRecord names a resource's i-th trigger in its status.procedures: triggers[i].
+func TriggerRecord(i int) string { return "triggers[" + strconv.Itoa(i) + "]" }
+
+// Observed is one resource's conditions, as a trigger reads them.
+type Observed struct {
+	Kind       obsv1.Kind
+	Name       string
+	Conditions []obsv1.Condition
+}
+
+// WhenHolds says whether ref holds for the resource owner and since when: the latest
+// transition among the conditions it names. A reference without a kind is the owner itself;
+// a kind without a name is every resource of that kind, all of which must match; a
+// reference that matches no resource does not hold.
+func WhenHolds(owner ResourceID, ref obsv1.ConditionRef, seen []Observed) (bool, time.Time) {
+	kind, name := ref.Kind, ref.Name
+	if kind == "" {
+		kind, name = owner.Kind, owner.Name
+	}
+	want := ref.Status
+	if want == "" {
+		want = metav1.ConditionTrue
+	}
+	var since time.Time
+	matched := false
+	for _, o := range seen {
+		if o.Kind != kind || (name != "" && o.Name != name) {
+			continue
+		}
+		matched = true
+		c := findCondition(o.Conditions, ref.Type)
+		if c == nil || c.Status != want {
+			return false, time.Time{}
+		}
+		if t := c.LastTransitionTime.Time; t.After(since) {
+			since = t
+		}
+	}
+	return matched, since
+}
+
+// TriggerRun is a run one trigger of a resource asks for.
+type TriggerRun struct {
+	Index int
+	// Since is the transition that made it due; At is when it may start (Since plus `for`).
+	Since, At time.Time
+}
+
+// DueTriggers are the runs the triggers (their `when`s, in order) of owner ask for, given
+// its procedure records: one per trigger whose condition holds, unless its record already
+// shows a run of that transition that began (Running, Done, Failed) or was let go
+// (Skipped). A Pending record of the same transition is still due.
+func DueTriggers(owner ResourceID, whens []obsv1.TriggerCondition, records []obsv1.ProcedureRecord, seen []Observed) ([]TriggerRun, error) {
+	var out []TriggerRun
+	for i, w := range whens {
+		wait, err := forDuration(w.For)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s triggers[%d].when.for: %w", owner.Kind, owner.Name, i, err)
+		}
+		holds, since := WhenHolds(owner, w.ConditionRef, seen)
+		if !holds {
+			continue
+		}
+		since = since.UTC().Truncate(time.Second)
+		if rec := FindProcedureRecord(records, TriggerRecord(i)); rec != nil && rec.Since != nil &&
+			rec.Since.Time.Equal(since) && rec.State != obsv1.RunPending {
+			continue
+		}
+		out = append(out, TriggerRun{Index: i, Since: since, At: since.Add(wait)})
+	}
+	return out, nil
+}
+
+// StaleTriggers are the indexes of the triggers whose Pending run is no longer due: their
+// condition changed before the run could start, so it is Skipped.
+func StaleTriggers(records []obsv1.ProcedureRecord, due []TriggerRun, count int) []int {
+	var out []int
+	for i := range count {
+		rec := FindProcedureRecord(records, TriggerRecord(i))
+		if rec == nil || rec.State != obsv1.RunPending {
+			continue
+		}
+		stillDue := false
+		for _, d := range due {
+			if d.Index == i && rec.Since != nil && rec.Since.Time.Equal(d.Since) {
+				stillDue = true
+			}
+		}
+		if !stillDue {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// forDuration reads a trigger's `for`: empty is at once.
+func forDuration(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a Go duration such as 20m", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,93 @@
+package kube
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+var tt0 = time.Date(2030, 1, 1, 22, 0, 0, 0, time.UTC)
+
+func obsCond(typ string, status metav1.ConditionStatus, at time.Time) obsv1.Condition {
+	return obsv1.Condition{Type: typ, Status: status, LastTransitionTime: metav1.NewTime(at), Reason: typ}
+}
+
+func unsafeWhen(forDur string) obsv1.TriggerCondition {
+	return obsv1.TriggerCondition{
+		ConditionRef: obsv1.ConditionRef{Kind: obsv1.KindWeatherStation, Name: "lab", Type: "Safe", Status: metav1.ConditionFalse},
+		For:          forDur,
+	}
+}
+
+func TestAConditionHoldsForItsOwnerAKindOrEveryResourceOfAKind(t *testing.T) {
+	dome := ResourceID{Kind: obsv1.KindDome, Name: "lab"}
+	seen := []Observed{
+		{Kind: obsv1.KindDome, Name: "lab", Conditions: []obsv1.Condition{obsCond("Parked", metav1.ConditionTrue, tt0)}},
+		{Kind: obsv1.KindMount, Name: "east", Conditions: []obsv1.Condition{obsCond("Parked", metav1.ConditionTrue, tt0.Add(time.Minute))}},
+		{Kind: obsv1.KindMount, Name: "west", Conditions: []obsv1.Condition{obsCond("Parked", metav1.ConditionTrue, tt0.Add(2*time.Minute))}},
+	}
+	holds, since := WhenHolds(dome, obsv1.ConditionRef{Type: "Parked"}, seen)
+	assert.True(t, holds, "no kind is the owner")
+	assert.Equal(t, tt0, since)
+
+	holds, since = WhenHolds(dome, obsv1.ConditionRef{Kind: obsv1.KindMount, Type: "Parked"}, seen)
+	assert.True(t, holds, "every Mount is parked")
+	assert.Equal(t, tt0.Add(2*time.Minute), since, "since the last of them parked")
+
+	seen[2].Conditions[0].Status = metav1.ConditionFalse
+	holds, _ = WhenHolds(dome, obsv1.ConditionRef{Kind: obsv1.KindMount, Type: "Parked"}, seen)
+	assert.False(t, holds, "one Mount is not parked")
+	holds, _ = WhenHolds(dome, obsv1.ConditionRef{Kind: obsv1.KindMount, Name: "east", Type: "Parked"}, seen)
+	assert.True(t, holds, "a named Mount is")
+
+	holds, _ = WhenHolds(dome, obsv1.ConditionRef{Kind: obsv1.KindWeatherStation, Type: "Safe"}, seen)
+	assert.False(t, holds, "no WeatherStation: nothing holds")
+	holds, _ = WhenHolds(dome, obsv1.ConditionRef{Type: "Open"}, seen)
+	assert.False(t, holds, "a condition not reported does not hold")
+}
+
+func TestATriggerFiresOncePerTransitionAfterItsFor(t *testing.T) {
+	mount := ResourceID{Kind: obsv1.KindMount, Name: "east"}
+	whens := []obsv1.TriggerCondition{unsafeWhen(""), unsafeWhen("20m")}
+	weather := func(status metav1.ConditionStatus, at time.Time) []Observed {
+		return []Observed{{Kind: obsv1.KindWeatherStation, Name: "lab", Conditions: []obsv1.Condition{obsCond("Safe", status, at)}}}
+	}
+
+	due, err := DueTriggers(mount, whens, nil, weather(metav1.ConditionFalse, tt0))
+	require.NoError(t, err)
+	assert.Equal(t, []TriggerRun{{Index: 0, Since: tt0, At: tt0}, {Index: 1, Since: tt0, At: tt0.Add(20 * time.Minute)}}, due)
+
+	// The first ran; the second waits, Pending: only the second is still due.
+	records := []obsv1.ProcedureRecord{
+		{Trigger: "triggers[0]", Since: &metav1.Time{Time: tt0}, RunRecord: obsv1.RunRecord{State: obsv1.RunDone}},
+		{Trigger: "triggers[1]", Since: &metav1.Time{Time: tt0}, RunRecord: obsv1.RunRecord{State: obsv1.RunPending}},
+	}
+	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionFalse, tt0))
+	require.NoError(t, err)
+	assert.Equal(t, []TriggerRun{{Index: 1, Since: tt0, At: tt0.Add(20 * time.Minute)}}, due)
+	assert.Empty(t, StaleTriggers(records, due, len(whens)))
+
+	// Calm before the 20 minutes: nothing is due, and the Pending run is let go.
+	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionTrue, tt0.Add(5*time.Minute)))
+	require.NoError(t, err)
+	assert.Empty(t, due)
+	assert.Equal(t, []int{1}, StaleTriggers(records, due, len(whens)))
+
+	// Unsafe again: a new transition, so both fire again, the second 20 minutes on.
+	again := tt0.Add(10 * time.Minute)
+	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionFalse, again))
+	require.NoError(t, err)
+	assert.Equal(t, []TriggerRun{{Index: 0, Since: again, At: again}, {Index: 1, Since: again, At: again.Add(20 * time.Minute)}}, due)
+	assert.Equal(t, []int{1}, StaleTriggers(records, due, len(whens)), "the earlier transition's Pending run is let go")
+}
+
+func TestATriggerWithAForThatIsNoDurationIsAnError(t *testing.T) {
+	_, err := DueTriggers(ResourceID{Kind: obsv1.KindDome, Name: "lab"}, []obsv1.TriggerCondition{unsafeWhen("soon")}, nil, nil)
+	require.EqualError(t, err, `Dome lab triggers[0].when.for: "soon" is not a Go duration such as 20m`)
+	assert.Equal(t, "triggers[3]", TriggerRecord(3))
+}
