@@ -131,16 +131,36 @@ type procResource struct {
 	indiDevice             string
 	generation             int64
 	actions                []procAction
+	// For a pass over the triggers: the resource's triggers and its procedure records.
+	triggers []procTrigger
+	records  []obsv1.ProcedureRecord
+}
+
+// procTrigger is a trigger of any kind's procedures.
+type procTrigger struct {
+	When obsv1.TriggerCondition `json:"when"`
+	// On is the key older versions used for when.
+	On  *obsv1.TriggerCondition `json:"on,omitempty"`
+	Run []procAction            `json:"run"`
+}
+
+// when is the trigger's condition, under either key.
+func (t procTrigger) when() obsv1.TriggerCondition {
+	if t.When.Type == "" && t.On != nil {
+		return *t.On
+	}
+	return t.When
 }
 
 // procSpec is what a resource's spec holds for its procedures.
 type procSpec struct {
-	Activation   []procAction `json:"activation,omitempty"`
-	Deactivation []procAction `json:"deactivation,omitempty"`
-	Driver       obsv1.Driver `json:"driver,omitempty"`
-	Telescope    string       `json:"telescope,omitempty"`
-	Observatory  string       `json:"observatory,omitempty"`
-	OpticalTrain string       `json:"opticalTrain,omitempty"`
+	Activation   []procAction  `json:"activation,omitempty"`
+	Deactivation []procAction  `json:"deactivation,omitempty"`
+	Triggers     []procTrigger `json:"triggers,omitempty"`
+	Driver       obsv1.Driver  `json:"driver,omitempty"`
+	Telescope    string        `json:"telescope,omitempty"`
+	Observatory  string        `json:"observatory,omitempty"`
+	OpticalTrain string        `json:"opticalTrain,omitempty"`
 }
 
 func readProcSpec(u *unstructured.Unstructured) (procSpec, error) {
@@ -243,7 +263,7 @@ func (a *Activities) runProcedures(ctx context.Context, in StepInput, trigger st
 }
 
 // procedureTiers reads the resources of the five tiers in activation order; resources
-// without actions for trigger are left out.
+// without actions for trigger are left out (for triggersPass: without triggers).
 func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger string) ([][]*procResource, error) {
 	ns := in.Namespace
 	// A Telescope gone before its Deactivation (its finalizer removed by hand) has no
@@ -273,10 +293,16 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 	tiers := make([][]*procResource, 5)
 	add := func(tier int, kind obsv1.Kind, u *unstructured.Unstructured, s procSpec, server, telescope string) {
 		acts := s.Activation
-		if trigger == kube.TriggerDeactivation {
+		switch trigger {
+		case kube.TriggerDeactivation:
 			acts = s.Deactivation
+		case triggersPass:
+			acts = nil
+			if len(s.Triggers) == 0 {
+				return
+			}
 		}
-		if len(acts) == 0 {
+		if len(acts) == 0 && trigger != triggersPass {
 			return
 		}
 		r := &procResource{
@@ -291,6 +317,10 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 			r.drivers = []string{s.Driver.Name}
 		}
 		r.indiDevice, _, _ = unstructured.NestedString(u.Object, "status", "indiDevice")
+		if trigger == triggersPass {
+			r.triggers = s.Triggers
+			r.records = statusProcedures(u)
+		}
 		tiers[tier] = append(tiers[tier], r)
 	}
 

@@ -64,8 +64,9 @@ type TriggerRun struct {
 
 // DueTriggers are the runs the triggers (their `when`s, in order) of owner ask for, given
 // its procedure records: one per trigger whose condition holds, unless its record already
-// shows a run of that transition that began (Running, Done, Failed) or was let go
-// (Skipped). A Pending record of the same transition is still due.
+// shows that transition's run ended (Done, Failed) or let go (Skipped). A Pending record of
+// the same transition is still due, and so is a Running one: a run that began completes,
+// on another worker if its own died.
 func DueTriggers(owner ResourceID, whens []obsv1.TriggerCondition, records []obsv1.ProcedureRecord, seen []Observed) ([]TriggerRun, error) {
 	var out []TriggerRun
 	for i, w := range whens {
@@ -79,7 +80,7 @@ func DueTriggers(owner ResourceID, whens []obsv1.TriggerCondition, records []obs
 		}
 		since = since.UTC().Truncate(time.Second)
 		if rec := FindProcedureRecord(records, TriggerRecord(i)); rec != nil && rec.Since != nil &&
-			rec.Since.Time.Equal(since) && rec.State != obsv1.RunPending {
+			rec.Since.Time.Equal(since) && rec.State != obsv1.RunPending && rec.State != obsv1.RunRunning {
 			continue
 		}
 		out = append(out, TriggerRun{Index: i, Since: since, At: since.Add(wait)})

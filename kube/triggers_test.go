@@ -84,6 +84,12 @@ func TestATriggerFiresOncePerTransitionAfterItsFor(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []TriggerRun{{Index: 0, Since: again, At: again}, {Index: 1, Since: again, At: again.Add(20 * time.Minute)}}, due)
 	assert.Equal(t, []int{1}, StaleTriggers(records, due, len(whens)), "the earlier transition's Pending run is let go")
+
+	// A run that began and whose worker died is due again, to complete.
+	records[0].State = obsv1.RunRunning
+	due, err = DueTriggers(mount, whens[:1], records, weather(metav1.ConditionFalse, tt0))
+	require.NoError(t, err)
+	assert.Equal(t, []TriggerRun{{Index: 0, Since: tt0, At: tt0}}, due)
 }
 
 func TestATriggerWithAForThatIsNoDurationIsAnError(t *testing.T) {
