@@ -76,6 +76,9 @@ func (a *Activities) Activation(ctx context.Context, in StepInput) (StepResult, 
 // Deactivation runs the deactivation procedures in reverse tier order (the observatory's
 // tiers only when in.SiteTiers). The Active condition goes False first.
 func (a *Activities) Deactivation(ctx context.Context, in StepInput) (StepResult, error) {
+	if err := a.skipTriggerRuns(ctx, in); err != nil {
+		return StepResult{}, err
+	}
 	return a.runProcedures(ctx, in, kube.TriggerDeactivation)
 }
 
@@ -271,7 +274,7 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 	var telSpec procSpec
 	tel, err := a.resource(obsv1.KindTelescope, ns).Get(ctx, in.Telescope, metav1.GetOptions{})
 	switch {
-	case apierrors.IsNotFound(err) && trigger == kube.TriggerDeactivation:
+	case apierrors.IsNotFound(err) && (trigger == kube.TriggerDeactivation || trigger == triggersPass):
 		tel = nil
 	case apierrors.IsNotFound(err):
 		return nil, temporal.NewNonRetryableApplicationError(

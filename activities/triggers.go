@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -185,4 +186,28 @@ func decodeStatus(u *unstructured.Unstructured, field string, into any) {
 	if raw, err := json.Marshal(v); err == nil {
 		_ = json.Unmarshal(raw, into)
 	}
+}
+
+// skipTriggerRuns ends the triggers' life at the start of deactivation: a run still Pending
+// or Running (its pass was cancelled) becomes Skipped.
+func (a *Activities) skipTriggerRuns(ctx context.Context, in StepInput) error {
+	tiers, err := a.procedureTiers(ctx, in, triggersPass)
+	if err != nil {
+		return err
+	}
+	for _, t := range tiers {
+		for _, r := range t {
+			for _, rec := range r.records {
+				if !strings.HasPrefix(rec.Trigger, "triggers[") || (rec.State != obsv1.RunPending && rec.State != obsv1.RunRunning) {
+					continue
+				}
+				rec.State, rec.StopTime = obsv1.RunSkipped, a.procStamp()
+				rec.Summary = "Skipped: deactivation began"
+				if _, err := a.writeProcedure(ctx, r, rec); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

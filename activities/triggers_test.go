@@ -122,6 +122,14 @@ func TestTriggersParkOnWindAndUnparkAfterCalm(t *testing.T) {
 	assert.Equal(t, obsv1.RunSkipped, skipped.State)
 	assert.Equal(t, "Skipped: the condition changed before the run could start", skipped.Summary)
 	assert.True(t, parked())
+	// Calm again: the unpark waits; deactivation lets it go.
+	setSafe(t, ctx, ns, metav1.ConditionTrue, t0.Add(50*time.Minute))
+	assert.Equal(t, 1, pass(t0.Add(51*time.Minute)).Pending)
+	now = t0.Add(52 * time.Minute)
+	require.NoError(t, a.skipTriggerRuns(ctx, in))
+	assert.Equal(t, "Skipped: deactivation began", triggerRecord(t, ns, 1).Summary)
+	assert.Equal(t, obsv1.RunDone, triggerRecord(t, ns, 0).State, "an ended run stays as it ended")
+
 	reasons := eventReasons(t, ns, obsv1.KindDome, "lab")
 	assert.Contains(t, reasons, kube.ReasonProcedureStarted)
 	assert.Contains(t, reasons, kube.ReasonProcedureDone)
