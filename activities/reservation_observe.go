@@ -1,0 +1,270 @@
+// Observing a Ready reservation's devices: what each driver reports becomes its device's
+// status (phase, INDI name, state conditions, readings, display, properties), so a user sees
+// the dome park and the weather turn with kubectl. One long-running activity holds a
+// connection to the telescope's INDI server and one to the observatory's, follows every
+// property change, and writes a device's status when it changed, at most once a second. The
+// status is derived from the properties alone (kube.ObserveDevice) and compared with what
+// the object holds, and each write carries the resourceVersion it read: a restarted observer,
+// or a second one (two telescopes of one observatory), writes nothing that is there already,
+// and an Event goes out only with the write that made its transition.
+package activities
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// observeEvery is how often the observer writes what changed: the spec's at most once a
+// second per device, and the time a burst of changes (a slewing mount) is gathered into one
+// write. A variable so tests can shorten it.
+var observeEvery = time.Second
+
+// observeSyncTimeout bounds the wait for a driver's definitions before its device's first
+// write, so a half-defined device is not shown as not connected for a moment.
+const observeSyncTimeout = 10 * time.Second
+
+// ObserveDevices writes the status of the devices of the reservation's telescope and of its
+// observatory for as long as it runs: the workflow runs it while the reservation is Ready and
+// cancels it when the reservation ends. It returns nil when cancelled and an error when an
+// INDI connection drops, so Temporal runs it again. A failed status write is tried again at
+// the next change; it does not end the observation.
+func (a *Activities) ObserveDevices(ctx context.Context, in StepInput) error {
+	var servers []stepServer
+	if in.Observatory != "" {
+		s, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, s)
+	}
+	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
+	if err != nil {
+		return err
+	}
+	servers = append(servers, s)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lost := make(chan error, len(servers))
+	var watched []*observedServer
+	for _, s := range servers {
+		if len(s.Devices) == 0 || s.Name == "" {
+			continue
+		}
+		c, err := a.dialServer(ctx, s)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		o := &observedServer{client: c, name: s.Name, changed: map[string]bool{}}
+		for _, d := range s.Devices {
+			o.devices = append(o.devices, &observedDevice{stepDevice: d, dirty: true})
+		}
+		sub := c.Subscribe(indi.Filter{})
+		defer sub.Close()
+		go o.follow(ctx, sub, lost)
+		watched = append(watched, o)
+	}
+	if len(watched) == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	logFor(ctx).Info("observing devices", "namespace", in.Namespace, "reservation", in.Reservation, "servers", len(watched))
+
+	tick := time.NewTicker(observeEvery)
+	defer tick.Stop()
+	for {
+		stepHeartbeat(ctx, "observing "+strconv.Itoa(len(watched))+" INDI servers")
+		for _, o := range watched {
+			if err := a.observeServer(ctx, o); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-lost:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		case <-tick.C:
+		}
+	}
+}
+
+// observedServer is one INDI server the observer follows, and its devices.
+type observedServer struct {
+	client  *indi.Client
+	name    string
+	devices []*observedDevice
+
+	mu sync.Mutex
+	// changed are the INDI devices that changed since the last look ("" is every device).
+	changed map[string]bool
+}
+
+// observedDevice is one device and what the observer knows of it.
+type observedDevice struct {
+	stepDevice
+	indiName string
+	// obj is the object as last read or written; nil means read it again.
+	obj   *unstructured.Unstructured
+	dirty bool
+}
+
+// follow notes which devices change, until the connection ends (reported on lost) or ctx
+// does. It never waits for the observer, so the subscription never falls behind.
+func (o *observedServer) follow(ctx context.Context, sub *indi.Subscription, lost chan<- error) {
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				lost <- fmt.Errorf("the INDI server %s: %w", o.name, err)
+			}
+			return
+		}
+		dev := ev.Device
+		switch ev.Kind {
+		case indi.Messaged:
+			continue // a message changes no property
+		case indi.Resync:
+			dev = ""
+		}
+		o.mu.Lock()
+		o.changed[dev] = true
+		o.mu.Unlock()
+	}
+}
+
+// takeChanged returns the devices that changed since the last call.
+func (o *observedServer) takeChanged() map[string]bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := o.changed
+	o.changed = map[string]bool{}
+	return out
+}
+
+// observeServer writes the status of the server's devices that changed since the last look.
+func (a *Activities) observeServer(ctx context.Context, o *observedServer) error {
+	changed := o.takeChanged()
+	for _, d := range o.devices {
+		if d.indiName == "" {
+			name := definedDevice(o.client, d.Spec.Driver.Name)
+			if name == "" {
+				continue // its driver has not defined it (yet)
+			}
+			// A sync that times out still leaves what has come; the next change completes it.
+			sctx, cancel := context.WithTimeout(ctx, observeSyncTimeout)
+			_ = o.client.Sync(sctx, name)
+			cancel()
+			if err := o.client.Err(); err != nil {
+				return fmt.Errorf("the INDI server %s: %w", o.name, err)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			d.indiName, d.dirty = name, true
+		}
+		if !d.dirty && !changed[""] && !changed[d.indiName] {
+			continue
+		}
+		d.dirty = !a.writeObserved(ctx, d, o.client.Properties(d.indiName))
+	}
+	return nil
+}
+
+// definedDevice is the INDI device whose DRIVER_INFO names the driver, or "".
+func definedDevice(c *indi.Client, driver string) string {
+	exec := filepath.Base(driver)
+	devs := c.Devices()
+	slices.Sort(devs)
+	for _, dev := range devs {
+		if p, ok := c.Property(dev, "DRIVER_INFO"); ok {
+			if v, _ := p.Text("DRIVER_EXEC"); v == exec {
+				return dev
+			}
+		}
+	}
+	return ""
+}
+
+// writeObserved writes the device's status as its properties make it, when that differs from
+// what the object holds, and then posts an Event per state transition. It says whether the
+// device is done with; a failure is logged and the device is tried again at the next look.
+func (a *Activities) writeObserved(ctx context.Context, d *observedDevice, props []indi.Property) bool {
+	res := a.resource(d.Kind, d.Namespace)
+	for range conflictRetries {
+		if d.obj == nil {
+			u, err := res.Get(ctx, d.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) || (err == nil && d.UID != "" && u.GetUID() != d.UID) {
+				return true // deleted while Ready: nothing to show it on
+			}
+			if err != nil {
+				logFor(ctx).Warn("a device could not be read", "device", d.Label(), "namespace", d.Namespace, "err", err)
+				return false
+			}
+			d.obj = u
+		}
+		var cur obsv1.DeviceStatus
+		if st, ok := d.obj.Object["status"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &cur); err != nil {
+				logFor(ctx).Warn("a device's status does not fit its Go type", "device", d.Label(), "namespace", d.Namespace, "err", err)
+				return true
+			}
+		}
+		obs := kube.ObserveDevice(d.Kind, d.Name, props)
+		next := kube.ObservedDeviceStatus(cur, d.Kind, d.indiName, obs, d.obj.GetGeneration(), a.now())
+		if equality.Semantic.DeepEqual(cur, next) {
+			return true
+		}
+		status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&next)
+		if err != nil {
+			logFor(ctx).Warn("a device's status could not be converted", "device", d.Label(), "err", err)
+			return true
+		}
+		u := d.obj.DeepCopy()
+		u.Object["status"] = status
+		// PUT /status with the resourceVersion read: the workers' role may update the status,
+		// and a conflict means another writer came first, so the status is composed again.
+		out, err := res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
+		switch {
+		case apierrors.IsConflict(err):
+			d.obj = nil
+			continue
+		case apierrors.IsNotFound(err):
+			d.obj = nil
+			return true
+		case err != nil:
+			d.obj = nil
+			logFor(ctx).Warn("a device's status could not be written", "device", d.Label(), "namespace", d.Namespace, "err", err)
+			return false
+		}
+		d.obj = out
+		for _, e := range kube.DeviceConditionEvents(d.Kind, cur.Conditions, next.Conditions) {
+			a.postObsEvent(ctx, kube.ResourceIDOf(d.Kind, out), e)
+		}
+		return true
+	}
+	d.obj = nil
+	return false
+}
