@@ -12,7 +12,8 @@
 // signal only means "look again": the workflow reads the Reservation (and whether its Telescope
 // and Observatory are there) through an activity, so a missed or repeated signal does no harm.
 // The status is composed by the pure functions in kube/reservation_status.go and written only
-// when it changes, with its Events.
+// when it changes, with its Events. While Ready, one long activity (ObserveDevices) mirrors
+// what the drivers report into the devices' status; it stops when the reservation ends.
 //
 // A step that fails leaves things as they are: the reservation is Failed and waits for the
 // retry annotation (which it removes as the step starts again) or, during activation, for its
@@ -423,11 +424,15 @@ func (r *reservation) activate() (bool, error) {
 	return false, r.write()
 }
 
-// hold keeps the telescope Ready until the reservation ends.
+// hold keeps the telescope Ready until the reservation ends. Its devices are observed all
+// the while, and no longer: the observer stops before deactivation begins, or before the run
+// continues as new (whose hold starts it again).
 func (r *reservation) hold() error {
 	if err := r.write(); err != nil {
 		return err
 	}
+	stop := r.observe()
+	defer stop()
 	for r.endReason(true) == "" {
 		if err := r.continueAsNewIfLong(); err != nil {
 			return err
@@ -471,6 +476,49 @@ func (r *reservation) heal() {
 
 // healTimeout bounds a heal: pods back and Ready, drivers connected and configured.
 const healTimeout = 5 * time.Minute
+
+// observeOptions run ObserveDevices, which heartbeats every second and runs until cancelled.
+// A worker that dies is noticed after HeartbeatTimeout, which also bounds how long the end of
+// a reservation waits for its observer to stop (WaitForCancellation: no status write from it
+// lands after deactivation began). An attempt lasts at most StartToCloseTimeout, and a new one
+// follows for a longer reservation; retries never stop, so a lost INDI server is observed
+// again when it is back.
+var observeOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 24 * time.Hour,
+	HeartbeatTimeout:    10 * time.Second,
+	WaitForCancellation: true,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+	},
+}
+
+// observe starts ObserveDevices, which writes the status of the telescope's and the
+// observatory's devices while the reservation is Ready, and returns what stops it. The
+// observer is a window on the devices, not a part of the lifecycle: its failure is logged
+// and never fails the reservation.
+func (r *reservation) observe() (stop func()) {
+	if workflow.GetVersion(r.ctx, "observe-devices", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return func() {}
+	}
+	in := activities.StepInput{
+		Namespace: r.in.Namespace, Reservation: r.in.Name, UID: r.state.UID, Holder: r.holder,
+		Telescope: r.telescope, Observatory: r.observatory, Step: "Observe", Started: r.now(),
+	}
+	ctx, cancel := workflow.WithCancel(r.ctx)
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, observeOptions), a.ObserveDevices, in)
+	stopped := false
+	workflow.Go(r.ctx, func(gctx workflow.Context) {
+		if err := f.Get(gctx, nil); err != nil && !stopped {
+			workflow.GetLogger(gctx).Warn("the devices are no longer observed; the reservation goes on",
+				"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
+		}
+	})
+	return func() {
+		stopped = true
+		cancel()
+		_ = f.Get(r.ctx, nil)
+	}
+}
 
 // deactivate appends the deactivation steps and runs them.
 func (r *reservation) deactivate() error {

@@ -138,6 +138,7 @@ func (f *fakeSite) startWorker() string {
 	for step := range stepActivities {
 		reg(f.step, step)
 	}
+	reg(f.observe, "ObserveDevices")
 	require.NoError(f.t, w.Start())
 	f.t.Cleanup(w.Stop)
 	return queue
@@ -276,6 +277,22 @@ func (f *fakeSite) step(ctx context.Context, in activities.StepInput) (activitie
 		}
 	}
 	return activities.StepResult{Summary: "did " + in.Step + " for " + in.Telescope}, nil
+}
+
+// observe stands in for ObserveDevices: it runs until cancelled, heartbeating, as the
+// real one does, since a cancel reaches an activity with a heartbeat's answer.
+func (f *fakeSite) observe(ctx context.Context, in activities.StepInput) error {
+	f.mu.Lock()
+	f.calls = append(f.calls, serverCall{Reservation: in.Reservation, Step: "Observe", In: in, At: time.Now()})
+	f.mu.Unlock()
+	for {
+		activity.RecordHeartbeat(ctx, "observing")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // callsOf is the steps that ran for a reservation, or for anyone when name is empty.

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -61,6 +63,44 @@ type fakeCluster struct {
 	// siteUp: the observatory is up already (StartSite is Skipped, StopSite too).
 	siteUp  bool
 	signals []string
+
+	// observeFor is how long ObserveDevices runs before it returns observeErr, on the
+	// workflow's clock; by default longer than any test, so it runs until cancelled.
+	observeFor time.Duration
+	observeErr error
+	// observations: "start" and "cancel" of ObserveDevices, with the steps' calls
+	// ("step Abort"), in order, each at its time.
+	observations []observation
+}
+
+type observation struct {
+	What string
+	At   time.Time
+	In   activities.StepInput
+}
+
+func (f *fakeCluster) observeDuration() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.observeFor
+}
+
+func (f *fakeCluster) observed(context.Context, activities.StepInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.observeErr
+}
+
+func (f *fakeCluster) observationLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, o := range f.observations {
+		if !strings.HasPrefix(o.What, "step ") || o.What == "step "+kube.StepStartGuider || o.What == "step "+kube.StepAbort {
+			out = append(out, o.What)
+		}
+	}
+	return out
 }
 
 func newFakeCluster() *fakeCluster {
@@ -72,6 +112,7 @@ func newFakeCluster() *fakeCluster {
 			Observatory: activities.TargetState{Name: "lab", Exists: true},
 		},
 		finalizers: map[string]bool{},
+		observeFor: 366 * 24 * time.Hour,
 	}
 }
 
@@ -170,6 +211,7 @@ func (f *fakeCluster) coordinate(t *testing.T) func(context.Context, activities.
 func (f *fakeCluster) step(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, stepCall{Step: in.Step, At: f.env.Now().UTC(), In: in})
+	f.observations = append(f.observations, observation{What: "step " + in.Step, At: f.env.Now().UTC()})
 	n := 0
 	for _, c := range f.calls {
 		if c.Step == in.Step {
@@ -257,6 +299,26 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	for _, fn := range stepActivities {
 		env.OnActivity(fn, mock.Anything, mock.Anything).Return(f.step).Maybe()
 	}
+	// The observer runs until it is cancelled. It waits on the workflow's clock (AfterFn),
+	// not on its context: a running activity would keep the test clock from skipping ahead.
+	env.OnActivity(a.ObserveDevices, mock.Anything, mock.Anything).AfterFn(f.observeDuration).Return(f.observed).Maybe()
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
+		if info.ActivityType.Name != "ObserveDevices" {
+			return
+		}
+		var in activities.StepInput
+		_ = args.Get(&in)
+		f.mu.Lock()
+		f.observations = append(f.observations, observation{What: "start", At: env.Now().UTC(), In: in})
+		f.mu.Unlock()
+	})
+	env.SetOnActivityCanceledListener(func(info *activity.Info) {
+		if info.ActivityType.Name == "ObserveDevices" {
+			f.mu.Lock()
+			f.observations = append(f.observations, observation{What: "cancel", At: env.Now().UTC()})
+			f.mu.Unlock()
+		}
+	})
 	return env
 }
 
@@ -780,4 +842,68 @@ func TestAFailedStepKeepsItsActionRecordsAndHandsThemToTheRetry(t *testing.T) {
 	require.Len(t, retried, 2)
 	require.Len(t, retried[1].Actions, 2, "the retry is told which actions are already Done")
 	assert.Equal(t, obsv1.RunDone, retried[1].Actions[0].State)
+}
+
+func TestAReadyReservationObservesItsDevicesUntilItsEnd(t *testing.T) {
+	f := newFakeCluster()
+	end := rt0.Add(3 * time.Hour)
+	f.res.Spec.End = &metav1.Time{Time: end}
+	env := newReservationEnv(t, f)
+	run(t, env)
+
+	assert.Equal(t, []string{"step " + kube.StepStartGuider, "start", "cancel", "step " + kube.StepAbort}, f.observationLog(),
+		"the observer starts once Ready and stops before deactivation begins")
+	var start, cancel observation
+	for _, o := range f.observations {
+		switch o.What {
+		case "start":
+			start = o
+		case "cancel":
+			cancel = o
+		}
+	}
+	assert.Equal(t, rt0, start.At)
+	assert.Equal(t, end, cancel.At)
+	assert.Equal(t, "observatory", start.In.Namespace)
+	assert.Equal(t, "a", start.In.Reservation)
+	assert.Equal(t, "east", start.In.Telescope)
+	assert.Equal(t, "lab", start.In.Observatory)
+}
+
+func TestAnObserverThatFailsLeavesTheReservationAsItIs(t *testing.T) {
+	f := newFakeCluster()
+	f.observeFor = time.Minute
+	f.observeErr = temporal.NewNonRetryableApplicationError("Telescope east is missing", activities.ErrStepFailed, nil)
+	env := newReservationEnv(t, f)
+	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	run(t, env)
+
+	assert.Equal(t, []string{"step " + kube.StepStartGuider, "start", "step " + kube.StepAbort}, f.observationLog())
+	assert.Equal(t, allWorkingSteps, f.stepsCalled())
+	assert.Equal(t, obsv1.ReservationReleased, f.last().Phase)
+	assert.True(t, f.wrote(func(s obsv1.ReservationStatus) bool { return s.Phase == obsv1.ReservationReady }))
+}
+
+func TestAReservationThatContinuesAsNewStopsItsObserverAndTheNextRunStartsOne(t *testing.T) {
+	old := reservationReadLimit
+	reservationReadLimit = 10
+	t.Cleanup(func() { reservationReadLimit = old })
+
+	f := newFakeCluster()
+	env := newReservationEnv(t, f)
+	for i := range 20 {
+		f.change(time.Duration(i+1)*time.Minute, "resync", func(*activities.ReservationState) {})
+	}
+	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	assert.Equal(t, []string{"step " + kube.StepStartGuider, "start", "cancel"}, f.observationLog())
+
+	next := newFakeCluster()
+	next.writes = []obsv1.ReservationStatus{f.last()}
+	next.finalizers = f.finalizers
+	env2 := newReservationEnv(t, next)
+	next.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	run(t, env2)
+	assert.Equal(t, []string{"start", "cancel", "step " + kube.StepAbort}, next.observationLog())
 }
