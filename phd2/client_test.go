@@ -74,7 +74,7 @@ func TestDialToNothingFailsNamingTheServer(t *testing.T) {
 	ln.Close()
 	_, err = phd2.Dial(testContext(t), addr)
 	var ce *phd2.ConnError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), addr) {
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "phd2 server "+addr+" cannot be reached") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -7,6 +7,7 @@ package phd2
 import (
 	"errors"
 	"fmt"
+	"net"
 )
 
 // ErrClosed is the cause of a ConnError after Close.
@@ -21,9 +22,12 @@ type ConnError struct {
 
 func (e *ConnError) Error() string {
 	var pe *ProtocolError
+	var op *net.OpError
 	switch {
 	case errors.Is(e.Err, ErrClosed):
 		return fmt.Sprintf("phd2 server %s: %v", e.Server, e.Err)
+	case errors.As(e.Err, &op) && op.Op == "dial":
+		return fmt.Sprintf("phd2 server %s cannot be reached: %v", e.Server, e.Err)
 	case errors.As(e.Err, &pe):
 		return fmt.Sprintf("phd2 server %s sent a stream we refuse: %v", e.Server, e.Err)
 	}
