@@ -28,6 +28,9 @@ type Activities struct {
 	Temporal client.Client
 	// INDI resolves where an INDI server is reached; nil means ServiceResolver (production).
 	INDI INDIResolver
+	// PHD2 resolves where a guider's PHD2 event server is reached; nil means
+	// GuiderServiceResolver (production). Dev mode sets none: its example has no Guider.
+	PHD2 GuiderResolver
 	// People configures the people side (baker image, namespaces, deadline).
 	People PeopleConfig
 	// Now is the clock, injected so tests can fix it.

@@ -1,8 +1,7 @@
 // The guider's steps: StartGuider runs PHD2 for the telescope's Guider (its ConfigMap with
 // the profile, its pod beside the telescope's server, its Service), and StopGuider removes
-// them. PHD2 is told which camera and mount to use by its profile; telling it to connect
-// (set_connected) needs a PHD2 event-server client the runner does not have yet, and the
-// summary says so rather than pretending the guider is connected.
+// them. PHD2 is told which camera and mount to use by its profile, and then, through its
+// event server, to connect them (set_connected): the guider is ready only once both are.
 package activities
 
 import (
@@ -19,11 +18,11 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// guiderNotConnected is what the summary says about set_connected.
-const guiderNotConnected = "PHD2 was not told to connect its camera and mount (set_connected): the runner has no PHD2 client yet"
+// guiderConnected is what the summary says once PHD2 has its camera and mount connected.
+const guiderConnected = "PHD2 connected its camera and mount"
 
-// StartGuider creates the Guider's ConfigMap, Service and pod and waits until the pod is
-// Ready; Skipped without a Guider.
+// StartGuider creates the Guider's ConfigMap, Service and pod, waits until the pod is Ready,
+// and has PHD2 connect its camera and mount; Skipped without a Guider.
 func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult, error) {
 	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
@@ -62,8 +61,11 @@ func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult,
 	if err := a.waitPodsReady(ctx, in.Namespace, []string{pod.Name}); err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
+	if err := a.connectGuider(ctx, s.Guider.Name, GuiderServer{Namespace: in.Namespace, Name: svc.Name}); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
 	return StepResult{Summary: fmt.Sprintf("Started Guider %s (pod %s, camera %s, mount %s); %s",
-		s.Guider.Name, pod.Name, gin.CameraDevice, guiderMount(gin), guiderNotConnected)}, nil
+		s.Guider.Name, pod.Name, gin.CameraDevice, guiderMount(gin), guiderConnected)}, nil
 }
 
 func guiderMount(in kube.GuiderInput) string {

@@ -413,17 +413,19 @@ func (a *Activities) getTyped(ctx context.Context, kind obsv1.Kind, ns, name str
 	return obj, nil
 }
 
-// Abort stops what moves: each camera's running exposure and each mount's motion. PHD2's
-// stop_capture is not sent yet (the runner has no PHD2 client): with a Guider the summary
-// says so.
+// Abort stops what moves: PHD2's capture first, since guiding would go on exposing and
+// pulsing the mount, then each camera's running exposure and each mount's motion. A PHD2
+// that cannot be reached is noted in the summary, never a failure: Abort must not keep the
+// telescope from being released.
 func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error) {
+	guided, notes := a.stopGuiders(ctx, in.Namespace, in.Telescope)
+	var sum []string
+	if g := guiderSummary(guided); g != "" {
+		sum = append(sum, g)
+	}
 	s, runs, err := a.telescopeINDIServer(ctx, in)
 	if err != nil {
 		return StepResult{}, asStepError(in.Step, err)
-	}
-	var notes []string
-	if s.Guider != nil {
-		notes = append(notes, "Guider "+s.Guider.Name+" was not told to stop capturing: the runner has no PHD2 client yet")
 	}
 	movers := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount || d.Kind == obsv1.KindCamera })
 	if !runs || len(movers) == 0 {
@@ -431,7 +433,7 @@ func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error
 		if runs {
 			why = "Telescope " + in.Telescope + " has no mount or camera"
 		}
-		return StepResult{Skipped: true, Summary: strings.Join(append([]string{why}, notes...), "; ")}, nil
+		return StepResult{Skipped: len(guided) == 0, Summary: strings.Join(append(append(sum, why), notes...), "; ")}, nil
 	}
 	c, err := a.dialServer(ctx, s)
 	if err != nil {
@@ -464,7 +466,6 @@ func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error
 			idle = append(idle, d.Label())
 		}
 	}
-	var sum []string
 	if len(aborted) > 0 {
 		sum = append(sum, "Aborted "+strings.Join(aborted, ", "))
 	}

@@ -10,9 +10,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,6 +31,8 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/phd2test"
 )
 
 // applyExample creates the objects of examples/observatory.yaml in ns, except its Namespace
@@ -333,20 +338,31 @@ func TestTwoDevicesOfOneServerWithTheSameDriverFailTheStep(t *testing.T) {
 	assert.Equal(t, "Failed: Dome lab and SkyQualityMeter lab both use the driver indi_simulator_dome, which the INDI server lab-observatory can run only once", app.Message())
 }
 
-func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipped(t *testing.T) {
-	ns := observatoryNamespace(t, "steps-guider-"+utilrand.String(5))
-	applyExample(t, ns)
-	a := newActivities()
-	local := &LocalINDI{}
-	t.Cleanup(func() { local.Close() })
-	a.INDI = local
-	ctx := testContext(t)
+// guidersAt resolves every guider to one address, such as a fake PHD2's, and keeps what it
+// was asked.
+type guidersAt struct {
+	addr  string
+	mu    sync.Mutex
+	asked []GuiderServer
+}
 
-	res, err := a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
-	require.NoError(t, err)
-	assert.Equal(t, StepResult{Skipped: true, Summary: "no Guider for Telescope east"}, res)
+func (r *guidersAt) Address(_ context.Context, g GuiderServer) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, g)
+	return r.addr, nil
+}
 
-	g := createObject(t, obsv1.KindGuider, ns, &obsv1.Guider{
+func (r *guidersAt) Asked() []GuiderServer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.asked)
+}
+
+// createGuider gives the example's telescope east a Guider on its main train.
+func createGuider(t *testing.T, ns string) *unstructured.Unstructured {
+	t.Helper()
+	return createObject(t, obsv1.KindGuider, ns, &obsv1.Guider{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.GuiderSpec{
 			TelescopeParent:    obsv1.TelescopeParent{Telescope: "east"},
@@ -354,17 +370,52 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 			Pulses:             obsv1.PulsesMount,
 		},
 	})
+}
+
+// startTelescope runs east's steps before StartGuider: the guider pod needs the server pod to
+// run beside, and its profile the INDI names Connect records.
+func startTelescope(t *testing.T, ctx context.Context, a *Activities, ns string) {
+	t.Helper()
 	for _, step := range []func(context.Context, StepInput) (StepResult, error){a.PowerOn, a.StartDevices, a.Connect} {
 		_, err := step(ctx, stepInput(ns, "step"))
 		require.NoError(t, err)
 	}
+}
+
+func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipped(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-guider-"+utilrand.String(5))
+	applyExample(t, ns)
+	a := newActivities()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
+	phd := phd2test.New(t)
+	// The equipment connects a moment after set_connected, so the step has to wait for it.
+	phd.ConnectDelay(300 * time.Millisecond)
+	guiders := &guidersAt{addr: phd.Addr}
+	a.PHD2 = guiders
+	ctx := testContext(t)
+
+	res, err := a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Equal(t, StepResult{Skipped: true, Summary: "no Guider for Telescope east"}, res)
+	assert.Empty(t, phd.Calls(""), "no Guider, no call to PHD2")
+
+	g := createGuider(t, ns)
+	startTelescope(t, ctx, a, ns)
 	cam, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-main-camera", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.NotNil(t, cam.Spec.Affinity, "the guide camera runs beside the server")
 
 	res, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
 	require.NoError(t, err)
-	assert.Equal(t, "Started Guider east (pod east-guider, camera CCD Simulator, mount Telescope Simulator); "+guiderNotConnected, res.Summary)
+	assert.Equal(t, "Started Guider east (pod east-guider, camera CCD Simulator, mount Telescope Simulator); PHD2 connected its camera and mount", res.Summary)
+	assert.Equal(t, []GuiderServer{{Namespace: ns, Name: "east-guider"}}, guiders.Asked())
+	calls := phd.Calls(phd2.MethodSetConnected)
+	require.Len(t, calls, 1)
+	assert.JSONEq(t, "[true]", string(calls[0].Params))
+	assert.True(t, phd.Connected())
+	assert.GreaterOrEqual(t, len(phd.Calls(phd2.MethodGetConnected)), 2, "the step waited for get_connected")
 	pod, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-guider", metav1.GetOptions{})
 	require.NoError(t, err)
 	requireObject(t, pod, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
@@ -381,6 +432,26 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	assert.Contains(t, profile, "focalLength=480")
 	assert.Contains(t, profile, "INDIhost=east-telescope."+ns+".svc")
 
+	// A retried StartGuider finds PHD2 connected and sends nothing again.
+	_, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Len(t, phd.Calls(phd2.MethodSetConnected), 1)
+
+	// Abort stops PHD2's guiding before it aborts the mount and camera.
+	phd.SetState(phd2.StateGuiding)
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped PHD2's capture on Guider east; Nothing ran on Mount east, Camera east-main", res.Summary)
+	assert.Len(t, phd.Calls(phd2.MethodStopCapture), 1)
+	assert.Equal(t, phd2.StateStopped, phd.State())
+
+	// A PHD2 that is gone does not fail Abort: the summary says it was not told.
+	phd.Close()
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped)
+	assert.True(t, strings.HasPrefix(res.Summary, "Nothing ran on Mount east, Camera east-main; Guider east: PHD2 was not told to stop capturing (reach the PHD2 of east-guider: phd2 server "+phd.Addr+" cannot be reached"), res.Summary)
+
 	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
 	require.NoError(t, err)
 	assert.Equal(t, "Stopped Guider east", res.Summary)
@@ -390,6 +461,43 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
 	require.NoError(t, err)
 	assert.True(t, res.Skipped)
+}
+
+func TestAGuiderWhosePHD2RefusesToConnectFailsStartGuiderWithPHD2sWords(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-guider-refused-"+utilrand.String(5))
+	applyExample(t, ns)
+	a := newActivities()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
+	phd := phd2test.New(t)
+	phd.RefuseConnect("Failed to connect camera INDI Camera [CCD Simulator]")
+	a.PHD2 = &guidersAt{addr: phd.Addr}
+	ctx := testContext(t)
+	createGuider(t, ns)
+	startTelescope(t, ctx, a, ns)
+
+	_, err := a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.True(t, app.NonRetryable(), "PHD2 would refuse again")
+	assert.Equal(t, "Failed: Guider east: PHD2 could not connect its camera and mount: Failed to connect camera INDI Camera [CCD Simulator]", app.Message())
+	assert.False(t, phd.Connected())
+}
+
+func TestAbortWithoutAGuiderPodCallsNoPHD2(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-abort-noguider-"+utilrand.String(5))
+	applyExample(t, ns)
+	a := newActivities()
+	phd := phd2test.New(t)
+	a.PHD2 = &guidersAt{addr: phd.Addr}
+	// A Guider without its pod (StartGuider never ran): nothing runs to stop.
+	createGuider(t, ns)
+	res, err := a.Abort(testContext(t), stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.Equal(t, StepResult{Skipped: true, Summary: "east-telescope does not run"}, res)
+	assert.Empty(t, phd.Calls(""))
 }
 
 func TestADriverNoImageHoldsFailsStartDevicesBeforeAnythingIsCreated(t *testing.T) {
