@@ -19,7 +19,7 @@ import (
 type Program struct {
 	t      testing.TB
 	Cmd    *exec.Cmd
-	Health string // http://127.0.0.1:<port>
+	Health string        // http://127.0.0.1:<port>
 	done   chan struct{} // closed once the program exited
 	err    error         // how it exited, set before done closes
 	at     time.Time     // when
