@@ -160,7 +160,7 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 }
 
 // Close stops every local indiserver and its drivers: this worker's, and those recorded in Dir
-// by an earlier worker and never adopted. It removes their records.
+// by an earlier worker and never adopted. It removes their records, and Dir when empty.
 func (l *LocalINDI) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -187,6 +187,11 @@ func (l *LocalINDI) Close() error {
 		}
 		removeHome(r.Home)
 		l.forget(key)
+	}
+	if err == nil {
+		// Nothing is left to adopt: the folder goes too (if nothing else is in it).
+		os.Remove(filepath.Join(l.Dir, "lock"))
+		os.Remove(l.Dir)
 	}
 	return err
 }

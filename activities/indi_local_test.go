@@ -155,6 +155,8 @@ func TestAResolverOnTheFolderOfAnotherAdoptsItsServersAndReplacesTheDeadOnes(t *
 	recs, err := ReadLocalINDIRecords(dir)
 	require.NoError(t, err)
 	assert.Empty(t, recs)
+	_, err = os.Stat(dir)
+	assert.ErrorIs(t, err, os.ErrNotExist, "the folder goes with its last record")
 }
 
 func TestAGracefulStopEndsTheServersAnEarlierWorkerLeftAndNoOneAdopted(t *testing.T) {
