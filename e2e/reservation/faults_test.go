@@ -20,8 +20,8 @@ import (
 )
 
 // startReservation creates the example observatory in a fresh namespace and starts its
-// reservation's workflow as the watcher would.
-func startReservation(t *testing.T) (ns, queue string, c client.Client) {
+// reservation's workflow as the watcher would; prepare runs between the two.
+func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue string, c client.Client) {
 	t.Helper()
 	ns = "rsv-" + utilrand.String(6)
 	_, err := env.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
@@ -30,6 +30,9 @@ func startReservation(t *testing.T) (ns, queue string, c client.Client) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	applyExample(t, ns)
+	for _, p := range prepare {
+		p(ns)
+	}
 	id := workflows.ReservationWorkflowID(ns, "tonight")
 	_, err = c.SignalWithStartWorkflow(context.Background(), id, workflows.ReservationChanged, workflows.ReservationChange{Why: "added"},
 		client.StartWorkflowOptions{ID: id, TaskQueue: ns}, workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: ns, Name: "tonight"})
@@ -70,9 +73,9 @@ func managedPods(t *testing.T, ns string) []corev1.Pod {
 
 // TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice stops a worker in the
 // middle of StartDevices; another worker takes the step over once its heartbeat lapses. The
-// INDI servers are shared by both workers, as pods outlive the workers that started them (the
-// dev mode's local indiservers die with their worker, so each worker here is in-process, with
-// one resolver standing in for the pods).
+// INDI servers are shared by both workers, as pods outlive the workers that started them (each
+// worker here is in-process, with one resolver standing in for the pods; kill_test.go kills
+// worker processes, whose indiservers the next one adopts).
 func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *testing.T) {
 	ns, queue, c := startReservation(t)
 	local := &activities.LocalINDI{}
@@ -126,8 +129,11 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) {
 	bin := env.Build(t, "./cmd/worker")
 	ns, queue, c := startReservation(t)
-	// The worker binary in dev mode, as make run starts it.
-	env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn").WaitReady()
+	// The worker binary in dev mode, as make run starts it, and stopped as its Ctrl-C does:
+	// a killed one would leave its indiservers running.
+	worker := env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn")
+	worker.WaitReady()
+	t.Cleanup(worker.Stop)
 
 	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
 		return r != nil && r.Status.Phase == obsv1.ReservationReady
