@@ -443,16 +443,17 @@ func mountState(ps propertySet, park twoState) string {
 
 // cameraCooling is the Cooling condition: the cooler switch when the camera has one; else a
 // temperature on its way to a set point (CCD_TEMPERATURE Busy) means cooling, and anything
-// else is not known.
+// else is not known. libindi cameras keep CCD_COOLER Busy for as long as the cooler works, so
+// only a cooler that is Busy while it is off is on its way somewhere.
 func cameraCooling(ps propertySet, label string) obsv1.Condition {
 	c := obsv1.Condition{Type: obsv1.ConditionCooling, Status: metav1.ConditionUnknown}
 	cooler, hasCooler := ps["CCD_COOLER"]
 	temp, hasTemp := ps["CCD_TEMPERATURE"]
 	switch {
-	case hasCooler && cooler.State == indi.Busy:
-		c.Reason, c.Message = ReasonMoving, label+" is switching its cooler"
 	case hasCooler && cooler.SwitchOn("COOLER_ON"):
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonCooling, label+" is cooling"
+	case hasCooler && cooler.State == indi.Busy:
+		c.Reason, c.Message = ReasonMoving, label+" is switching its cooler off"
 	case hasCooler && cooler.SwitchOn("COOLER_OFF"):
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonCoolerOff, label+" has its cooler off"
 	case hasTemp && temp.State == indi.Busy:
