@@ -35,8 +35,13 @@ import (
 var observeEvery = time.Second
 
 // observeSyncTimeout bounds the wait for a driver's definitions before its device's first
-// write, so a half-defined device is not shown as not connected for a moment.
-const observeSyncTimeout = 10 * time.Second
+// write, so a half-defined device is not shown as not connected for a moment. Drivers answer
+// in milliseconds; it stays well under the workflow's heartbeat timeout.
+const observeSyncTimeout = 3 * time.Second
+
+// observeWriteTimeout bounds one device's read and write, so a slow API server delays the
+// next heartbeat by no more than this.
+const observeWriteTimeout = 5 * time.Second
 
 // ObserveDevices writes the status of the devices of the reservation's telescope and of its
 // observatory for as long as it runs: the workflow runs it while the reservation is Ready and
@@ -188,7 +193,10 @@ func (a *Activities) observeServer(ctx context.Context, o *observedServer) error
 		if !d.dirty && !changed[""] && !changed[d.indiName] {
 			continue
 		}
-		d.dirty = !a.writeObserved(ctx, d, o.client.Properties(d.indiName))
+		stepHeartbeat(ctx, "observing "+d.Label())
+		wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
+		d.dirty = !a.writeObserved(wctx, d, o.client.Properties(d.indiName))
+		cancel()
 	}
 	return nil
 }
