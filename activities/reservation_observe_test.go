@@ -51,6 +51,28 @@ func eventCounts(t *testing.T, ns string, kind obsv1.Kind, name string) (map[str
 	return counts, types
 }
 
+// awaitEventCounts waits until the Events about kind/name have the counts want has for its
+// reasons (an Event goes out just after the status write that the test saw), and returns
+// the counts and types of all of them.
+func awaitEventCounts(t *testing.T, ns string, kind obsv1.Kind, name string, want map[string]int32) (map[string]int32, map[string]string) {
+	t.Helper()
+	var counts map[string]int32
+	var types map[string]string
+	ok := assert.Eventually(t, func() bool {
+		counts, types = eventCounts(t, ns, kind, name)
+		for reason, n := range want {
+			if counts[reason] != n {
+				return false
+			}
+		}
+		return true
+	}, observeWait, 100*time.Millisecond)
+	if !ok {
+		t.Errorf("Events about %s %s: %v, want %v", kind, name, counts, want)
+	}
+	return counts, types
+}
+
 func deviceStatus(t *testing.T, kind obsv1.Kind, ns, name string) (obsv1.DeviceStatus, string) {
 	t.Helper()
 	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
@@ -193,10 +215,8 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	// One Event per transition: Unparked at first and after the unpark (counted on one Event,
 	// as its reason and message are the same), Parked once, Open once; the moves between
 	// them show as Moving (the simulator also moves its shutter while it parks).
-	counts, types := eventCounts(t, ns, obsv1.KindDome, "lab")
-	assert.Equal(t, int32(2), counts[kube.ReasonUnparked], "%v", counts)
-	assert.Equal(t, int32(1), counts[kube.ReasonParked], "%v", counts)
-	assert.Equal(t, int32(1), counts[kube.ReasonOpen], "%v", counts)
+	_, types := awaitEventCounts(t, ns, obsv1.KindDome, "lab",
+		map[string]int32{kube.ReasonUnparked: 2, kube.ReasonParked: 1, kube.ReasonOpen: 1})
 	assert.Equal(t, corev1.EventTypeNormal, types[kube.ReasonParked])
 
 	// The weather turns: a wind near its limit warns, past it is a danger, both as Warnings.
@@ -209,8 +229,9 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionFalse, kube.ReasonDanger)
 	setWind(t, ctx, c, 0)
 	awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionTrue, kube.ReasonSafe)
-	counts, types = eventCounts(t, ns, obsv1.KindWeatherStation, "lab")
-	assert.Equal(t, map[string]int32{kube.ReasonSafe: 2, kube.ReasonWarning: 1, kube.ReasonDanger: 1}, counts)
+	counts, types := awaitEventCounts(t, ns, obsv1.KindWeatherStation, "lab",
+		map[string]int32{kube.ReasonSafe: 2, kube.ReasonWarning: 1, kube.ReasonDanger: 1})
+	assert.Len(t, counts, 3, "%v", counts)
 	assert.Equal(t, corev1.EventTypeWarning, types[kube.ReasonWarning])
 	assert.Equal(t, corev1.EventTypeWarning, types[kube.ReasonDanger])
 	assert.Equal(t, corev1.EventTypeNormal, types[kube.ReasonSafe])
