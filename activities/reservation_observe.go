@@ -39,6 +39,11 @@ var observeEvery = time.Second
 // in milliseconds; it stays well under the workflow's heartbeat timeout.
 const observeSyncTimeout = 3 * time.Second
 
+// observeRereadEvery is how often the observer reads again which devices each server runs,
+// so a device that joins a Ready reservation is shown, and one that leaves is let go. A
+// variable so tests can shorten it.
+var observeRereadEvery = time.Minute
+
 // observeWriteTimeout bounds one device's read and write, so a slow API server delays the
 // next heartbeat by no more than this.
 const observeWriteTimeout = 5 * time.Second
@@ -76,25 +81,34 @@ func (a *Activities) ObserveDevices(ctx context.Context, in StepInput) error {
 			return err
 		}
 		defer c.Close()
-		o := &observedServer{client: c, name: s.Name, changed: map[string]bool{}}
-		for _, d := range s.Devices {
-			o.devices = append(o.devices, &observedDevice{stepDevice: d, dirty: true})
-		}
+		o := &observedServer{client: c, owner: s.Owner, name: s.Name, changed: map[string]bool{}}
+		o.setDevices(s.Devices)
 		sub := c.Subscribe(indi.Filter{})
 		defer sub.Close()
 		go o.follow(ctx, sub, lost)
 		watched = append(watched, o)
 	}
-	if len(watched) == 0 {
-		<-ctx.Done()
-		return nil
-	}
 	logFor(ctx).Info("observing devices", "namespace", in.Namespace, "reservation", in.Reservation, "servers", len(watched))
 
 	tick := time.NewTicker(observeEvery)
 	defer tick.Stop()
+	reread := time.NewTicker(observeRereadEvery)
+	defer reread.Stop()
 	for {
 		stepHeartbeat(ctx, "observing "+strconv.Itoa(len(watched))+" INDI servers")
+		select {
+		case <-reread.C:
+			for _, o := range watched {
+				s, err := a.readServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
+				if err != nil {
+					logFor(ctx).Warn("the devices of a server could not be read again; the last list is kept",
+						"server", o.name, "namespace", o.owner.Namespace, "err", err)
+					continue
+				}
+				o.setDevices(s.Devices)
+			}
+		default:
+		}
 		for _, o := range watched {
 			if err := a.observeServer(ctx, o); err != nil {
 				if ctx.Err() != nil {
@@ -119,6 +133,7 @@ func (a *Activities) ObserveDevices(ctx context.Context, in StepInput) error {
 // observedServer is one INDI server the observer follows, and its devices.
 type observedServer struct {
 	client  *indi.Client
+	owner   kube.ResourceID // the Telescope or Observatory
 	name    string
 	devices []*observedDevice
 
@@ -134,6 +149,24 @@ type observedDevice struct {
 	// obj is the object as last read or written; nil means read it again.
 	obj   *unstructured.Unstructured
 	dirty bool
+}
+
+// setDevices makes devices the ones observed: a device seen before keeps what the observer
+// knows of it, a new one is written at the next look.
+func (o *observedServer) setDevices(devices []stepDevice) {
+	known := map[string]*observedDevice{}
+	for _, d := range o.devices {
+		known[d.Label()] = d
+	}
+	o.devices = o.devices[:0]
+	for _, d := range devices {
+		if k := known[d.Label()]; k != nil && k.UID == d.UID && k.Spec.Driver.Name == d.Spec.Driver.Name {
+			k.stepDevice = d
+			o.devices = append(o.devices, k)
+			continue
+		}
+		o.devices = append(o.devices, &observedDevice{stepDevice: d, dirty: true})
+	}
 }
 
 // follow notes which devices change, until the connection ends (reported on lost) or ctx

@@ -141,9 +141,6 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	createObject(t, obsv1.KindDome, ns, &obsv1.Dome{ObjectMeta: metav1.ObjectMeta{Name: "lab"},
 		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
 			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}}}})
-	createObject(t, obsv1.KindWeatherStation, ns, &obsv1.WeatherStation{ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec: obsv1.WeatherStationSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
-			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_weather"}}}})
 	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
 			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}}}})
@@ -169,6 +166,9 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 			}
 		}
 	}
+	old := observeRereadEvery
+	observeRereadEvery = time.Second // the observer looks for devices that join every second
+	t.Cleanup(func() { observeRereadEvery = old })
 	ended := observe()
 
 	// The simulator's dome starts unparked with its shutter closed.
@@ -186,6 +186,10 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 			assert.Equal(t, []obsv1.PropertyElement{{Name: "PARK", Label: "Park(ed)", Value: "Off"}, {Name: "UNPARK", Label: "UnPark(ed)", Value: "On"}}, p.Elements)
 		}
 	}
+	// A device that joins while the reservation is Ready is observed too.
+	createObject(t, obsv1.KindWeatherStation, ns, &obsv1.WeatherStation{ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.WeatherStationSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
+			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_weather"}}}})
 	weather := awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionTrue, kube.ReasonSafe)
 	assert.Equal(t, kube.SafetySafe, weather.Display[obsv1.ReadingSafety])
 	assert.Contains(t, weather.Readings, "windSpeed")
