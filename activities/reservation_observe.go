@@ -54,6 +54,14 @@ const observeWriteTimeout = 5 * time.Second
 // INDI connection drops, so Temporal runs it again. A failed status write is tried again at
 // the next change; it does not end the observation.
 func (a *Activities) ObserveDevices(ctx context.Context, in StepInput) error {
+	err := a.observeDevices(ctx, in)
+	if ctx.Err() != nil {
+		return nil // cancelled: the reservation ended, or its run continues as new
+	}
+	return err
+}
+
+func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	var servers []stepServer
 	if in.Observatory != "" {
 		s, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
@@ -111,9 +119,6 @@ func (a *Activities) ObserveDevices(ctx context.Context, in StepInput) error {
 		}
 		for _, o := range watched {
 			if err := a.observeServer(ctx, o); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
 				return err
 			}
 		}
@@ -121,9 +126,6 @@ func (a *Activities) ObserveDevices(ctx context.Context, in StepInput) error {
 		case <-ctx.Done():
 			return nil
 		case err := <-lost:
-			if ctx.Err() != nil {
-				return nil
-			}
 			return err
 		case <-tick.C:
 		}
