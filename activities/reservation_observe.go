@@ -1,6 +1,7 @@
 // Observing a Ready reservation's devices: what each driver reports becomes its device's
-// status (phase, INDI name, state conditions, readings, display, properties), so a user sees
-// the dome park and the weather turn with kubectl. One long-running activity holds a
+// status (phase, INDI name, state conditions, readings, display, properties), and the worst
+// verdict of the weather stations the Observatory's status.weather, so a user sees the dome
+// park and the weather turn with kubectl. One long-running activity holds a
 // connection to the telescope's INDI server and one to the observatory's, follows every
 // property change, and writes a device's status when it changed, at most once a second. The
 // status is derived from the properties alone (kube.ObserveDevice) and compared with what
@@ -139,6 +140,9 @@ type observedServer struct {
 	name    string
 	devices []*observedDevice
 
+	// weather is the Observatory's status.weather as last written ("" before).
+	weather string
+
 	mu sync.Mutex
 	// changed are the INDI devices that changed since the last look ("" is every device).
 	changed map[string]bool
@@ -151,6 +155,8 @@ type observedDevice struct {
 	// obj is the object as last read or written; nil means read it again.
 	obj   *unstructured.Unstructured
 	dirty bool
+	// verdict is a WeatherStation's readings.safety as last observed.
+	verdict string
 }
 
 // setDevices makes devices the ones observed: a device seen before keeps what the observer
@@ -229,11 +235,42 @@ func (a *Activities) observeServer(ctx context.Context, o *observedServer) error
 			continue
 		}
 		stepHeartbeat(ctx, "observing "+d.Label())
+		props := o.client.Properties(d.indiName)
+		if d.Kind == obsv1.KindWeatherStation {
+			d.verdict = kube.ObserveDevice(d.Kind, d.Name, props).Readings[obsv1.ReadingSafety]
+		}
 		wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
-		d.dirty = !a.writeObserved(wctx, d, o.client.Properties(d.indiName))
+		d.dirty = !a.writeObserved(wctx, d, props)
 		cancel()
 	}
+	if o.owner.Kind == obsv1.KindObservatory {
+		a.writeSiteWeather(ctx, o)
+	}
 	return nil
+}
+
+// writeSiteWeather writes the Observatory's status.weather, the worst verdict of its weather
+// stations, when it changed; a failure is tried again at the next look.
+func (a *Activities) writeSiteWeather(ctx context.Context, o *observedServer) {
+	var verdicts []string
+	for _, d := range o.devices {
+		if d.Kind == obsv1.KindWeatherStation {
+			verdicts = append(verdicts, d.verdict)
+		}
+	}
+	w := kube.SiteWeather(verdicts)
+	if w == o.weather {
+		return
+	}
+	wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
+	defer cancel()
+	err := a.updateStatusField(wctx, o.owner, "weather", func([]byte) (any, error) { return w, nil })
+	if err != nil {
+		logFor(ctx).Warn("the weather of an Observatory could not be written", "observatory", o.owner.Name,
+			"namespace", o.owner.Namespace, "err", err)
+		return
+	}
+	o.weather = w
 }
 
 // definedDevice is the INDI device whose DRIVER_INFO names the driver, or "".

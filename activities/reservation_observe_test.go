@@ -1,6 +1,7 @@
 // Integration test of ObserveDevices against the real API server and real INDI simulators:
-// what the drivers report shows on the devices, transitions post one Event each, a restart
-// writes nothing new, and a lost server ends the activity with an error for Temporal to retry.
+// what the drivers report shows on the devices (and the weather on the Observatory),
+// transitions post one Event each, a restart writes nothing new, and a lost server ends the
+// activity with an error for Temporal to retry.
 // (The package's TestMain, in person_test.go, starts the stack.)
 package activities
 
@@ -105,6 +106,18 @@ func awaitCondition(t *testing.T, kind obsv1.Kind, ns, name, typ string, status 
 	return st
 }
 
+// awaitSiteWeather waits until the Observatory lab's status.weather is want.
+func awaitSiteWeather(t *testing.T, ns, want string) {
+	t.Helper()
+	var got string
+	require.Eventually(t, func() bool {
+		var o obsv1.Observatory
+		readObject(t, obsv1.KindObservatory, ns, "lab", &o)
+		got = o.Status.Weather
+		return got == want
+	}, observeWait, 100*time.Millisecond, "the Observatory's weather is %q, not %q", got, want)
+}
+
 // setWind sets the weather simulator's wind and has it evaluate its limits at once.
 func setWind(t *testing.T, ctx context.Context, c *indi.Client, kph float64) {
 	t.Helper()
@@ -193,6 +206,7 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	weather := awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionTrue, kube.ReasonSafe)
 	assert.Equal(t, kube.SafetySafe, weather.Display[obsv1.ReadingSafety])
 	assert.Contains(t, weather.Readings, "windSpeed")
+	awaitSiteWeather(t, ns, kube.SafetySafe)
 	require.Eventually(t, func() bool {
 		st, _ := deviceStatus(t, obsv1.KindMount, ns, "east")
 		return st.Phase == obsv1.DeviceConnected && st.Display[obsv1.ReadingRA] != ""
@@ -229,10 +243,13 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	assert.Equal(t, "WeatherStation lab reports a warning: Wind", conditionOf(weather, obsv1.ConditionSafe).Message)
 	assert.Equal(t, kube.SafetyWarning, weather.Readings[obsv1.ReadingSafety])
 	assert.Equal(t, "19 kph", weather.Display["windSpeed"])
+	awaitSiteWeather(t, ns, kube.SafetyWarning)
 	setWind(t, ctx, c, 30)
 	awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionFalse, kube.ReasonDanger)
+	awaitSiteWeather(t, ns, kube.SafetyDanger)
 	setWind(t, ctx, c, 0)
 	awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionTrue, kube.ReasonSafe)
+	awaitSiteWeather(t, ns, kube.SafetySafe)
 	counts, types := awaitEventCounts(t, ns, obsv1.KindWeatherStation, "lab",
 		map[string]int32{kube.ReasonSafe: 2, kube.ReasonWarning: 1, kube.ReasonDanger: 1})
 	assert.Len(t, counts, 3, "%v", counts)

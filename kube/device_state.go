@@ -45,6 +45,22 @@ const (
 	SafetyDanger  = "Danger"
 )
 
+// SafetyUnknown is an Observatory's weather when none of its weather stations gives a verdict.
+const SafetyUnknown = "Unknown"
+
+// SiteWeather is an Observatory's status.weather: the worst verdict of its weather stations'
+// (Danger, then Warning, then Safe), or Unknown when none gives one.
+func SiteWeather(verdicts []string) string {
+	rank := map[string]int{SafetySafe: 1, SafetyWarning: 2, SafetyDanger: 3}
+	worst := SafetyUnknown
+	for _, v := range verdicts {
+		if rank[v] > rank[worst] {
+			worst = v
+		}
+	}
+	return worst
+}
+
 // StateConditionTypes are the state conditions a kind has while it is Connected.
 func StateConditionTypes(kind obsv1.Kind) []string {
 	switch kind {

@@ -297,3 +297,18 @@ func TestEachStateTransitionPostsOneEventAndUnsafeWeatherIsAWarning(t *testing.T
 	assert.Empty(t, DeviceConditionEvents(k, []obsv1.Condition{warn}, []obsv1.Condition{warnGust}), "a new message alone is not")
 	assert.Empty(t, DeviceConditionEvents(k, nil, []obsv1.Condition{ready}), "other conditions are their writers' to report")
 }
+
+func TestASitesWeatherIsItsStationsWorstVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		verdicts []string
+		want     string
+	}{
+		{nil, "Unknown"},
+		{[]string{""}, "Unknown"},
+		{[]string{"Safe"}, "Safe"},
+		{[]string{"Safe", "", "Warning"}, "Warning"},
+		{[]string{"Danger", "Warning", "Safe"}, "Danger"},
+	} {
+		assert.Equal(t, tc.want, SiteWeather(tc.verdicts), "%v", tc.verdicts)
+	}
+}
