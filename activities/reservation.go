@@ -76,6 +76,10 @@ type StepInput struct {
 	// Actions are the records of an earlier run of this step, when a retry re-runs it: Done
 	// actions are skipped, Failed ones run again.
 	Actions []obsv1.ActionRecord `json:",omitempty"`
+	// ConditionSignal is for ObserveDevices: the signal it sends its own workflow, with the
+	// message {"why":"condition"}, when a device's condition changes, so the triggers look
+	// again. Empty sends none.
+	ConditionSignal string `json:",omitempty"`
 }
 
 // StepResult is what a step did.

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -123,6 +124,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 				return err
 			}
 		}
+		a.tellConditions(ctx, in, watched)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -157,6 +159,8 @@ type observedDevice struct {
 	dirty bool
 	// verdict is a WeatherStation's readings.safety as last observed.
 	verdict string
+	// transitioned: a condition changed since the workflow was last told.
+	transitioned bool
 }
 
 // setDevices makes devices the ones observed: a device seen before keeps what the observer
@@ -342,9 +346,35 @@ func (a *Activities) writeObserved(ctx context.Context, d *observedDevice, props
 		d.obj = out
 		for _, e := range kube.DeviceConditionEvents(d.Kind, cur.Conditions, next.Conditions) {
 			a.postObsEvent(ctx, kube.ResourceIDOf(d.Kind, out), e)
+			d.transitioned = true
 		}
 		return true
 	}
 	d.obj = nil
 	return false
+}
+
+// tellConditions signals the observer's workflow when a device's condition changed since it
+// was last told, so its triggers look again. A signal that fails is sent at the next look.
+func (a *Activities) tellConditions(ctx context.Context, in StepInput, watched []*observedServer) {
+	var changed []*observedDevice
+	for _, o := range watched {
+		for _, d := range o.devices {
+			if d.transitioned {
+				changed = append(changed, d)
+			}
+		}
+	}
+	if len(changed) == 0 || in.ConditionSignal == "" || a.Temporal == nil || !activity.IsActivity(ctx) {
+		return
+	}
+	id := activity.GetInfo(ctx).WorkflowExecution.ID
+	if err := a.Temporal.SignalWorkflow(ctx, id, "", in.ConditionSignal, map[string]string{"why": "condition"}); err != nil {
+		logFor(ctx).Warn("the reservation's workflow could not be told of a changed condition; the next look tries again",
+			"workflow", id, "err", err)
+		return
+	}
+	for _, d := range changed {
+		d.transitioned = false
+	}
 }

@@ -204,13 +204,14 @@ type reservation struct {
 	why string
 
 	reads int
-	// changed: the last await ended on a change signal.
-	changed            bool
-	seq                int
-	telToken, siteTok  string
-	searched           [4]string
-	searchedOnce       bool
-	holdingTheSiteTurn bool
+	// changed: the last await ended on a change signal; onlyConditions: every change it
+	// took said a device's condition changed (WhyCondition), and the Reservation was not read.
+	changed, onlyConditions bool
+	seq                     int
+	telToken, siteTok       string
+	searched                [4]string
+	searchedOnce            bool
+	holdingTheSiteTurn      bool
 }
 
 func (r *reservation) run() error {
@@ -431,17 +432,27 @@ func (r *reservation) hold() error {
 	if err := r.write(); err != nil {
 		return err
 	}
-	stop := r.observe()
+	// The triggers live from here until deactivation begins (or the run continues as new,
+	// whose hold starts them again); the observer tells them when a condition changes.
+	triggers := r.triggers()
+	defer triggers.stop()
+	stop := r.observe(triggers.on)
 	defer stop()
 	for r.endReason(true) == "" {
 		if err := r.continueAsNewIfLong(); err != nil {
 			return err
 		}
-		if err := r.await(nil); err != nil {
+		if err := r.await(triggers.add); err != nil {
 			return err
 		}
-		if r.changed && r.endReason(true) == "" {
+		if r.endReason(true) != "" {
+			break
+		}
+		if r.changed && !r.onlyConditions {
 			r.heal()
+		}
+		if r.changed {
+			triggers.request()
 		}
 	}
 	return nil
@@ -496,13 +507,16 @@ var observeOptions = workflow.ActivityOptions{
 // observatory's devices while the reservation is Ready, and returns what stops it. The
 // observer is a window on the devices, not a part of the lifecycle: its failure is logged
 // and never fails the reservation.
-func (r *reservation) observe() (stop func()) {
+func (r *reservation) observe(tellConditions bool) (stop func()) {
 	if workflow.GetVersion(r.ctx, "observe-devices", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return func() {}
 	}
 	in := activities.StepInput{
 		Namespace: r.in.Namespace, Reservation: r.in.Name, UID: r.state.UID, Holder: r.holder,
 		Telescope: r.telescope, Observatory: r.observatory, Step: "Observe", Started: r.now(),
+	}
+	if tellConditions {
+		in.ConditionSignal = ReservationChanged
 	}
 	ctx, cancel := workflow.WithCancel(r.ctx)
 	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, observeOptions), a.ObserveDevices, in)
@@ -826,11 +840,15 @@ func (r *reservation) endReason(took bool) string {
 // the cases add puts on the selector.
 func (r *reservation) await(add func(workflow.Selector)) error {
 	sel := workflow.NewSelector(r.ctx)
-	changed := false
+	changed, onlyConditions := false, true
+	note := func(ch ReservationChange) {
+		changed = true
+		onlyConditions = onlyConditions && ch.Why == WhyCondition
+	}
 	sel.AddReceive(r.changes, func(c workflow.ReceiveChannel, _ bool) {
 		var ch ReservationChange
 		c.Receive(r.ctx, &ch)
-		changed = true
+		note(ch)
 	})
 	if r.endTimer != nil {
 		sel.AddFuture(r.endTimer, func(workflow.Future) { r.endTimer = nil })
@@ -839,12 +857,15 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 		add(sel)
 	}
 	sel.Select(r.ctx)
-	r.changed = changed
-	if !changed {
-		return nil
-	}
 	// A burst of changes is answered by one read.
-	for r.changes.ReceiveAsync(nil) {
+	var ch ReservationChange
+	for changed && r.changes.ReceiveAsync(&ch) {
+		note(ch)
+	}
+	r.changed, r.onlyConditions = changed, changed && onlyConditions
+	if !changed || r.onlyConditions {
+		// A condition of a device is the triggers' business; the Reservation did not change.
+		return nil
 	}
 	return r.read()
 }

@@ -139,6 +139,10 @@ func (f *fakeSite) startWorker() string {
 		reg(f.step, step)
 	}
 	reg(f.observe, "ObserveDevices")
+	// A reservation without triggers: each pass finds nothing to run.
+	reg(func(context.Context, activities.StepInput) (activities.TriggersResult, error) {
+		return activities.TriggersResult{}, nil
+	}, "RunTriggers")
 	require.NoError(f.t, w.Start())
 	f.t.Cleanup(w.Stop)
 	return queue

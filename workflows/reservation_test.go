@@ -71,6 +71,24 @@ type fakeCluster struct {
 	// observations: "start" and "cancel" of ObserveDevices, with the steps' calls
 	// ("step Abort"), in order, each at its time.
 	observations []observation
+
+	// triggerPasses are the times RunTriggers ran; triggerAnswer, when set, gives the n-th
+	// pass's result (from 1).
+	triggerPasses []time.Time
+	triggerAnswer func(n int) activities.TriggersResult
+	triggerTakes  time.Duration
+	// reads counts ReadReservation; heals HealPods.
+	reads, heals int
+}
+
+func (f *fakeCluster) runTriggers(context.Context, activities.StepInput) (activities.TriggersResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.triggerPasses = append(f.triggerPasses, f.env.Now().UTC())
+	if f.triggerAnswer != nil {
+		return f.triggerAnswer(len(f.triggerPasses)), nil
+	}
+	return activities.TriggersResult{}, nil
 }
 
 type observation struct {
@@ -119,6 +137,7 @@ func newFakeCluster() *fakeCluster {
 func (f *fakeCluster) read(_ context.Context, ref activities.ReservationRef) (activities.ReservationState, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
 	st := f.res
 	st.HasFinalizer = f.finalizers["Reservation/"+ref.Name]
 	if len(f.writes) > 0 {
@@ -302,6 +321,13 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	// The observer runs until it is cancelled. It waits on the workflow's clock (AfterFn),
 	// not on its context: a running activity would keep the test clock from skipping ahead.
 	env.OnActivity(a.ObserveDevices, mock.Anything, mock.Anything).AfterFn(f.observeDuration).Return(f.observed).Maybe()
+	env.OnActivity(a.RunTriggers, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return f.triggerTakes }).Return(f.runTriggers).Maybe()
+	env.OnActivity(a.HealPods, mock.Anything, mock.Anything).Return(func(context.Context, activities.StepInput) (activities.HealResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.heals++
+		return activities.HealResult{}, nil
+	}).Maybe()
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		if info.ActivityType.Name != "ObserveDevices" {
 			return
