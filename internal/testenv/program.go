@@ -26,7 +26,8 @@ type Program struct {
 }
 
 // StartProgram runs bin with the stack's kubeconfig and Temporal address, a free health
-// port, and extra environment variables. It is killed when the test ends.
+// port, and extra environment variables. It gets SIGTERM when the test ends, and SIGKILL if
+// it has not exited 10 s later.
 func (e *Env) StartProgram(t testing.TB, bin string, extraEnv ...string) *Program {
 	t.Helper()
 	port, err := stack.FreePort()
@@ -48,7 +49,19 @@ func (e *Env) StartProgram(t testing.TB, bin string, extraEnv ...string) *Progra
 		p.at = time.Now()
 		close(p.done)
 	}()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	// Stopped at the end as users stop it, so it cleans up after itself: a dev-mode worker
+	// stops its local indiservers, which outlive a killed worker as pods would.
+	t.Cleanup(func() {
+		if cmd.Process.Signal(syscall.SIGTERM) != nil {
+			return // it has exited already
+		}
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-p.done
+		}
+	})
 	return p
 }
 
