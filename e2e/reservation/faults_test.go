@@ -129,11 +129,8 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) {
 	bin := env.Build(t, "./cmd/worker")
 	ns, queue, c := startReservation(t)
-	// The worker binary in dev mode, as make run starts it, and stopped as its Ctrl-C does:
-	// a killed one would leave its indiservers running.
-	worker := env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn")
-	worker.WaitReady()
-	t.Cleanup(worker.Stop)
+	// The worker binary in dev mode, as make run starts it.
+	env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn").WaitReady()
 
 	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
 		return r != nil && r.Status.Phase == obsv1.ReservationReady

@@ -54,6 +54,7 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 	})
 	id := workflows.ReservationWorkflowID(ns, "tonight")
 	k := &killer{t: t, c: c, bin: bin, queue: queue, ns: ns, dir: t.TempDir(), servers: map[string]map[int]activities.LocalINDIRecord{}}
+	t.Cleanup(k.sweep) // registered first, so it runs after the workers' own cleanups
 	w := k.start()
 
 	var killed []string
@@ -157,21 +158,19 @@ func (k *killer) start() *testenv.Program {
 	k.t.Helper()
 	p := env.StartProgram(k.t, k.bin, "LIKEN_TASK_QUEUE="+k.queue, "LIKEN_DEV_LOCAL_INDI=true",
 		"LIKEN_DEV_LOCAL_INDI_DIR="+k.dir, "LIKEN_LOG_LEVEL=warn")
-	k.t.Cleanup(func() {
-		// A test that fails midway still stops its worker as make run does, then whatever
-		// indiserver a killed worker left.
-		if p.Cmd.Process.Signal(syscall.SIGTERM) == nil {
-			awaitExit(p.Cmd.Process, 30*time.Second)
-		}
-		recs, _ := activities.ReadLocalINDIRecords(k.dir)
-		for _, r := range recs {
-			if s, err := inditest.Attach(r.Address, r.Home, r.Pid); err == nil {
-				s.Stop()
-			}
-		}
-	})
 	p.WaitReady()
 	return p
+}
+
+// sweep stops whatever indiserver is still recorded once the last worker has had its SIGTERM
+// (testenv's), should that worker not have stopped them: a failed test leaves nothing running.
+func (k *killer) sweep() {
+	recs, _ := activities.ReadLocalINDIRecords(k.dir)
+	for _, r := range recs {
+		if s, err := inditest.Attach(r.Address, r.Home, r.Pid); err == nil {
+			s.Stop()
+		}
+	}
 }
 
 // killDuring waits until the first of steps runs on w (and until ready, if given), kills w with
