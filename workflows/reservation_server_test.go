@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,6 +76,9 @@ type serverCall struct {
 // fakeSite is the Kubernetes side of one test: reservations, telescopes and observatories
 // in one namespace, the finalizers, and every status written.
 type fakeSite struct {
+	// passes counts the passes over the triggers.
+	passes atomic.Int64
+
 	t  *testing.T
 	ns string
 	c  client.Client
@@ -141,6 +145,7 @@ func (f *fakeSite) startWorker() string {
 	reg(f.observe, "ObserveDevices")
 	// A reservation without triggers: each pass finds nothing to run.
 	reg(func(context.Context, activities.StepInput) (activities.TriggersResult, error) {
+		f.passes.Add(1)
 		return activities.TriggersResult{}, nil
 	}, "RunTriggers")
 	require.NoError(f.t, w.Start())
