@@ -6,10 +6,6 @@ package activities
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
@@ -39,36 +34,7 @@ import (
 // and its Reservation (the tests run the steps themselves), and lets them go when the test
 // ends. It returns the UIDs by kind/name.
 func applyExample(t *testing.T, ns string) map[string]types.UID {
-	t.Helper()
-	f, err := os.Open(filepath.Join(env.Root, "examples", "observatory.yaml"))
-	require.NoError(t, err)
-	defer f.Close()
-	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	uids := map[string]types.UID{}
-	for {
-		var u unstructured.Unstructured
-		err := dec.Decode(&u.Object)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		if u.Object == nil || u.GetKind() == "Namespace" || u.GetKind() == string(obsv1.KindReservation) {
-			continue
-		}
-		kind := obsv1.Kind(u.GetKind())
-		u.SetNamespace(ns)
-		res := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns)
-		out, err := res.Create(context.Background(), &u, metav1.CreateOptions{})
-		require.NoError(t, err, "create %s %s", kind, u.GetName())
-		uids[u.GetKind()+"/"+u.GetName()] = out.GetUID()
-		name := out.GetName()
-		t.Cleanup(func() {
-			ctx := context.Background()
-			_, _ = res.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-			_ = res.Delete(ctx, name, metav1.DeleteOptions{})
-		})
-	}
-	return uids
+	return env.ApplyObservatory(t, "examples/observatory.yaml", ns, obsv1.KindReservation)
 }
 
 func stepInput(ns, step string) StepInput {

@@ -8,10 +8,6 @@ package reservation
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,11 +17,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/indi"
@@ -43,35 +36,7 @@ func TestMain(m *testing.M) {
 
 // applyExample creates every object of examples/observatory.yaml in ns, the Reservation
 // included, and lets them go when the test ends.
-func applyExample(t *testing.T, ns string) {
-	t.Helper()
-	f, err := os.Open(filepath.Join(env.Root, "examples", "observatory.yaml"))
-	require.NoError(t, err)
-	defer f.Close()
-	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	for {
-		var u unstructured.Unstructured
-		err := dec.Decode(&u.Object)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		if u.Object == nil || u.GetKind() == "Namespace" {
-			continue
-		}
-		kind := obsv1.Kind(u.GetKind())
-		u.SetNamespace(ns)
-		res := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns)
-		_, err = res.Create(context.Background(), &u, metav1.CreateOptions{})
-		require.NoError(t, err, "create %s %s", kind, u.GetName())
-		name := u.GetName()
-		t.Cleanup(func() {
-			ctx := context.Background()
-			_, _ = res.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-			_ = res.Delete(ctx, name, metav1.DeleteOptions{})
-		})
-	}
-}
+func applyExample(t *testing.T, ns string) { env.ApplyObservatory(t, "examples/observatory.yaml", ns) }
 
 func reservation(t *testing.T, ns, name string) (*obsv1.Reservation, bool) {
 	t.Helper()

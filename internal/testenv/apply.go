@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,10 +17,11 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// ApplyObservatory creates every observatory object of a YAML file (relative to the
+// ApplyObservatory creates the observatory objects of a YAML file (relative to the
 // repository root, such as examples/observatory.yaml) in ns, whatever namespace the file
-// names, and removes them, finalizers and all, when the test ends.
-func (e *Env) ApplyObservatory(t testing.TB, file, ns string) {
+// names, but none of the kinds except, and removes them, finalizers and all, when the test
+// ends. It returns their UIDs by Kind/name.
+func (e *Env) ApplyObservatory(t testing.TB, file, ns string, except ...obsv1.Kind) map[string]types.UID {
 	t.Helper()
 	f, err := os.Open(filepath.Join(e.Root, file))
 	if err != nil {
@@ -27,23 +29,26 @@ func (e *Env) ApplyObservatory(t testing.TB, file, ns string) {
 	}
 	defer f.Close()
 	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	uids := map[string]types.UID{}
 	for {
 		var u unstructured.Unstructured
 		err := dec.Decode(&u.Object)
 		if errors.Is(err, io.EOF) {
-			return
+			return uids
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		if u.Object == nil || u.GetKind() == "Namespace" {
+		if u.Object == nil || u.GetKind() == "Namespace" || slices.Contains(except, obsv1.Kind(u.GetKind())) {
 			continue
 		}
 		u.SetNamespace(ns)
 		res := e.Dynamic.Resource(obsv1.Kind(u.GetKind()).GroupVersionResource()).Namespace(ns)
-		if _, err := res.Create(context.Background(), &u, metav1.CreateOptions{}); err != nil {
+		out, err := res.Create(context.Background(), &u, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
+		uids[u.GetKind()+"/"+u.GetName()] = out.GetUID()
 		name := u.GetName()
 		t.Cleanup(func() {
 			ctx := context.Background()
