@@ -51,7 +51,18 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 	if len(owners) == 0 {
 		return TriggersResult{}, nil
 	}
-	seen, err := a.observe(ctx, in.Namespace)
+	// Only the kinds the triggers name are read: one pass per change must stay cheap.
+	kinds := map[obsv1.Kind]bool{}
+	for _, r := range owners {
+		for _, t := range r.triggers {
+			if k := t.when().Kind; k != "" {
+				kinds[k] = true
+			} else {
+				kinds[r.id.Kind] = true
+			}
+		}
+	}
+	seen, err := a.observe(ctx, in.Namespace, kinds)
 	if err != nil {
 		return TriggersResult{}, err
 	}
@@ -149,10 +160,13 @@ func (a *Activities) recordPending(ctx context.Context, r *procResource, d kube.
 	return err
 }
 
-// observe reads the conditions of every observatory resource in ns, which triggers may name.
-func (a *Activities) observe(ctx context.Context, ns string) ([]kube.Observed, error) {
+// observe reads the conditions of the resources of kinds in ns.
+func (a *Activities) observe(ctx context.Context, ns string, kinds map[obsv1.Kind]bool) ([]kube.Observed, error) {
 	var out []kube.Observed
 	for _, kind := range obsv1.Kinds {
+		if !kinds[kind] {
+			continue
+		}
 		list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("list the %s resources in %s: %w", kind, ns, err)
