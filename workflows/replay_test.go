@@ -26,8 +26,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/indi"
 	"liken.sh/runner/internal/stack"
 	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
@@ -45,6 +47,8 @@ type recorder struct {
 	queue string
 	dyn   dynamic.Interface
 	save  func(ctx context.Context, file, workflowID string) error
+	// indi finds the local indiservers standing in for the server pods.
+	indi *activities.LocalINDI
 }
 
 // recordings names each history file and the run that produces it, driven as the watcher
@@ -186,6 +190,10 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}
 		return run, r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
 	},
+	// A stormy session of the example telescope with triggers: the mount parks when the
+	// weather turns unsafe, the dome after it, and the dome opens after 5 s of calm. The wind
+	// rises, falls, and flaps within the 5 s; each change is a condition signal and a pass.
+	"triggers": recordStorm,
 	// The example reservation (examples/observatory.yaml) from Wait to Ready, then deleted and
 	// Released; its telescope's and its observatory's lock workflows are saved beside it.
 	"reservation": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
@@ -328,9 +336,120 @@ func TestRecordHistories(t *testing.T) {
 		if *recordOnly != "" && name != *recordOnly {
 			continue
 		}
-		run, err := start(ctx, recorder{c: c, queue: queue, dyn: dyn, save: save})
+		run, err := start(ctx, recorder{c: c, queue: queue, dyn: dyn, save: save, indi: local})
 		require.NoError(t, err, name)
 		require.NoError(t, run.Get(ctx, nil), name)
 		require.NoError(t, save(ctx, name, run.GetID()), name)
 	}
+}
+
+func recordStorm(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+	const ns, name = "observatory", "stormy"
+	res := func(k obsv1.Kind) dynamic.ResourceInterface {
+		return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns)
+	}
+	unsafe := `{"kind":"WeatherStation","name":"lab","type":"Safe","status":"False"}`
+	triggers := map[obsv1.Kind][2]string{
+		obsv1.KindMount: {"east", `[{"when":` + unsafe + `,"run":[{"state":"Parked"}]}]`},
+		obsv1.KindDome: {"lab", `[{"when":` + unsafe + `,"run":[{"state":"Parked","after":[{"kind":"Mount"}]}]},` +
+			`{"when":{"kind":"WeatherStation","name":"lab","type":"Safe","for":"5s"},"run":[{"state":"Unparked"}]}]`},
+	}
+	for k, t := range triggers {
+		if _, err := res(k).Patch(ctx, t[0], types.MergePatchType, []byte(`{"spec":{"triggers":`+t[1]+`}}`), metav1.PatchOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"spec":     map[string]any{"telescope": "east", "holder": "ada"},
+	}}
+	if _, err := res(obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		return nil, err
+	}
+	id := ReservationWorkflowID(ns, name)
+	run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
+		client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+	if err != nil {
+		return nil, err
+	}
+	phase := func(want obsv1.ReservationPhase) error {
+		_, err := poll(ctx, func() (string, bool) {
+			got, err := res(obsv1.KindReservation).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return "", false
+			}
+			p, _, _ := unstructured.NestedString(got.Object, "status", "phase")
+			return p, p == string(want)
+		})
+		return err
+	}
+	if err := phase(obsv1.ReservationReady); err != nil {
+		return nil, fmt.Errorf("the stormy reservation did not become Ready: %w", err)
+	}
+	addr, err := r.indi.Address(ctx, activities.INDIServer{Namespace: ns, Name: "lab-observatory",
+		Drivers: []string{"indi_simulator_dome", "indi_simulator_weather"}})
+	if err != nil {
+		return nil, err
+	}
+	site, err := indi.Dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer site.Close()
+	wind := func(kph float64) error {
+		if _, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": kph}, 0); err != nil {
+			return err
+		}
+		return site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH")
+	}
+	// done waits until the kind's i-th trigger has run to its end.
+	done := func(k obsv1.Kind, i int) error {
+		_, err := poll(ctx, func() (string, bool) {
+			got, err := res(k).Get(ctx, triggers[k][0], metav1.GetOptions{})
+			if err != nil {
+				return "", false
+			}
+			recs, _, _ := unstructured.NestedSlice(got.Object, "status", "procedures")
+			for _, rec := range recs {
+				m, _ := rec.(map[string]any)
+				if m["trigger"] == kube.TriggerRecord(i) && m["state"] == string(obsv1.RunDone) {
+					return "", true
+				}
+			}
+			return "", false
+		})
+		return err
+	}
+	steps := []func() error{
+		func() error { return wind(40) },
+		func() error { return done(obsv1.KindMount, 0) },
+		func() error { return done(obsv1.KindDome, 0) },
+		func() error { return wind(0) },
+		func() error { return done(obsv1.KindDome, 1) },
+		// A flap within the 5 s: the unpark waiting for it is let go, the park runs again.
+		func() error { return wind(40) },
+		func() error { time.Sleep(time.Second); return wind(0) },
+		func() error { time.Sleep(15 * time.Second); return nil },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			return nil, fmt.Errorf("storm step %d: %w", i, err)
+		}
+	}
+	if err := res(obsv1.KindReservation).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		return nil, err
+	}
+	if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"}); err != nil {
+		return nil, err
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		return nil, err
+	}
+	for k, t := range triggers {
+		if _, err := res(k).Patch(ctx, t[0], types.MergePatchType, []byte(`{"spec":{"triggers":null}}`), metav1.PatchOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
 }
