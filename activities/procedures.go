@@ -147,6 +147,15 @@ type procTrigger struct {
 	Run []procAction            `json:"run"`
 }
 
+// requires are the conditions the trigger's actions require, in order.
+func (t procTrigger) requires() []obsv1.ConditionRef {
+	var out []obsv1.ConditionRef
+	for _, act := range t.Run {
+		out = append(out, act.Requires...)
+	}
+	return out
+}
+
 // when is the trigger's condition, under either key.
 func (t procTrigger) when() obsv1.TriggerCondition {
 	if t.When.Type == "" && t.On != nil {

@@ -55,10 +55,12 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 	kinds := map[obsv1.Kind]bool{}
 	for _, r := range owners {
 		for _, t := range r.triggers {
-			if k := t.when().Kind; k != "" {
-				kinds[k] = true
-			} else {
-				kinds[r.id.Kind] = true
+			for _, ref := range append([]obsv1.ConditionRef{t.when().ConditionRef}, t.requires()...) {
+				if ref.Kind != "" {
+					kinds[ref.Kind] = true
+				} else {
+					kinds[r.id.Kind] = true
+				}
 			}
 		}
 	}
@@ -88,8 +90,17 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 			}
 		}
 		for _, d := range due {
+			if waiting := kube.Waiting(r.id, r.triggers[d.Index].requires(), seen); waiting != "" {
+				// Its requirements do not hold yet: it waits, Pending, and the pass after
+				// the next change looks again.
+				if err := a.recordPending(ctx, r, d, waiting); err != nil {
+					return res, err
+				}
+				res.Pending++
+				continue
+			}
 			if d.At.After(now) {
-				if err := a.recordPending(ctx, r, d); err != nil {
+				if err := a.recordPending(ctx, r, d, "Pending: starts at "+d.At.UTC().Format(time.RFC3339)+" if the condition still holds"); err != nil {
 					return res, err
 				}
 				res.Pending++
@@ -143,18 +154,18 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 	return res, firstErr
 }
 
-// recordPending records a run that waits for its trigger's `for`, once per transition.
-func (a *Activities) recordPending(ctx context.Context, r *procResource, d kube.TriggerRun) error {
+// recordPending records a run that waits (for its trigger's `for`, or for what its actions
+// require), saying why; a record that says so already is left as it is.
+func (a *Activities) recordPending(ctx context.Context, r *procResource, d kube.TriggerRun, why string) error {
 	name := kube.TriggerRecord(d.Index)
 	if prev := kube.FindProcedureRecord(r.records, name); prev != nil && prev.State == obsv1.RunPending &&
-		prev.Since != nil && prev.Since.Time.Equal(d.Since) {
+		prev.Since != nil && prev.Since.Time.Equal(d.Since) && prev.Summary == why {
 		return nil
 	}
 	rec := obsv1.ProcedureRecord{
-		Trigger: name,
-		Since:   &metav1.Time{Time: d.Since},
-		RunRecord: obsv1.RunRecord{State: obsv1.RunPending,
-			Summary: "Pending: starts at " + d.At.UTC().Format(time.RFC3339) + " if the condition still holds"},
+		Trigger:   name,
+		Since:     &metav1.Time{Time: d.Since},
+		RunRecord: obsv1.RunRecord{State: obsv1.RunPending, Summary: why},
 	}
 	_, err := a.writeProcedure(ctx, r, rec)
 	return err

@@ -17,15 +17,17 @@ import (
 // setSafe writes the WeatherStation's Safe condition as the device observer does.
 func setSafe(t *testing.T, ctx context.Context, ns string, status metav1.ConditionStatus, at time.Time) {
 	t.Helper()
-	res := env.Dynamic.Resource(obsv1.KindWeatherStation.GroupVersionResource()).Namespace(ns)
-	u, err := res.Get(ctx, "lab", metav1.GetOptions{})
+	setCondition(t, ctx, ns, obsv1.KindWeatherStation, "lab", "Safe", status, at)
+}
+
+// setCondition writes one condition as the only one of a resource's status.
+func setCondition(t *testing.T, ctx context.Context, ns string, kind obsv1.Kind, name, typ string, status metav1.ConditionStatus, at time.Time) {
+	t.Helper()
+	res := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns)
+	u, err := res.Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
-	reason := "Safe"
-	if status == metav1.ConditionFalse {
-		reason = "Danger"
-	}
 	require.NoError(t, unstructured.SetNestedSlice(u.Object, []any{map[string]any{
-		"type": "Safe", "status": string(status), "reason": reason, "message": "WeatherStation lab says so",
+		"type": typ, "status": string(status), "reason": typ, "message": string(kind) + " " + name + " says so",
 		"lastTransitionTime": at.UTC().Format(time.RFC3339),
 	}}, "status", "conditions"))
 	_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{})
@@ -133,4 +135,58 @@ func TestTriggersParkOnWindAndUnparkAfterCalm(t *testing.T) {
 	reasons := eventReasons(t, ns, obsv1.KindDome, "lab")
 	assert.Contains(t, reasons, kube.ReasonProcedureStarted)
 	assert.Contains(t, reasons, kube.ReasonProcedureDone)
+}
+
+// TestATriggerRunWaitsForWhatItsActionsRequire: the dome opened, but the weather is unsafe,
+// so the telescope's job waits, Pending and saying for what, and runs once it is safe.
+func TestATriggerRunWaitsForWhatItsActionsRequire(t *testing.T) {
+	ctx := testContext(t)
+	ns := observatoryNamespace(t, "triggers-requires")
+	createLab(t, ns)
+	createObject(t, obsv1.KindWeatherStation, ns, &obsv1.WeatherStation{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.WeatherStationSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
+			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_weather"}}},
+	})
+	createObject(t, obsv1.KindDome, ns, &obsv1.Dome{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
+			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}}},
+	})
+	focus := jobAction("example.com/focus")
+	focus.Requires = []obsv1.ConditionRef{{Kind: obsv1.KindWeatherStation, Name: "lab", Type: "Safe"}}
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{Triggers: []obsv1.Trigger{
+			{When: obsv1.TriggerCondition{ConditionRef: obsv1.ConditionRef{Kind: obsv1.KindDome, Name: "lab", Type: "Open"}}, Run: []obsv1.Action{focus}},
+		}}},
+	})
+	// Real time: the Job's creation time is the server's.
+	t0 := time.Now().UTC().Truncate(time.Second).Add(-time.Minute)
+	a := procActivities()
+	in := procInput(ns, "Triggers", true)
+	tel := func() obsv1.ProcedureRecord {
+		var got obsv1.Telescope
+		readObject(t, obsv1.KindTelescope, ns, "east", &got)
+		rec := kube.FindProcedureRecord(got.Status.Procedures, kube.TriggerRecord(0))
+		require.NotNil(t, rec)
+		return *rec
+	}
+
+	setCondition(t, ctx, ns, obsv1.KindDome, "lab", "Open", metav1.ConditionTrue, t0)
+	setSafe(t, ctx, ns, metav1.ConditionFalse, t0)
+	res, err := a.RunTriggers(ctx, in)
+	require.NoError(t, err)
+	assert.Empty(t, res.Ran)
+	assert.Equal(t, 1, res.Pending)
+	assert.Equal(t, obsv1.RunPending, tel().State)
+	assert.Equal(t, "Waiting for WeatherStation lab Safe=True", tel().Summary)
+	assert.Empty(t, jobsOf(t, ns, obsv1.KindTelescope, "east"), "nothing started")
+
+	setSafe(t, ctx, ns, metav1.ConditionTrue, t0.Add(time.Second))
+	res, err = a.RunTriggers(ctx, in)
+	require.NoError(t, err)
+	require.Len(t, res.Ran, 1)
+	assert.Equal(t, obsv1.RunDone, tel().State, res.Ran[0])
+	assert.Len(t, jobsOf(t, ns, obsv1.KindTelescope, "east"), 1)
 }

@@ -121,3 +121,29 @@ func forDuration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// Waiting says what a trigger run waits for before it may start: the first of the
+// conditions its actions require that does not hold, as "Waiting for WeatherStation lab
+// Safe=True"; "" when they all hold. A trigger's run waits for its requirements (the next
+// pass looks again) where an activation's fails.
+func Waiting(owner ResourceID, requires []obsv1.ConditionRef, seen []Observed) string {
+	for _, ref := range requires {
+		if holds, _ := WhenHolds(owner, ref, seen); holds {
+			continue
+		}
+		kind, name := ref.Kind, ref.Name
+		if kind == "" {
+			kind, name = owner.Kind, owner.Name
+		}
+		want := ref.Status
+		if want == "" {
+			want = metav1.ConditionTrue
+		}
+		what := string(kind)
+		if name != "" {
+			what += " " + name
+		}
+		return fmt.Sprintf("Waiting for %s %s=%s", what, ref.Type, want)
+	}
+	return ""
+}

@@ -97,3 +97,15 @@ func TestATriggerWithAForThatIsNoDurationIsAnError(t *testing.T) {
 	require.EqualError(t, err, `Dome lab triggers[0].when.for: "soon" is not a Go duration such as 20m`)
 	assert.Equal(t, "triggers[3]", TriggerRecord(3))
 }
+
+func TestARunWaitsForTheFirstRequirementThatDoesNotHold(t *testing.T) {
+	dome := ResourceID{Kind: obsv1.KindDome, Name: "lab"}
+	seen := []Observed{{Kind: obsv1.KindWeatherStation, Name: "lab", Conditions: []obsv1.Condition{obsCond("Safe", metav1.ConditionFalse, tt0)}}}
+	safe := obsv1.ConditionRef{Kind: obsv1.KindWeatherStation, Name: "lab", Type: "Safe"}
+	assert.Equal(t, "Waiting for WeatherStation lab Safe=True", Waiting(dome, []obsv1.ConditionRef{safe}, seen))
+	assert.Equal(t, "Waiting for Dome lab Parked=False",
+		Waiting(dome, []obsv1.ConditionRef{{Type: "Parked", Status: metav1.ConditionFalse}}, seen), "no kind is the owner")
+	assert.Equal(t, "Waiting for Mount Parked=True", Waiting(dome, []obsv1.ConditionRef{{Kind: obsv1.KindMount, Type: "Parked"}}, seen))
+	seen[0].Conditions[0].Status = metav1.ConditionTrue
+	assert.Empty(t, Waiting(dome, []obsv1.ConditionRef{safe}, seen))
+}
