@@ -1,0 +1,133 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/internal/testkubelet"
+	"liken.sh/runner/kube"
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/pictures"
+)
+
+// boundClaim makes the claim ns/name, bound to a volume the test kubelet stands in for.
+func boundClaim(t *testing.T, ctx context.Context, ns, name string) {
+	t.Helper()
+	env.EnsureNamespace(t, ns)
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Server: "nfs.invalid", Path: "/" + name}},
+			ClaimRef:               &corev1.ObjectReference{Namespace: ns, Name: name},
+		},
+	}
+	_, err := env.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = env.Kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, StorageClassName: ptr.To(""), VolumeName: pv.Name,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	eventually(t, 30*time.Second, "the claim is bound", func() (bool, string) {
+		c, err := env.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
+		return err == nil && c.Status.Phase == corev1.ClaimBound, fmt.Sprint(err)
+	})
+}
+
+// TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt kills the worker the
+// moment its baker pod for a claim:// picture exists. Once the activity's heartbeat lapses,
+// the other worker takes the bake over and adopts the pod (finished by then) instead of
+// starting another: the Person gets the baked picture, one baker pod was ever created, and
+// none is left.
+func TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	deletePeopleAtEnd(t)
+	s := newSystem(t)
+	k, err := testkubelet.Start(testkubelet.Options{
+		Kube: env.Kube, Port: env.Stack.KubeletPort, Node: stack.NodeName, Volumes: t.TempDir(), Worker: s.worker,
+	})
+	require.NoError(t, err)
+	t.Cleanup(k.Stop)
+	ns := "bake-" + strings.TrimPrefix(s.queue, "faults-")
+	boundClaim(t, ctx, ns, "pictures")
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 64))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	var buf bytes.Buffer
+	require.NoError(t, png.Encode(&buf, img))
+	file := filepath.Join(k.ClaimDir(ns, "pictures"), "people", "ada.png")
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, buf.Bytes(), 0o644))
+
+	s.startWatcher("people").WaitReady()
+	bakerImage := "LIKEN_BAKER_IMAGE=example.com/liken/worker:test"
+	doomed := s.startWorker(bakerImage)
+	name := "baked-" + strings.TrimPrefix(s.queue, "faults-")
+	u := person(name, "Ada Lovelace")
+	u.Object["spec"].(map[string]any)["avatar"] = "claim://" + ns + "/pictures/people/ada.png"
+	_, err = env.Dynamic.Resource(peoplev1.PersonResource).Create(ctx, u, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	// Every baker pod of the Person that ever exists, by UID.
+	seen := map[types.UID]bool{}
+	look := func() int {
+		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelBaker + "=" + kube.BakerLabelValue})
+		if err == nil {
+			for _, p := range pods.Items {
+				seen[p.UID] = true
+			}
+			return len(pods.Items)
+		}
+		return 0
+	}
+	eventually(t, time.Minute, "the worker created its baker pod", func() (bool, string) { return look() > 0, "no pod yet" })
+	doomed.Kill()
+	// The kill must land in the middle of the bake, or this test proves nothing.
+	p, err := getPerson(ctx, name)
+	require.NoError(t, err)
+	baked := p.Status.Thumbnail != "" && !pictures.IsInitials(p.Status.Thumbnail)
+	require.False(t, baked, "the first worker had written the baked picture before it was killed")
+	s.startWorker(bakerImage)
+
+	eventually(t, 2*time.Minute, "the Person got its baked picture", func() (bool, string) {
+		look()
+		p, err := getPerson(ctx, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == peoplev1.ConditionAvatarReady {
+				return c.Reason == pictures.ReasonBaked && !pictures.IsInitials(p.Status.Thumbnail), c.Reason + ": " + c.Message
+			}
+		}
+		return false, "no AvatarReady condition"
+	})
+	eventually(t, time.Minute, "no baker pod is left", func() (bool, string) {
+		n := look()
+		return n == 0, fmt.Sprintf("%d left", n)
+	})
+	require.Len(t, seen, 1, "one baker pod was ever created: the second worker adopted it")
+}
