@@ -134,9 +134,11 @@ type procResource struct {
 	indiDevice             string
 	generation             int64
 	actions                []procAction
-	// For a pass over the triggers: the resource's triggers and its procedure records.
+	// For a pass over the triggers: the resource's triggers, its procedure records and its
+	// retry annotation.
 	triggers []procTrigger
 	records  []obsv1.ProcedureRecord
+	retry    string
 }
 
 // procTrigger is a trigger of any kind's procedures.
@@ -332,6 +334,7 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 		if trigger == triggersPass {
 			r.triggers = s.Triggers
 			r.records = statusProcedures(u)
+			r.retry = u.GetAnnotations()[kube.AnnotationRetry]
 		}
 		tiers[tier] = append(tiers[tier], r)
 	}

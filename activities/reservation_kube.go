@@ -190,17 +190,23 @@ func (a *Activities) WriteReservationStatus(ctx context.Context, in ReservationS
 // RemoveRetryAnnotation removes the retry annotation if it still has the value the workflow
 // answered.
 func (a *Activities) RemoveRetryAnnotation(ctx context.Context, in RetryRemoval) error {
-	res := a.resource(obsv1.KindReservation, in.Ref.Namespace)
+	return a.removeRetry(ctx, obsv1.KindReservation, in.Ref.Namespace, in.Ref.Name, in.Value)
+}
+
+// removeRetry removes the retry annotation of a resource if it still has value: a newer
+// value, a second retry asked for meanwhile, stays.
+func (a *Activities) removeRetry(ctx context.Context, kind obsv1.Kind, ns, name, value string) error {
+	res := a.resource(kind, ns)
 	for range conflictRetries {
-		u, err := res.Get(ctx, in.Ref.Name, metav1.GetOptions{})
+		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("read the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
+			return fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
 		}
 		v, ok := u.GetAnnotations()[kube.AnnotationRetry]
-		if !ok || v != in.Value {
+		if !ok || v != value {
 			return nil
 		}
 		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
@@ -210,18 +216,18 @@ func (a *Activities) RemoveRetryAnnotation(ctx context.Context, in RetryRemoval)
 		if err != nil {
 			return err
 		}
-		_, err = res.Patch(ctx, in.Ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+		_, err = res.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
 		switch {
 		case apierrors.IsConflict(err):
 			continue
 		case apierrors.IsNotFound(err):
 			return nil
 		case err != nil:
-			return fmt.Errorf("remove the retry annotation of the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
+			return fmt.Errorf("remove the retry annotation of the %s %s/%s: %w", kind, ns, name, err)
 		}
 		return nil
 	}
-	return fmt.Errorf("the Reservation %s/%s kept changing while its retry annotation was removed", in.Ref.Namespace, in.Ref.Name)
+	return fmt.Errorf("the %s %s/%s kept changing while its retry annotation was removed", kind, ns, name)
 }
 
 // errNoTemporal is a worker wired without a Temporal client for the workflows it signals.

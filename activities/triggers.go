@@ -77,7 +77,7 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 		for i, t := range r.triggers {
 			whens[i] = t.when()
 		}
-		due, err := kube.DueTriggers(r.id, whens, r.records, seen)
+		due, err := kube.DueTriggers(r.id, whens, r.records, seen, r.retry != "")
 		if err != nil {
 			return res, badSpec(r.id.Kind, r.id.Name, err)
 		}
@@ -151,7 +151,19 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 	}
 	wg.Wait()
 	sort.Strings(res.Ran)
-	return res, firstErr
+	if firstErr != nil {
+		return res, firstErr
+	}
+	// The retries asked for are answered: their Failed runs ran again (or their condition
+	// no longer holds). A newer value, asked for meanwhile, stays for the next pass.
+	for _, r := range owners {
+		if r.retry != "" {
+			if err := a.removeRetry(ctx, r.id.Kind, r.id.Namespace, r.id.Name, r.retry); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
 }
 
 // recordPending records a run that waits (for its trigger's `for`, or for what its actions

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -189,4 +190,59 @@ func TestATriggerRunWaitsForWhatItsActionsRequire(t *testing.T) {
 	require.Len(t, res.Ran, 1)
 	assert.Equal(t, obsv1.RunDone, tel().State, res.Ran[0])
 	assert.Len(t, jobsOf(t, ns, obsv1.KindTelescope, "east"), 1)
+}
+
+// TestTheRetryAnnotationRunsAFailedTriggerRunAgain: a run that failed stays Failed, pass
+// after pass, until the resource's retry annotation asks for it again while its condition
+// holds; the annotation is then removed.
+func TestTheRetryAnnotationRunsAFailedTriggerRunAgain(t *testing.T) {
+	ctx := testContext(t)
+	ns := observatoryNamespace(t, "triggers-retry")
+	createLab(t, ns)
+	createObject(t, obsv1.KindDome, ns, &obsv1.Dome{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
+			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}}},
+	})
+	focus := jobAction("example.com/focus")
+	focus.After = []obsv1.After{{Kind: obsv1.KindMount, Name: "north"}}
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{Triggers: []obsv1.Trigger{
+			{When: obsv1.TriggerCondition{ConditionRef: obsv1.ConditionRef{Kind: obsv1.KindDome, Name: "lab", Type: "Open"}}, Run: []obsv1.Action{focus}},
+		}}},
+	})
+	a := procActivities()
+	in := procInput(ns, "Triggers", true)
+	tel := func() (obsv1.ProcedureRecord, map[string]string) {
+		var got obsv1.Telescope
+		readObject(t, obsv1.KindTelescope, ns, "east", &got)
+		rec := kube.FindProcedureRecord(got.Status.Procedures, kube.TriggerRecord(0))
+		require.NotNil(t, rec)
+		return *rec, got.Annotations
+	}
+	setCondition(t, ctx, ns, obsv1.KindDome, "lab", "Open", metav1.ConditionTrue, time.Now().Add(-time.Minute))
+
+	_, err := a.RunTriggers(ctx, in)
+	require.NoError(t, err)
+	rec, _ := tel()
+	assert.Equal(t, obsv1.RunFailed, rec.State)
+	assert.Contains(t, rec.Summary, "after[0]: no Mount north")
+	res, err := a.RunTriggers(ctx, in)
+	require.NoError(t, err)
+	assert.Empty(t, res.Ran, "a failed run stays failed")
+
+	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "north"},
+		Spec:       obsv1.MountSpec{DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}}},
+	})
+	_, err = env.Dynamic.Resource(obsv1.KindTelescope.GroupVersionResource()).Namespace(ns).Patch(ctx, "east", types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"`+kube.AnnotationRetry+`":"1"}}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	res, err = a.RunTriggers(ctx, in)
+	require.NoError(t, err)
+	require.Len(t, res.Ran, 1)
+	rec, annotations := tel()
+	assert.Equal(t, obsv1.RunDone, rec.State, res.Ran[0])
+	assert.NotContains(t, annotations, kube.AnnotationRetry, "the retry was answered")
 }

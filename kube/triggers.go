@@ -66,8 +66,9 @@ type TriggerRun struct {
 // its procedure records: one per trigger whose condition holds, unless its record already
 // shows that transition's run ended (Done, Failed) or let go (Skipped). A Pending record of
 // the same transition is still due, and so is a Running one: a run that began completes,
-// on another worker if its own died.
-func DueTriggers(owner ResourceID, whens []obsv1.TriggerCondition, records []obsv1.ProcedureRecord, seen []Observed) ([]TriggerRun, error) {
+// on another worker if its own died. With retry (the resource's retry annotation), a Failed
+// run whose condition still holds is due again.
+func DueTriggers(owner ResourceID, whens []obsv1.TriggerCondition, records []obsv1.ProcedureRecord, seen []Observed, retry bool) ([]TriggerRun, error) {
 	var out []TriggerRun
 	for i, w := range whens {
 		wait, err := forDuration(w.For)
@@ -79,9 +80,16 @@ func DueTriggers(owner ResourceID, whens []obsv1.TriggerCondition, records []obs
 			continue
 		}
 		since = since.UTC().Truncate(time.Second)
-		if rec := FindProcedureRecord(records, TriggerRecord(i)); rec != nil && rec.Since != nil &&
-			rec.Since.Time.Equal(since) && rec.State != obsv1.RunPending && rec.State != obsv1.RunRunning {
-			continue
+		if rec := FindProcedureRecord(records, TriggerRecord(i)); rec != nil && rec.Since != nil && rec.Since.Time.Equal(since) {
+			switch rec.State {
+			case obsv1.RunPending, obsv1.RunRunning:
+			case obsv1.RunFailed:
+				if !retry {
+					continue
+				}
+			default:
+				continue
+			}
 		}
 		out = append(out, TriggerRun{Index: i, Since: since, At: since.Add(wait)})
 	}

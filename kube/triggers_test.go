@@ -58,7 +58,7 @@ func TestATriggerFiresOncePerTransitionAfterItsFor(t *testing.T) {
 		return []Observed{{Kind: obsv1.KindWeatherStation, Name: "lab", Conditions: []obsv1.Condition{obsCond("Safe", status, at)}}}
 	}
 
-	due, err := DueTriggers(mount, whens, nil, weather(metav1.ConditionFalse, tt0))
+	due, err := DueTriggers(mount, whens, nil, weather(metav1.ConditionFalse, tt0), false)
 	require.NoError(t, err)
 	assert.Equal(t, []TriggerRun{{Index: 0, Since: tt0, At: tt0}, {Index: 1, Since: tt0, At: tt0.Add(20 * time.Minute)}}, due)
 
@@ -67,33 +67,45 @@ func TestATriggerFiresOncePerTransitionAfterItsFor(t *testing.T) {
 		{Trigger: "triggers[0]", Since: &metav1.Time{Time: tt0}, RunRecord: obsv1.RunRecord{State: obsv1.RunDone}},
 		{Trigger: "triggers[1]", Since: &metav1.Time{Time: tt0}, RunRecord: obsv1.RunRecord{State: obsv1.RunPending}},
 	}
-	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionFalse, tt0))
+	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionFalse, tt0), false)
 	require.NoError(t, err)
 	assert.Equal(t, []TriggerRun{{Index: 1, Since: tt0, At: tt0.Add(20 * time.Minute)}}, due)
 	assert.Empty(t, StaleTriggers(records, due, len(whens)))
 
 	// Calm before the 20 minutes: nothing is due, and the Pending run is let go.
-	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionTrue, tt0.Add(5*time.Minute)))
+	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionTrue, tt0.Add(5*time.Minute)), false)
 	require.NoError(t, err)
 	assert.Empty(t, due)
 	assert.Equal(t, []int{1}, StaleTriggers(records, due, len(whens)))
 
 	// Unsafe again: a new transition, so both fire again, the second 20 minutes on.
 	again := tt0.Add(10 * time.Minute)
-	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionFalse, again))
+	due, err = DueTriggers(mount, whens, records, weather(metav1.ConditionFalse, again), false)
 	require.NoError(t, err)
 	assert.Equal(t, []TriggerRun{{Index: 0, Since: again, At: again}, {Index: 1, Since: again, At: again.Add(20 * time.Minute)}}, due)
 	assert.Equal(t, []int{1}, StaleTriggers(records, due, len(whens)), "the earlier transition's Pending run is let go")
 
 	// A run that began and whose worker died is due again, to complete.
 	records[0].State = obsv1.RunRunning
-	due, err = DueTriggers(mount, whens[:1], records, weather(metav1.ConditionFalse, tt0))
+	due, err = DueTriggers(mount, whens[:1], records, weather(metav1.ConditionFalse, tt0), false)
 	require.NoError(t, err)
 	assert.Equal(t, []TriggerRun{{Index: 0, Since: tt0, At: tt0}}, due)
+
+	// A Failed run is due again only when the resource's retry annotation asks.
+	records[0].State = obsv1.RunFailed
+	due, err = DueTriggers(mount, whens[:1], records, weather(metav1.ConditionFalse, tt0), false)
+	require.NoError(t, err)
+	assert.Empty(t, due)
+	due, err = DueTriggers(mount, whens[:1], records, weather(metav1.ConditionFalse, tt0), true)
+	require.NoError(t, err)
+	assert.Equal(t, []TriggerRun{{Index: 0, Since: tt0, At: tt0}}, due)
+	due, err = DueTriggers(mount, whens[:1], records, weather(metav1.ConditionTrue, tt0.Add(time.Minute)), true)
+	require.NoError(t, err)
+	assert.Empty(t, due, "not when its condition no longer holds")
 }
 
 func TestATriggerWithAForThatIsNoDurationIsAnError(t *testing.T) {
-	_, err := DueTriggers(ResourceID{Kind: obsv1.KindDome, Name: "lab"}, []obsv1.TriggerCondition{unsafeWhen("soon")}, nil, nil)
+	_, err := DueTriggers(ResourceID{Kind: obsv1.KindDome, Name: "lab"}, []obsv1.TriggerCondition{unsafeWhen("soon")}, nil, nil, false)
 	require.EqualError(t, err, `Dome lab triggers[0].when.for: "soon" is not a Go duration such as 20m`)
 	assert.Equal(t, "triggers[3]", TriggerRecord(3))
 }
