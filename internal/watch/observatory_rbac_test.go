@@ -1,6 +1,6 @@
 // deploy/observatory on a real API server with RBAC, after a server-side apply as a user would
-// do it: the observatory watcher may read Reservations, Telescopes and Observatories and hold
-// its own Lease, nothing more; the worker may do what the spec's ClusterRole lists for the
+// do it: the observatory watcher may read Reservations, Telescopes, Observatories and the 14
+// device kinds (for their retry annotation) and hold its own Lease, nothing more; the worker may do what the spec's ClusterRole lists for the
 // observatory side, and not more. And the base as kustomize renders it: the Deployment's
 // layout, and deploy/ with one Namespace for both sides.
 package watch_test
@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -45,13 +46,22 @@ var devices = []string{"mounts", "gpses", "polaraligners", "cameras", "filterwhe
 func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t *testing.T) {
 	ctx := timeout(t, time.Minute)
 	observatoryDeployApplied(t, ctx)
+	var deviceKinds []string
+	for _, k := range obsv1.Kinds {
+		if k.IsDevice() {
+			deviceKinds = append(deviceKinds, k.Resource())
+		}
+	}
+	if !slices.Equal(deviceKinds, devices) {
+		t.Fatalf("the device kinds are %v; the test checks %v", deviceKinds, devices)
+	}
 
 	watcherMay := []access{
 		{verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace},
 		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
 	}
-	for _, r := range []string{"reservations", "telescopes", "observatories"} {
+	for _, r := range append([]string{"reservations", "telescopes", "observatories"}, devices...) {
 		for _, v := range []string{"get", "list", "watch"} {
 			watcherMay = append(watcherMay, access{verb: v, group: astro, resource: r})
 		}
@@ -61,7 +71,10 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 		{verb: "update", group: astro, resource: "reservations", subresource: "status", namespace: "observatory", name: "r1"},
 		{verb: "patch", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
 		{verb: "delete", group: astro, resource: "telescopes", namespace: "observatory", name: "t1"},
-		{verb: "list", group: astro, resource: "mounts"},
+		// The kinds it has no use for: the spec's "all 20 kinds" is the worker's.
+		{verb: "list", group: astro, resource: "opticaltubes"},
+		{verb: "list", group: astro, resource: "opticaltrains"},
+		{verb: "list", group: astro, resource: "guiders"},
 		{verb: "list", group: "people.liken.sh", resource: "people"},
 		{verb: "create", resource: "pods", namespace: "observatory"},
 		{verb: "delete", resource: "pods", namespace: "observatory", name: "lab-observatory"},
@@ -69,6 +82,15 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: leaseName},
 		{verb: "delete", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
 		{verb: "get", resource: "secrets", namespace: leaseNamespace},
+	}
+	// It reads a device's retry annotation; removing it is the worker's.
+	for _, r := range devices {
+		watcherMayNo = append(watcherMayNo,
+			access{verb: "create", group: astro, resource: r, namespace: "observatory"},
+			access{verb: "update", group: astro, resource: r, namespace: "observatory", name: "x"},
+			access{verb: "patch", group: astro, resource: r, namespace: "observatory", name: "x"},
+			access{verb: "delete", group: astro, resource: r, namespace: "observatory", name: "x"},
+			access{verb: "update", group: astro, resource: r, subresource: "status", namespace: "observatory", name: "x"})
 	}
 
 	var workerMay []access
@@ -134,6 +156,8 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 	}{
 		{[]string{"watch", "reservations.observatory.liken.sh", "-A", "--as=system:serviceaccount:liken-system:observatory-operator"}, "yes"},
 		{[]string{"patch", "reservations.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:observatory-operator"}, "no"},
+		{[]string{"watch", "mounts.observatory.liken.sh", "-A", "--as=system:serviceaccount:liken-system:observatory-operator"}, "yes"},
+		{[]string{"patch", "mounts.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:observatory-operator"}, "no"},
 		{[]string{"update", "telescopes.observatory.liken.sh", "--subresource=status", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
 		{[]string{"delete", "telescopes.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
 	} {
