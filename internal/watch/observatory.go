@@ -8,7 +8,9 @@
 // in the same namespace is signalled. Status-only updates, mostly the worker's own writes, are
 // ignored. On becoming leader every Reservation is signalled once (the informer's first list).
 // A deleted pod of the worker's signals every Reservation of its namespace, so the Ready one
-// creates it again.
+// creates it again. The retry annotation set or changed on a device, a Telescope or an
+// Observatory signals every Reservation of its namespace too, so the one holding the Failed
+// trigger runs re-runs them. The 14 device kinds are watched for that alone, metadata only.
 package watch
 
 import (
@@ -36,6 +38,9 @@ const (
 	whyTelescope   = "telescope"
 	whyObservatory = "observatory"
 	whyPod         = "pod"
+	// whyRetry: the retry annotation of a device, Telescope or Observatory was set or
+	// changed. It is the signal's Why as is; a Reservation's own retry stays "updated".
+	whyRetry = "resource-retry"
 )
 
 // podsResource is core/v1 pods, watched through the dynamic client like everything here.
@@ -147,6 +152,22 @@ func (o *Observatory) Run(ctx context.Context) error {
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: r.parentDeleted(r.podGone)}); err != nil {
 		return err
 	}
+	// The devices, for their retry annotation only: metadata is all that needs, and it keeps
+	// the INDI properties the worker writes into their status out of memory.
+	synced := map[string]cache.InformerSynced{"observatory pod": pods.HasSynced}
+	for _, k := range obsv1.Kinds {
+		if !k.IsDevice() {
+			continue
+		}
+		inf := factory.ForResource(k.GroupVersionResource()).Informer()
+		if err := inf.SetTransform(trimToMetadata); err != nil {
+			return err
+		}
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: r.retryUpdated}); err != nil {
+			return err
+		}
+		synced[string(k)] = inf.HasSynced
+	}
 
 	r.reservations = factory.ForResource(obsv1.KindReservation.GroupVersionResource()).Informer()
 	r.telescopes = factory.ForResource(obsv1.KindTelescope.GroupVersionResource()).Informer()
@@ -180,17 +201,18 @@ func (o *Observatory) Run(ctx context.Context) error {
 
 	factory.Start(stop)
 	podFactory.Start(stop)
-	for what, inf := range map[string]cache.SharedIndexInformer{
-		"Reservation": r.reservations, "Telescope": r.telescopes, "Observatory": r.observatories, "observatory pod": pods,
-	} {
-		if err := waitForCache(ctx, what, inf.HasSynced); err != nil {
+	synced["Reservation"] = r.reservations.HasSynced
+	synced["Telescope"] = r.telescopes.HasSynced
+	synced["Observatory"] = r.observatories.HasSynced
+	for what, hasSynced := range synced {
+		if err := waitForCache(ctx, what, hasSynced); err != nil {
 			return err
 		}
 	}
 	if ctx.Err() != nil {
 		return nil // stopped before the caches filled: nothing in hand
 	}
-	o.cfg.Log.Info("watching reservations, telescopes and observatories",
+	o.cfg.Log.Info("watching reservations, telescopes, observatories and devices",
 		"reservations", len(r.reservations.GetStore().ListKeys()), "workers", o.cfg.Workers)
 
 	o.watching.Store(true)
@@ -258,15 +280,46 @@ func (r *observatoryRun) reservationDeleted(obj any) {
 	r.q.add(key, whyDeleted)
 }
 
-// parentUpdated calls ending when a Telescope's or Observatory's delete begins.
+// parentUpdated calls ending when a Telescope's or Observatory's delete begins, and queues
+// its namespace's Reservations when its retry annotation is set or changed. The retry goes
+// first, so that when one update does both the Reservations it ends hear of the delete.
 func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) func(oldObj, newObj any) {
 	return func(oldObj, newObj any) {
 		o, ok1 := oldObj.(*unstructured.Unstructured)
 		n, ok2 := newObj.(*unstructured.Unstructured)
-		if ok1 && ok2 && o.GetDeletionTimestamp() == nil && n.GetDeletionTimestamp() != nil {
+		if !ok1 || !ok2 {
+			return
+		}
+		if retryAsked(o, n) {
+			r.namespaceReservations(n.GetNamespace(), whyRetry)
+		}
+		if o.GetDeletionTimestamp() == nil && n.GetDeletionTimestamp() != nil {
 			ending(n)
 		}
 	}
+}
+
+// retryUpdated queues a device's namespace's Reservations when its retry annotation is set
+// or changed; any other update of a device is nothing to the watcher.
+func (r *observatoryRun) retryUpdated(oldObj, newObj any) {
+	o, ok1 := oldObj.(*unstructured.Unstructured)
+	n, ok2 := newObj.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return
+	}
+	if !retryAsked(o, n) {
+		r.Stats.Ignored.Add(1)
+		return
+	}
+	r.namespaceReservations(n.GetNamespace(), whyRetry)
+}
+
+// retryAsked says whether an update of a device, Telescope or Observatory asks for a retry:
+// its retry annotation now has a value, and not the one it had. The worker removing it, a
+// status write, another annotation or a resync (the same object again) do not.
+func retryAsked(o, n *unstructured.Unstructured) bool {
+	v := n.GetAnnotations()[kube.AnnotationRetry]
+	return v != "" && v != o.GetAnnotations()[kube.AnnotationRetry]
 }
 
 // parentDeleted calls ending when a Telescope, an Observatory or a pod is gone.
@@ -300,19 +353,25 @@ func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
 // podGone queues each Reservation of a deleted pod's namespace: the one that is Ready there
 // creates its pods again, the others find nothing to do.
 func (r *observatoryRun) podGone(pod *unstructured.Unstructured) {
-	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, pod.GetNamespace())
+	r.namespaceReservations(pod.GetNamespace(), whyPod)
+}
+
+// namespaceReservations queues each Reservation of a namespace (one site) with why.
+func (r *observatoryRun) namespaceReservations(namespace, why string) {
+	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	if err != nil {
 		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
 		return
 	}
 	for _, obj := range objs {
 		if res, ok := obj.(*unstructured.Unstructured); ok {
-			r.q.add(cache.MetaObjectToName(res), whyPod)
+			r.q.add(cache.MetaObjectToName(res), why)
 		}
 	}
 }
 
-// trimToMetadata keeps an object's metadata (no managed fields): all a pod's delete needs.
+// trimToMetadata keeps an object's metadata (no managed fields): all a pod's delete and a
+// device's retry annotation need.
 func trimToMetadata(obj any) (any, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		u.SetManagedFields(nil)

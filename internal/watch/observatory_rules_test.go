@@ -1,5 +1,6 @@
-// The observatory side's rules as tables: which Reservation updates are worth a signal, and
-// when a Telescope or Observatory counts as ending for its Reservations.
+// The observatory side's rules as tables: which Reservation updates are worth a signal, when
+// a Telescope or Observatory counts as ending for its Reservations, and which updates of a
+// device, Telescope or Observatory ask for a retry.
 package watch
 
 import (
@@ -81,5 +82,66 @@ func TestAParentEndsWhenItsDeleteBeganOrItsDeleteQueuedTheSignal(t *testing.T) {
 		if got := ending(c.parent, c.goneIsWhy); got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+func TestOnlyARetryAnnotationSetOrChangedToAValueAsksAResourceForARetry(t *testing.T) {
+	now := metav1.Now()
+	mount := func(mod func(u *unstructured.Unstructured)) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "observatory.liken.sh/v1alpha1", "kind": "Mount",
+			"metadata": map[string]any{"name": "east", "namespace": "observatory", "uid": "u1", "resourceVersion": "1", "generation": int64(1)},
+		}}
+		if mod != nil {
+			mod(u)
+		}
+		return u
+	}
+	retry := func(v string) func(u *unstructured.Unstructured) {
+		return func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetAnnotations(map[string]string{kube.AnnotationRetry: v, "team": "night"})
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		old, new func(u *unstructured.Unstructured)
+		want     bool
+	}{
+		{"the same version again (a resync)", nil, nil, false},
+		{"a resync of an annotated one", retry("1"), retry("1"), false},
+		{"the worker's status write", nil, func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.Object["status"] = map[string]any{"phase": "Connected"}
+		}, false},
+		{"another annotation", nil, func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetAnnotations(map[string]string{"team": "night"})
+		}, false},
+		{"a spec change", nil, func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetGeneration(2)
+		}, false},
+		{"a delete begun", nil, func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("2")
+			u.SetDeletionTimestamp(&now)
+		}, false},
+		{"the retry annotation set", nil, retry("1"), true},
+		{"the retry annotation changed", retry("1"), retry("2"), true},
+		{"the retry annotation set empty", nil, retry(""), false},
+		{"the worker removing the retry annotation", retry("1"), func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("3")
+			u.SetAnnotations(map[string]string{"team": "night"})
+		}, false},
+		{"another annotation beside the same retry", retry("1"), func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("3")
+			u.SetAnnotations(map[string]string{kube.AnnotationRetry: "1", "team": "day"})
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := retryAsked(mount(c.old), mount(c.new)); got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
 	}
 }
