@@ -1,6 +1,6 @@
-// The observatory side on the real stack: which changes of a Reservation, its Telescope and its
-// Observatory reach reservation/<ns>/<name> as signals, read back from each workflow's history
-// (no worker polls the tests' task queues), and which do not.
+// The observatory side on the real stack: which changes of a Reservation, its Telescope, its
+// Observatory and the devices of its namespace reach reservation/<ns>/<name> as signals, read
+// back from each workflow's history (no worker polls the tests' task queues), and which do not.
 package watch_test
 
 import (
@@ -40,7 +40,7 @@ func astroAtEnd(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		sel := metav1.ListOptions{LabelSelector: testLabel + "=" + testID(t)}
-		for _, k := range []obsv1.Kind{obsv1.KindReservation, obsv1.KindTelescope, obsv1.KindObservatory} {
+		for _, k := range []obsv1.Kind{obsv1.KindReservation, obsv1.KindTelescope, obsv1.KindObservatory, obsv1.KindMount} {
 			rc := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS)
 			list, err := rc.List(ctx, sel)
 			if err != nil {
@@ -408,4 +408,69 @@ func TestDeletingAPodOfTheWorkerSignalsTheReservationsOfItsNamespace(t *testing.
 		t.Errorf("the deleted pod's signal: %+v", got[1].Change)
 	}
 	exactlyResSignals(t, ctx, w, name, 2)
+}
+
+func TestTheRetryAnnotationOnADeviceTelescopeOrObservatorySignalsEachReservationOfItsNamespaceOnce(t *testing.T) {
+	ctx := timeout(t, 90*time.Second)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	site, tel, mount := unique("site"), unique("tel"), unique("east")
+	newObservatory(t, ctx, site)
+	newTelescope(t, ctx, tel, site)
+	newAstro(t, ctx, obsv1.KindMount, mount, map[string]any{
+		"telescope": tel, "driver": map[string]any{"name": "indi_simulator_telescope"}})
+	// Both Reservations of the namespace, whichever Telescope they name.
+	onTel, onOther := unique("res"), unique("res")
+	newReservation(t, ctx, onTel, tel)
+	newReservation(t, ctx, onOther, "t1")
+	for _, n := range []string{onTel, onOther} {
+		exactlyResSignals(t, ctx, w, n, 1)
+	}
+
+	annotate := func(k obsv1.Kind, name, key, value string) {
+		t.Helper()
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, key, value)
+		if _, err := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	signals := 1
+	for _, k := range []struct {
+		kind obsv1.Kind
+		name string
+	}{{obsv1.KindMount, mount}, {obsv1.KindTelescope, tel}, {obsv1.KindObservatory, site}} {
+		annotate(k.kind, k.name, kube.AnnotationRetry, "1")
+		signals++
+		for _, n := range []string{onTel, onOther} {
+			got := exactlyResSignals(t, ctx, w, n, signals)
+			if c := got[signals-1].Change; c.Why != "resource-retry" || c.Deleted || c.TelescopeDeleted || c.Retry != "" {
+				t.Errorf("%s's signal of the %s's retry: %+v", n, k.kind, c)
+			}
+		}
+	}
+
+	// The Mount's status write, another annotation, and the worker removing the retry
+	// annotation: none is worth a signal.
+	ignored := w.Stats.Ignored.Load()
+	rc := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(obsNS)
+	m, err := rc.Get(ctx, mount, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Object["status"] = map[string]any{"phase": "Idle", "observedGeneration": int64(1)}
+	if _, err := rc.UpdateStatus(ctx, m, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	annotate(obsv1.KindMount, mount, "team", "night")
+	if _, err := rc.Patch(ctx, mount, types.MergePatchType,
+		fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, kube.AnnotationRetry), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, func() (bool, string) {
+		n := w.Stats.Ignored.Load() - ignored
+		return n >= 3, fmt.Sprintf("the watcher has seen %d of the Mount's 3 updates", n)
+	})
+	for _, n := range []string{onTel, onOther} {
+		exactlyResSignals(t, ctx, w, n, signals)
+	}
 }
