@@ -63,6 +63,9 @@ type Options struct {
 	Volumes string
 	// Worker is the project's worker binary, which bakes with its `bake` subcommand.
 	Worker string
+	// Held keeps every container from starting until Release: for a test that must act
+	// while a baker pod runs.
+	Held bool
 }
 
 // Kubelet runs baker pods until Stop.
@@ -73,6 +76,8 @@ type Kubelet struct {
 	srv    *http.Server
 	wg     sync.WaitGroup
 
+	released chan struct{} // closed by Release (or at once when not Held)
+
 	mu      sync.Mutex
 	running map[types.UID]context.CancelFunc // pods being baked, or hung, by UID
 	logs    map[string]podLog                // container logs by namespace/pod/container
@@ -82,6 +87,17 @@ type Kubelet struct {
 type podLog struct {
 	uid types.UID
 	log []byte
+}
+
+// Release lets the containers of a Held kubelet start.
+func (k *Kubelet) Release() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	select {
+	case <-k.released:
+	default:
+		close(k.released)
+	}
 }
 
 // Start serves the node's kubelet port and starts running the node's baker pods.
@@ -100,9 +116,13 @@ func Start(o Options) (*Kubelet, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &Kubelet{
 		o: o, ctx: ctx, cancel: cancel,
-		running: map[types.UID]context.CancelFunc{},
-		logs:    map[string]podLog{},
-		ran:     map[string][]types.UID{},
+		released: make(chan struct{}),
+		running:  map[types.UID]context.CancelFunc{},
+		logs:     map[string]podLog{},
+		ran:      map[string][]types.UID{},
+	}
+	if !o.Held {
+		close(k.released)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", k.serveLog)
@@ -266,6 +286,11 @@ func (k *Kubelet) run(ctx context.Context, pod *corev1.Pod, dir string) {
 			a = filepath.Join(dir, filepath.FromSlash(rest))
 		}
 		args[i] = a
+	}
+	select {
+	case <-k.released:
+	case <-ctx.Done():
+		return
 	}
 	started := metav1.Now()
 	var out bytes.Buffer
