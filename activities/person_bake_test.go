@@ -25,7 +25,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -52,7 +51,7 @@ func TestBakerPods(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(k.Stop)
 	ensureNamespace(t, DefaultOperatorNamespace)
-	boundClaim(t, "lab", "pictures")
+	env.BoundClaim(t, "lab", "pictures")
 	b := bakery{k: k}
 
 	t.Run("a claim picture is baked by a pod in the claim's namespace, then the pod is deleted", b.aClaimPictureIsBaked)
@@ -102,40 +101,6 @@ func ensureNamespace(t *testing.T, ns string) {
 	if !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
-}
-
-// boundClaim makes a claim that is bound to a volume, so the scheduler places the pods that
-// mount it. The volume's source is never mounted: the test kubelet uses a folder instead.
-func boundClaim(t *testing.T, ns, claim string) {
-	t.Helper()
-	ctx := testContext(t)
-	ensureNamespace(t, ns)
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + claim},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-			PersistentVolumeSource: corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Server: "nfs.invalid", Path: "/" + claim}},
-			ClaimRef:               &corev1.ObjectReference{Namespace: ns, Name: claim},
-		},
-	}
-	_, err := env.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
-	require.NoError(t, err)
-	pvc := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: ns},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-			StorageClassName: ptr.To(""),
-			VolumeName:       pv.Name,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
-		},
-	}
-	_, err = env.Kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{})
-	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		c, err := env.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, claim, metav1.GetOptions{})
-		return err == nil && c.Status.Phase == corev1.ClaimBound
-	}, 30*time.Second, 100*time.Millisecond, "the claim %s/%s was never bound", ns, claim)
 }
 
 // storedPNG is a 40x40 PNG without compression, so that every colour gives the same size.

@@ -13,11 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	"liken.sh/runner/internal/stack"
 	"liken.sh/runner/internal/testkubelet"
@@ -25,41 +22,6 @@ import (
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
 )
-
-// boundClaim makes the claim ns/name, bound to a volume the test kubelet stands in for.
-func boundClaim(t *testing.T, ctx context.Context, ns, name string) {
-	t.Helper()
-	env.EnsureNamespace(t, ns)
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-			PersistentVolumeSource: corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Server: "nfs.invalid", Path: "/" + name}},
-			ClaimRef:               &corev1.ObjectReference{Namespace: ns, Name: name},
-		},
-	}
-	_, err := env.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
-	require.NoError(t, err)
-	_, err = env.Kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, StorageClassName: ptr.To(""), VolumeName: pv.Name,
-			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
-		},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	eventually(t, time.Minute, "the claim is bound", func() (bool, string) {
-		c, err := env.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
-		return err == nil && c.Status.Phase == corev1.ClaimBound, fmt.Sprint(err)
-	})
-	// A pod can be created only once the namespace's default ServiceAccount exists, which the
-	// controller manager makes (later than usual after an earlier test paused the API server).
-	eventually(t, time.Minute, "the namespace has its default ServiceAccount", func() (bool, string) {
-		_, err := env.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, fmt.Sprint(err)
-	})
-}
 
 // TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt kills the worker while
 // its baker pod for a claim:// picture runs (the test kubelet holds the container until
@@ -79,7 +41,7 @@ func TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt(t *testing
 	require.NoError(t, err)
 	t.Cleanup(k.Stop)
 	ns := "bake-" + strings.TrimPrefix(s.queue, "faults-")
-	boundClaim(t, ctx, ns, "pictures")
+	env.BoundClaim(t, ns, "pictures")
 	img := image.NewNRGBA(image.Rect(0, 0, 64, 64))
 	for i := range img.Pix {
 		img.Pix[i] = 200
