@@ -158,15 +158,8 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if err != nil {
 			return nil, err
 		}
-		if _, err := poll(ctx, func() (string, bool) {
-			got, err := reservations.Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return "", false
-			}
-			phase, _, _ := unstructured.NestedString(got.Object, "status", "phase")
-			return phase, phase == string(obsv1.ReservationReady)
-		}); err != nil {
-			return nil, fmt.Errorf("the reservation did not become Ready: %w", err)
+		if err := awaitReady(ctx, reservations, name); err != nil {
+			return nil, err
 		}
 		pods := r.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
 		old, err := pods.Get(ctx, "east-mount", metav1.GetOptions{})
@@ -205,15 +198,8 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 			return nil, err
 		}
 		reservations := r.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
-		if _, err := poll(ctx, func() (string, bool) {
-			u, err := reservations.Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return "", false
-			}
-			phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
-			return phase, phase == string(obsv1.ReservationReady)
-		}); err != nil {
-			return nil, fmt.Errorf("the example reservation did not become Ready: %w", err)
+		if err := awaitReady(ctx, reservations, name); err != nil {
+			return nil, err
 		}
 		if err := reservations.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			return nil, err
@@ -243,6 +229,22 @@ type cancelledRun struct{ client.WorkflowRun }
 func (r cancelledRun) Get(ctx context.Context, v any) error {
 	if err := r.WorkflowRun.Get(ctx, v); !temporal.IsCanceledError(err) {
 		return fmt.Errorf("the run did not end cancelled: %v", err)
+	}
+	return nil
+}
+
+// awaitReady waits until the Reservation name is Ready, bounded by ctx.
+func awaitReady(ctx context.Context, reservations dynamic.ResourceInterface, name string) error {
+	_, err := poll(ctx, func() (string, bool) {
+		got, err := reservations.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "", false
+		}
+		phase, _, _ := unstructured.NestedString(got.Object, "status", "phase")
+		return phase, phase == string(obsv1.ReservationReady)
+	})
+	if err != nil {
+		return fmt.Errorf("the reservation %s did not become Ready: %w", name, err)
 	}
 	return nil
 }
@@ -373,19 +375,8 @@ func recordStorm(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	phase := func(want obsv1.ReservationPhase) error {
-		_, err := poll(ctx, func() (string, bool) {
-			got, err := res(obsv1.KindReservation).Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return "", false
-			}
-			p, _, _ := unstructured.NestedString(got.Object, "status", "phase")
-			return p, p == string(want)
-		})
-		return err
-	}
-	if err := phase(obsv1.ReservationReady); err != nil {
-		return nil, fmt.Errorf("the stormy reservation did not become Ready: %w", err)
+	if err := awaitReady(ctx, res(obsv1.KindReservation), name); err != nil {
+		return nil, err
 	}
 	addr, err := r.indi.Address(ctx, activities.INDIServer{Namespace: ns, Name: "lab-observatory",
 		Drivers: []string{"indi_simulator_dome", "indi_simulator_weather"}})
