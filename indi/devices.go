@@ -325,3 +325,19 @@ func (c *Client) SetShutterParkPolicy(ctx context.Context, dome string, closeOnP
 func (c *Client) SaveConfig(ctx context.Context, device string) error {
 	return c.Press(ctx, device, "CONFIG_PROCESS", "CONFIG_SAVE")
 }
+
+// RelayPark tells the drivers on this server that snoop on device's park vector (DOME_PARK
+// or TELESCOPE_PARK) that it is parked or not, as a chained indiserver would: a
+// setSwitchVector with state Ok, which indiserver hands to the snooping drivers only. The
+// device need not be on this server: this is how a dome and the mounts of other servers lock
+// each other (DOME_POLICY, MOUNT_POLICY). Drivers believe only a settled (Ok) state.
+func (c *Client) RelayPark(device, vector string, parked bool) error {
+	p := Property{Device: device, Name: vector, Type: Switch, State: Ok, Elements: []Element{
+		{Name: "PARK", Value: onOff(parked)}, {Name: "UNPARK", Value: onOff(!parked)},
+	}}
+	if err := c.write(AppendVector(nil, Set, p)); err != nil {
+		return err
+	}
+	c.sent.Add(1)
+	return nil
+}

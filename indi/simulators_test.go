@@ -254,6 +254,73 @@ func TestLockPoliciesAreWrittenOnceAndSaved(t *testing.T) {
 	}
 }
 
+// The dome and the mounts run on different servers, so the runner relays their park states.
+// Each driver starts locked and obeys only what is relayed under the name it snoops on.
+func TestRelayedParkStatesLockTheMountAndTheDomeOfAnotherServer(t *testing.T) {
+	t.Parallel()
+	site, ctx, _ := connected(t, []string{"indi_simulator_dome"}, dome)
+	tel, _, _ := connected(t, []string{"indi_simulator_telescope"}, mount)
+	const mounts = "Mounts of lab" // the aggregate the dome snoops on
+	if _, err := tel.SetNumber(ctx, mount, "TELESCOPE_PARK_POSITION",
+		map[string]float64{"PARK_HA": -6, "PARK_DEC": 90}, 1e-6); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tel.SetMountParked(ctx, mount, true); err != nil {
+		t.Fatal(err)
+	}
+	az, _ := prop(t, site, dome, "ABS_DOME_POSITION").Number("DOME_ABSOLUTE_POSITION")
+	if _, err := site.SetNumber(ctx, dome, "DOME_PARK_POSITION", map[string]float64{"PARK_AZ": az}, 0.01); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []func() (bool, error){
+		func() (bool, error) { return tel.SetDomePolicy(ctx, mount, true) },
+		func() (bool, error) {
+			return tel.SetActiveDevices(ctx, mount, map[string]string{indi.ActiveDome: dome})
+		},
+		func() (bool, error) { return site.SetMountPolicy(ctx, dome, true) },
+		func() (bool, error) {
+			return site.SetActiveDevices(ctx, dome, map[string]string{indi.ActiveTelescope: mounts})
+		},
+	} {
+		if _, err := set(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := func(err error, vector string) {
+		t.Helper()
+		var ae *indi.AlertError
+		if !errors.As(err, &ae) || ae.Property != vector {
+			t.Fatalf("got %v, want the driver's refusal of %s", err, vector)
+		}
+	}
+
+	// The dome is parked: the mount must not unpark; once the dome is unparked, it may.
+	if err := tel.RelayPark(dome, "DOME_PARK", true); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tel.SetMountParked(ctx, mount, false)
+	refused(err, "TELESCOPE_PARK")
+	if err := tel.RelayPark(dome, "DOME_PARK", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tel.SetMountParked(ctx, mount, false); err != nil {
+		t.Fatalf("the mount did not unpark under an unparked dome: %v", err)
+	}
+
+	// The mounts are unparked: the dome must not park; once they are parked, it may.
+	if err := site.RelayPark(mounts, "TELESCOPE_PARK", false); err != nil {
+		t.Fatal(err)
+	}
+	_, err = site.SetDomeParked(ctx, dome, true)
+	refused(err, "DOME_PARK")
+	if err := site.RelayPark(mounts, "TELESCOPE_PARK", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := site.SetDomeParked(ctx, dome, true); err != nil {
+		t.Fatalf("the dome did not park after the mounts: %v", err)
+	}
+}
+
 func TestAbortingStopsAnExposureAndASlewOnce(t *testing.T) {
 	t.Parallel()
 	c, ctx, _ := connected(t, []string{"indi_simulator_telescope", "indi_simulator_ccd"}, mount, camera)
