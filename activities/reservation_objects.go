@@ -224,8 +224,7 @@ func (s stepServer) check() error {
 	by := map[string]stepDevice{}
 	for _, d := range s.Devices {
 		if o, ok := by[d.Spec.Driver.Name]; ok {
-			return stepFailed("%s and %s both use the driver %s, which the INDI server %s can run only once",
-				o.Label(), d.Label(), d.Spec.Driver.Name, s.Name)
+			return stepFailed("%s", kube.DuplicateDriverMessage(o.Label(), d.Label(), d.Spec.Driver.Name, s.Name))
 		}
 		by[d.Spec.Driver.Name] = d
 	}
@@ -504,8 +503,10 @@ type stopSelector struct {
 	Server    string
 	Role      kube.ObjectRole
 	// Switches: only Switch devices (true) or every other device (false); ignored for the
-	// server role.
+	// server role and when Device is set.
 	Switches bool
+	// Device, when its Kind is set, picks only that device's objects: one that left.
+	Device kube.ResourceID
 }
 
 func (sel stopSelector) selector() string {
@@ -513,6 +514,10 @@ func (sel stopSelector) selector() string {
 		kube.LabelManagedBy: kube.ObservatoryComponent,
 		kube.LabelServer:    sel.Server,
 		kube.LabelRole:      string(sel.Role),
+	}
+	if sel.Device.Kind != "" {
+		set[kube.LabelKind], set[kube.LabelResource] = string(sel.Device.Kind), sel.Device.Name
+		return labels.SelectorFromSet(set).String()
 	}
 	s := labels.SelectorFromSet(set).String()
 	if sel.Role == kube.RoleDevice {

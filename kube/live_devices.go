@@ -1,0 +1,129 @@
+// Devices joining and leaving a Ready reservation (spec 3, "While Ready"). A server pod's
+// drivers annotation says which devices' drivers it runs; a device whose parent now puts it
+// on the server and whose Service the annotation lacks is joining, and a device that still
+// has objects labelled for the server but whose parent no longer puts it there (or that is
+// being deleted) is leaving. One indiserver runs a driver once: a joiner whose driver is
+// already held there is refused, and nothing is started for it.
+package kube
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// Event reasons of a device joining or leaving a running server (spec 3, 6).
+const (
+	ReasonDriverStarted = "DriverStarted"
+	ReasonDriverStopped = "DriverStopped"
+	ReasonPodDeleted    = "PodDeleted"
+	// ReasonError is the Ready condition's reason of a device that cannot run.
+	ReasonError = "Error"
+)
+
+// LiveDevice is a device a server should run: its kind and name, its Service and its driver.
+type LiveDevice struct {
+	Kind    obsv1.Kind
+	Name    string
+	Service string
+	Driver  string
+}
+
+// Refusal is a joiner that is not started, and why.
+type Refusal struct {
+	Device  LiveDevice
+	Message string
+}
+
+// LivePlan is what a server's devices need while Ready.
+type LivePlan struct {
+	// Join are the devices whose drivers the server does not run yet, in the order given.
+	Join []LiveDevice
+	// Refuse are joiners whose driver another device of the server holds.
+	Refuse []Refusal
+	// Leave are the devices (kind and name) that have objects for the server but are no
+	// longer its, sorted.
+	Leave []ResourceID
+}
+
+// PlanLiveDevices compares the devices a server should run (want, in connect order) with
+// the Services its drivers annotation links and the devices that have objects labelled for
+// it (running). A joiner is refused when a linked device, or an earlier joiner, holds its
+// driver.
+func PlanLiveDevices(server string, want []LiveDevice, linked []string, running []ResourceID) LivePlan {
+	var p LivePlan
+	held := map[string]LiveDevice{}
+	wanted := map[ResourceID]bool{}
+	for _, d := range want {
+		wanted[ResourceID{Kind: d.Kind, Name: d.Name}] = true
+		if slices.Contains(linked, d.Service) {
+			held[d.Driver] = d
+		}
+	}
+	for _, d := range want {
+		if slices.Contains(linked, d.Service) {
+			continue
+		}
+		if h, ok := held[d.Driver]; ok {
+			p.Refuse = append(p.Refuse, Refusal{Device: d, Message: DuplicateDriverMessage(
+				string(h.Kind)+" "+h.Name, string(d.Kind)+" "+d.Name, d.Driver, server)})
+			continue
+		}
+		held[d.Driver] = d
+		p.Join = append(p.Join, d)
+	}
+	for _, r := range running {
+		r := ResourceID{Kind: r.Kind, Name: r.Name}
+		if !wanted[r] && !slices.Contains(p.Leave, r) {
+			p.Leave = append(p.Leave, r)
+		}
+	}
+	slices.SortFunc(p.Leave, func(a, b ResourceID) int {
+		return strings.Compare(string(a.Kind)+"/"+a.Name, string(b.Kind)+"/"+b.Name)
+	})
+	return p
+}
+
+// DuplicateDriverMessage is the spec's words for two devices of one server with one driver.
+func DuplicateDriverMessage(first, second, driver, server string) string {
+	return fmt.Sprintf("%s and %s both use the driver %s, which the INDI server %s can run only once",
+		first, second, driver, server)
+}
+
+// LinkedServices reads a server pod's drivers annotation (DriversAnnotation) back into the
+// Services it links.
+func LinkedServices(annotation string) []string {
+	var out []string
+	for line := range strings.SplitSeq(annotation, "\n") {
+		svc, _, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if svc != "" {
+			out = append(out, svc)
+		}
+	}
+	return out
+}
+
+// RanActivation says whether a device that leaves ran its activation during the reservation
+// whose activation began at since, and has not yet run its deactivation after it: then its
+// deactivation runs before its driver stops.
+func RanActivation(records []obsv1.ProcedureRecord, since time.Time) bool {
+	act := FindProcedureRecord(records, TriggerActivation)
+	if act == nil || act.Since == nil || act.Since.Time.Before(since.Truncate(time.Second)) {
+		return false
+	}
+	if act.State != obsv1.RunDone && act.State != obsv1.RunFailed && act.State != obsv1.RunRunning {
+		return false
+	}
+	deact := FindProcedureRecord(records, TriggerDeactivation)
+	return deact == nil || deact.Since == nil || deact.Since.Time.Before(act.Since.Time)
+}
+
+// ErrorCondition is the Ready condition of a device that cannot run, with why.
+func ErrorCondition(message string) obsv1.Condition {
+	return obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonError, Message: message}
+}
