@@ -33,3 +33,11 @@ func (ServiceResolver) Address(_ context.Context, s INDIServer) (string, error) 
 	}
 	return net.JoinHostPort(s.Name+"."+s.Namespace+".svc", strconv.Itoa(7624)), nil
 }
+
+// DriverStopper is a resolver that runs the INDI servers itself (dev mode and tests): when a
+// device leaves a running server, it is told to stop the device's drivers, as a pod's
+// indi-shim does when the drivers annotation no longer links the device's Service.
+type DriverStopper interface {
+	// StopDrivers stops s.Drivers on the server s; a driver it does not run is no matter.
+	StopDrivers(ctx context.Context, s INDIServer) error
+}

@@ -127,6 +127,46 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 		delete(l.servers, key)
 		drivers = append(drivers, cur.drivers...)
 	}
+	return l.launch(ctx, s, drivers)
+}
+
+// StopDrivers stops drivers of a local indiserver when a device leaves it: the server starts
+// again with the drivers it keeps (its clients reconnect), or stops when none is left.
+func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errLocalINDIClosed
+	}
+	key := s.Namespace + "/" + s.Name
+	cur := l.servers[key]
+	if l.Dir != "" {
+		unlock, err := l.lockDir()
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if cur == nil {
+			cur, _ = l.recorded(ctx, key)
+		}
+	}
+	if cur == nil || !slices.ContainsFunc(cur.drivers, func(d string) bool { return slices.Contains(s.Drivers, d) }) {
+		return nil
+	}
+	keep := slices.DeleteFunc(slices.Clone(cur.drivers), func(d string) bool { return slices.Contains(s.Drivers, d) })
+	l.stop(key, cur)
+	delete(l.servers, key)
+	logFor(ctx).Info("stopped drivers of a local indiserver (dev mode)", "server", key, "drivers", s.Drivers)
+	if len(keep) == 0 {
+		return nil
+	}
+	_, err := l.launch(ctx, s, keep)
+	return err
+}
+
+// launch starts the local indiserver of s with drivers, and records it; l.mu is held.
+func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) (string, error) {
+	key := s.Namespace + "/" + s.Name
 	slices.Sort(drivers)
 	drivers = slices.Compact(drivers)
 	home, err := os.MkdirTemp("", homePrefix)

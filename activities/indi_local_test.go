@@ -66,6 +66,31 @@ func TestTheLocalResolverStartsOneServerPerINDIServerAndRestartsItWhenNeeded(t *
 	assert.ErrorIs(t, err, errLocalINDIClosed)
 }
 
+func TestTheLocalResolverStopsTheDriversOfADeviceThatLeft(t *testing.T) {
+	l := &LocalINDI{}
+	t.Cleanup(func() { l.Close() })
+	ctx := testContext(t)
+	tel := INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_telescope", "indi_simulator_focus"}}
+	addr, err := l.Address(ctx, tel)
+	require.NoError(t, err)
+	devicesAt(t, addr, "Telescope Simulator", "Focuser Simulator")
+
+	require.NoError(t, l.StopDrivers(ctx, INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_focus"}}))
+	addr, err = l.Address(ctx, INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
+	require.NoError(t, err)
+	devicesAt(t, addr, "Telescope Simulator")
+	l.mu.Lock()
+	assert.Equal(t, []string{"indi_simulator_telescope"}, l.servers["dev/east-telescope"].drivers, "the server runs the driver it keeps")
+	l.mu.Unlock()
+
+	require.NoError(t, l.StopDrivers(ctx, INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_focus"}}),
+		"a driver the server does not run is no matter")
+	require.NoError(t, l.StopDrivers(ctx, INDIServer{Namespace: "dev", Name: "lab-observatory", Drivers: []string{"indi_simulator_dome"}}),
+		"nor is a server that does not run")
+	require.NoError(t, l.StopDrivers(ctx, INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}}))
+	assert.False(t, localAlive(addr), "a server left with no driver stops")
+}
+
 func TestTheLocalResolverRefusesADriverThisMachineDoesNotHave(t *testing.T) {
 	l := &LocalINDI{}
 	t.Cleanup(func() { l.Close() })
