@@ -468,6 +468,13 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 					break
 				}
 			}
+			if judgedByLocks(r.id.Kind, act) {
+				// The driver judges the move on the last state relayed to it.
+				if _, err := a.relayLocks(ctx, in.Namespace, in.Observatory); err != nil {
+					end = actionEnd{err: err}
+					break
+				}
+			}
 			end = a.runINDIAction(ctx, client, r, act, hb)
 		}
 		if end.err != nil {
@@ -805,9 +812,10 @@ func (a *Activities) runINDIAction(ctx context.Context, c *indi.Client, r *procR
 		// The dome and mount locks (spec 5) refuse with an Alert; that refusal has an Event
 		// of its own, besides ProcedureFailed.
 		switch {
-		case r.id.Kind == obsv1.KindMount && act.State == string(obsv1.Unparked):
+		case !judgedByLocks(r.id.Kind, act):
+		case r.id.Kind == obsv1.KindMount:
 			a.postObsEvent(ctx, r.id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonMountUnparkRefused, Message: msg})
-		case r.id.Kind == obsv1.KindDome && act.State == string(obsv1.Parked):
+		default:
 			a.postObsEvent(ctx, r.id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonDomeParkRefused, Message: msg})
 		}
 		return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed, summary: msg}
@@ -821,6 +829,13 @@ func (a *Activities) runINDIAction(ctx context.Context, c *indi.Client, r *procR
 }
 
 var errUnknownState = errors.New("no such state for this kind")
+
+// judgedByLocks says whether the dome and mount locks may refuse the action: a mount's
+// unpark or a dome's park.
+func judgedByLocks(kind obsv1.Kind, act procAction) bool {
+	return (kind == obsv1.KindMount && act.State == string(obsv1.Unparked)) ||
+		(kind == obsv1.KindDome && act.State == string(obsv1.Parked))
+}
 
 func (a *Activities) setState(ctx context.Context, c *indi.Client, kind obsv1.Kind, dev, state string) (bool, error) {
 	switch {
@@ -930,32 +945,37 @@ func (a *Activities) setActive(ctx context.Context, in StepInput, active bool) e
 		if err != nil {
 			return fmt.Errorf("read the %s %s/%s: %w", kind, in.Namespace, names[i], err)
 		}
-		id := kube.ResourceIDOf(kind, u)
-		changed := false
-		err = a.updateStatusField(ctx, id, "conditions", func(raw []byte) (any, error) {
-			var conds []obsv1.Condition
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, &conds); err != nil {
-					return nil, err
-				}
-			}
-			changed = true
-			for _, c := range conds {
-				if c.Type == cond.Type && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
-					changed = false
-					return conds, nil
-				}
-			}
-			return kube.WithCondition(conds, cond, u.GetGeneration(), a.now()), nil
-		})
-		if err != nil {
+		if err := a.writeCondition(ctx, kube.ResourceIDOf(kind, u), u.GetGeneration(), cond); err != nil {
 			return err
-		}
-		if changed {
-			a.postObsEvent(ctx, id, kube.Event{Type: corev1.EventTypeNormal, Reason: cond.Reason, Message: cond.Message})
 		}
 	}
 	return nil
+}
+
+// writeCondition sets one condition of an observatory object and posts an Event when it
+// changed (a Normal one: the conditions written this way report no failure).
+func (a *Activities) writeCondition(ctx context.Context, id kube.ResourceID, generation int64, cond obsv1.Condition) error {
+	changed := false
+	err := a.updateStatusField(ctx, id, "conditions", func(raw []byte) (any, error) {
+		var conds []obsv1.Condition
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &conds); err != nil {
+				return nil, err
+			}
+		}
+		changed = true
+		for _, c := range conds {
+			if c.Type == cond.Type && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+				changed = false
+				return conds, nil
+			}
+		}
+		return kube.WithCondition(conds, cond, generation, a.now()), nil
+	})
+	if err == nil && changed {
+		a.postObsEvent(ctx, id, kube.Event{Type: corev1.EventTypeNormal, Reason: cond.Reason, Message: cond.Message})
+	}
+	return err
 }
 
 func (a *Activities) postProcedureEvent(ctx context.Context, r *procResource, typ, reason, msg string) {

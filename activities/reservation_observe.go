@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,6 +100,8 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		watched = append(watched, o)
 	}
 	logFor(ctx).Info("observing devices", "namespace", in.Namespace, "reservation", in.Reservation, "servers", len(watched))
+	relay := a.relayOnRequest(ctx, in)
+	var parks string // the park states last relayed
 
 	tick := time.NewTicker(observeEvery)
 	defer tick.Stop()
@@ -125,12 +128,73 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 			}
 		}
 		a.tellConditions(ctx, in, watched)
+		if p := parkStates(watched); p != parks {
+			parks = p
+			relay()
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case err := <-lost:
 			return err
 		case <-tick.C:
+		}
+	}
+}
+
+// parkStates sums up the park vectors of the observed domes and mounts: when it changes, the
+// locks are relayed again.
+func parkStates(watched []*observedServer) string {
+	var b strings.Builder
+	for _, o := range watched {
+		for _, d := range o.devices {
+			vector := kube.MountParkVector
+			switch {
+			case d.indiName == "":
+				continue
+			case d.Kind == obsv1.KindDome:
+				vector = kube.DomeParkVector
+			case d.Kind != obsv1.KindMount:
+				continue
+			}
+			p, _ := o.client.Property(d.indiName, vector)
+			fmt.Fprintf(&b, "%s=%s;", d.Label(), p.Summary())
+		}
+	}
+	return b.String()
+}
+
+// relayOnRequest relays the locks in a goroutine of its own, so a slow or silent server does
+// not hold the observer's heartbeat; the returned function asks for one more relay. A failed
+// relay is tried again a second later, until one succeeds or ctx ends.
+func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request func()) {
+	asked := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-asked:
+			}
+			for {
+				_, err := a.relayLocks(ctx, in.Namespace, in.Observatory)
+				if err == nil || ctx.Err() != nil {
+					break
+				}
+				logFor(ctx).Warn("the dome and mount locks could not be relayed; trying again", "namespace", in.Namespace,
+					"observatory", in.Observatory, "err", err)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(observeEvery):
+				}
+			}
+		}
+	}()
+	return func() {
+		select {
+		case asked <- struct{}{}:
+		default: // one is asked for already
 		}
 	}
 }

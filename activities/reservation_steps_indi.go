@@ -285,6 +285,7 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 		return StepResult{}, asStepError(in.Step, fmt.Errorf("the INDI server %s does not run", s.Name))
 	}
 	var loc *obsv1.Location
+	var dome *stepDevice // the site's Dome, which the mounts heed
 	if in.Observatory != "" {
 		objs, err := a.getTyped(ctx, obsv1.KindObservatory, in.Namespace, in.Observatory)
 		if err != nil {
@@ -293,6 +294,11 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 		if o, ok := objs.(*obsv1.Observatory); ok && o != nil {
 			loc = &o.Spec.Location
 		}
+		site, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+		if err != nil {
+			return StepResult{}, asStepError(in.Step, err)
+		}
+		dome = siteDome(site)
 	}
 	c, err := a.dialServer(ctx, s)
 	if err != nil {
@@ -319,12 +325,30 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 			}
 			did = append(did, "location")
 		}
-		if active := activeDevices(s, d, names); len(active) > 0 {
+		active := activeDevices(s, d, names)
+		if d.Kind == obsv1.KindMount && dome != nil && domeINDIName(dome) != "" {
+			active[indi.ActiveDome] = domeINDIName(dome)
+		}
+		if len(active) > 0 {
 			if _, ok := c.Property(name, "ACTIVE_DEVICES"); ok {
 				if _, err := c.SetActiveDevices(ctx, name, active); err != nil {
 					return fail(err)
 				}
 				did = append(did, "active devices")
+			}
+		}
+		if _, ok := c.Property(name, "DOME_POLICY"); ok && d.Kind == obsv1.KindMount {
+			// A mount heeds its site's Dome (spec 5); the config is saved so a restarted
+			// driver does too.
+			sent, err := c.SetDomePolicy(ctx, name, dome != nil)
+			if err != nil {
+				return fail(err)
+			}
+			if sent {
+				if err := c.SaveConfig(ctx, name); err != nil {
+					return fail(err)
+				}
+				did = append(did, "dome policy")
 			}
 		}
 		switch o := d.Object.(type) {
@@ -365,10 +389,21 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 			parts = append(parts, d.Label()+" ("+strings.Join(did, ", ")+")")
 		}
 	}
-	if len(parts) == 0 {
+	relayed, err := a.relayLocks(ctx, in.Namespace, in.Observatory)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if len(parts) == 0 && relayed == "" {
 		return StepResult{Skipped: true, Summary: "nothing to configure on " + deviceLabels(s.Devices)}, nil
 	}
-	return StepResult{Summary: "Configured " + strings.Join(parts, ", ")}, nil
+	sum := "Configured " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		sum = "Nothing to configure on " + deviceLabels(s.Devices)
+	}
+	if relayed != "" {
+		sum += "; relayed " + relayed
+	}
+	return StepResult{Summary: sum}, nil
 }
 
 // activeDevices is what device d snoops on: the telescope's mount, GPS and SQM, and the

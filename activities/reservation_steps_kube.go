@@ -42,6 +42,13 @@ func (a *Activities) StartSite(ctx context.Context, in StepInput) (StepResult, e
 		}
 		sum += "; " + conn
 	}
+	locks, err := a.writeDomePolicies(ctx, s)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if locks != "" {
+		sum += "; " + locks
+	}
 	links, err := powerLinks(s.Devices, true, s)
 	if err != nil {
 		return StepResult{}, err
@@ -200,6 +207,11 @@ func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, er
 	res, err := a.powerOffAndStop(ctx, in, server, s.Devices, []stepServer{s})
 	if err != nil {
 		return res, err
+	}
+	if siteDome(s) != nil {
+		if err := a.writeCondition(ctx, s.Owner, 0, kube.LocksIdleCondition(in.Observatory)); err != nil {
+			return StepResult{}, asStepError(in.Step, err)
+		}
 	}
 	if len(devs.Resources) > 0 {
 		res.Skipped = false

@@ -139,7 +139,8 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	res, err := a.StartSite(ctx, stepInput(ns, kube.StepStartSite))
 	require.NoError(t, err)
 	assert.False(t, res.Skipped)
-	assert.Equal(t, "Started lab-observatory with Dome lab, WeatherStation lab; connected Dome lab (Dome Simulator), WeatherStation lab (Weather Simulator)", res.Summary)
+	assert.Equal(t, "Started lab-observatory with Dome lab, WeatherStation lab; connected Dome lab (Dome Simulator), WeatherStation lab (Weather Simulator); "+
+		"wrote the lock policies of Dome lab; relayed Dome lab unparked, mounts parked", res.Summary)
 	srv := requirePodAndService(t, ns, "lab-observatory", kube.RoleServer, "lab-observatory", obsv1.KindObservatory, "lab",
 		uids["Observatory/lab"], "indi", 7624)
 	assert.Equal(t, "lab-dome:7625\nlab-weatherstation:7625\n", srv.Annotations[kube.AnnotationDrivers])
@@ -188,6 +189,8 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	assert.Contains(t, res.Summary, "Mount east (location")
 	assert.Contains(t, res.Summary, "Camera east-main (active devices, gain, offset, optics)")
 	assert.Contains(t, res.Summary, "FilterWheel east-main (filter names)")
+	assert.Contains(t, res.Summary, "Mount east (location, active devices, dome policy)")
+	assert.Contains(t, res.Summary, "; relayed Dome lab unparked, mounts unparked", "the simulator starts unparked")
 
 	sims := []string{"Telescope Simulator", "Focuser Simulator", "Filter Simulator", "Light Panel Simulator", "CCD Simulator"}
 	c := dialLocal(t, local, ns, "east-telescope", sims...)
@@ -219,6 +222,18 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	assert.Equal(t, "Telescope Simulator", v)
 	v, _ = active.Text(indi.ActiveFilter)
 	assert.Equal(t, "Filter Simulator", v)
+	// The mount heeds the dome of the other server, and the dome the mounts (spec 5).
+	active, _ = c.Property("Telescope Simulator", "ACTIVE_DEVICES")
+	v, _ = active.Text(indi.ActiveDome)
+	assert.Equal(t, "Dome Simulator", v)
+	policy, _ := c.Property("Telescope Simulator", "DOME_POLICY")
+	assert.Equal(t, []string{"DOME_LOCKS"}, policy.OnSwitches())
+	site := dialLocal(t, local, ns, "lab-observatory", "Dome Simulator")
+	policy, _ = site.Property("Dome Simulator", "MOUNT_POLICY")
+	assert.Equal(t, []string{"MOUNT_LOCKS"}, policy.OnSwitches())
+	active, _ = site.Property("Dome Simulator", "ACTIVE_DEVICES")
+	v, _ = active.Text(indi.ActiveTelescope)
+	assert.Equal(t, kube.MountsRelayDevice("lab"), v)
 
 	// A retried Configure finds everything set.
 	_, err = a.Configure(ctx, stepInput(ns, kube.StepConfigure))

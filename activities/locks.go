@@ -1,0 +1,234 @@
+// The dome and mount locks across INDI servers (spec 5). StartSite makes the dome heed the
+// mounts and Configure makes each mount heed the dome; the drivers then refuse a dome park
+// or a mount unpark on their own. But each snoops on a device of another server, so the
+// runner carries the park states across (kube/locks.go has the rules): the dome's to each
+// mount under its INDI name, and one aggregate of every mount to the dome. Drivers start
+// locked and trust only what was relayed last, so a relay goes before every move the locks
+// judge (a mount's unpark, a dome's park), and the observer relays each change while the
+// reservation is Ready, so a person's own moves are judged on fresh states too.
+package activities
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/kube"
+)
+
+// relayDefineTimeout bounds the wait for a driver to define its device before a relay: a
+// device that has not is silent, which the rules count on the safe side.
+const relayDefineTimeout = 5 * time.Second
+
+// siteDome is the observatory's first Dome (its devices are sorted by name), or nil.
+func siteDome(site stepServer) *stepDevice {
+	for i := range site.Devices {
+		if site.Devices[i].Kind == obsv1.KindDome {
+			return &site.Devices[i]
+		}
+	}
+	return nil
+}
+
+// domeINDIName is the name the dome's driver gave it (status.indiDevice, recorded when
+// StartSite connected it), under which its state reaches the mounts.
+func domeINDIName(d *stepDevice) string {
+	if o, ok := d.Object.(*obsv1.Dome); ok && o != nil {
+		return o.Status.IndiDevice
+	}
+	return ""
+}
+
+// relayLocks relays the park states between the observatory's dome and the mounts of its
+// telescopes' running servers, and writes the Observatory's LocksRelayed. At an Observatory
+// without a Dome, or whose server does not run, it does nothing. It returns the relayed
+// states for summaries: "Dome lab parked, mounts unparked".
+func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (string, error) {
+	if observatory == "" {
+		return "", nil
+	}
+	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, observatory)
+	if err != nil {
+		return "", err
+	}
+	dome := siteDome(site)
+	if dome == nil {
+		return "", nil
+	}
+	if runs, err := a.serverRuns(ctx, ns, site.Name); err != nil || !runs {
+		return "", err
+	}
+	sc, err := a.dialServer(ctx, site)
+	if err != nil {
+		return "", err
+	}
+	defer sc.Close()
+	domeName := domeINDIName(dome)
+	domeReport := a.parkReport(ctx, sc, site, *dome, kube.DomeParkVector)
+	domeParked := kube.DomeParked(domeReport)
+
+	held, err := a.telescopesHoldingMounts(ctx, ns)
+	if err != nil {
+		return "", err
+	}
+	tels, err := a.listTyped(ctx, obsv1.KindTelescope, ns)
+	if err != nil {
+		return "", err
+	}
+	var mounts []kube.ParkReport
+	for _, o := range tels {
+		tel := o.(*obsv1.Telescope)
+		if tel.Spec.Observatory != observatory {
+			continue
+		}
+		reports, err := a.relayToMounts(ctx, ns, tel.Name, domeName, domeParked)
+		if err != nil {
+			return "", err
+		}
+		for i := range reports {
+			reports[i].Released = !held[tel.Name]
+		}
+		mounts = append(mounts, reports...)
+	}
+	mountsParked := kube.MountsParked(mounts)
+	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, mountsParked); err != nil {
+		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
+	}
+	cond := kube.LocksRelayedCondition(domeReport, mounts)
+	if err := a.writeCondition(ctx, site.Owner, 0, cond); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %s, mounts %s", dome.Label(), parkWord(domeParked), parkWord(mountsParked)), nil
+}
+
+func parkWord(parked bool) string {
+	if parked {
+		return "parked"
+	}
+	return "unparked"
+}
+
+// relayToMounts relays the dome's state to each mount of a telescope whose server runs, and
+// returns what the mounts report. A telescope whose server does not run has silent mounts.
+func (a *Activities) relayToMounts(ctx context.Context, ns, telescope, domeName string, domeParked bool) ([]kube.ParkReport, error) {
+	s, err := a.readServer(ctx, ns, obsv1.KindTelescope, telescope)
+	if err != nil {
+		return nil, err
+	}
+	mounts := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount })
+	if len(mounts) == 0 {
+		return nil, nil
+	}
+	var out []kube.ParkReport
+	runs, err := a.serverRuns(ctx, ns, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	if !runs {
+		for _, m := range mounts {
+			out = append(out, kube.ParkReport{Label: m.Label()})
+		}
+		return out, nil
+	}
+	c, err := a.dialServer(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if domeName != "" {
+		if err := c.RelayPark(domeName, kube.DomeParkVector, domeParked); err != nil {
+			return nil, fmt.Errorf("relay the dome's park state to %s: %w", s.Name, err)
+		}
+	}
+	for _, m := range mounts {
+		out = append(out, a.parkReport(ctx, c, s, m, kube.MountParkVector))
+	}
+	return out, nil
+}
+
+// parkReport reads a device's park vector; a driver that does not define its device in
+// relayDefineTimeout is silent.
+func (a *Activities) parkReport(ctx context.Context, c *indi.Client, s stepServer, d stepDevice, vector string) kube.ParkReport {
+	dctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
+	defer cancel()
+	name, err := indiDevice(dctx, c, s, d)
+	if err != nil {
+		return kube.ParkReport{Label: d.Label()}
+	}
+	p, ok := c.Property(name, vector)
+	return kube.ParkReportOf(d.Label(), p, ok)
+}
+
+// telescopesHoldingMounts are the telescopes of the namespace whose reservation has not
+// ended its Deactivation: their silent mounts still count as unparked.
+func (a *Activities) telescopesHoldingMounts(ctx context.Context, ns string) (map[string]bool, error) {
+	list, err := a.listTyped(ctx, obsv1.KindReservation, ns)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, o := range list {
+		r := o.(*obsv1.Reservation)
+		if kube.HoldsMounts(r.Status) {
+			out[r.Spec.Telescope] = true
+		}
+	}
+	return out, nil
+}
+
+// writeDomePolicies makes each Dome of the site heed the mounts (MOUNT_LOCKS, the aggregate
+// the runner relays as its ACTIVE_TELESCOPE) and close when it parks and open when it
+// unparks, saves the driver's config when that changed anything, and relays the locks.
+// It returns the summary's part, "" when there was nothing to write.
+func (a *Activities) writeDomePolicies(ctx context.Context, site stepServer) (string, error) {
+	domes := only(site.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindDome })
+	if len(domes) == 0 {
+		return "", nil
+	}
+	c, err := a.dialServer(ctx, site)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	var written []string
+	for _, d := range domes {
+		name, err := indiDevice(ctx, c, site, d)
+		if err != nil {
+			return "", indiStepError(d, err)
+		}
+		stepHeartbeat(ctx, "writing the lock policies of "+d.Label())
+		var sent bool
+		for _, set := range []func() (bool, error){
+			func() (bool, error) { return c.SetMountPolicy(ctx, name, true) },
+			func() (bool, error) { return c.SetShutterParkPolicy(ctx, name, true, true) },
+			func() (bool, error) {
+				return c.SetActiveDevices(ctx, name, map[string]string{indi.ActiveTelescope: kube.MountsRelayDevice(site.Owner.Name)})
+			},
+		} {
+			s, err := set()
+			if err != nil {
+				return "", indiStepError(d, err)
+			}
+			sent = sent || s
+		}
+		if sent {
+			if err := c.SaveConfig(ctx, name); err != nil {
+				return "", indiStepError(d, err)
+			}
+			written = append(written, d.Label())
+		}
+	}
+	relayed, err := a.relayLocks(ctx, site.Owner.Namespace, site.Owner.Name)
+	if err != nil {
+		return "", err
+	}
+	sum := "relayed " + relayed
+	if len(written) > 0 {
+		sum = "wrote the lock policies of " + strings.Join(written, ", ") + "; " + sum
+	}
+	return sum, nil
+}

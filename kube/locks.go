@@ -1,0 +1,115 @@
+// The dome and mount locks (spec 5): a mount may not unpark while its dome is parked, and a
+// dome may not park while a mount is unparked. The drivers enforce this themselves
+// (DOME_POLICY, MOUNT_POLICY) from the park state of the device they snoop on; but the dome
+// runs on the observatory's INDI server and the mounts on each telescope's, so the runner
+// relays the states between servers. These are the rules of what is relayed, and the
+// Observatory's LocksRelayed condition that shows it.
+package kube
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"liken.sh/runner/indi"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// The reasons of the LocksRelayed condition.
+const (
+	ReasonRelaying = "Relaying"
+	ReasonWaiting  = "Waiting"
+	ReasonIdle     = "Idle"
+)
+
+// The INDI park vectors the locks snoop on: a mount's DOME_PARK of its dome, a dome's
+// TELESCOPE_PARK of its mount.
+const (
+	DomeParkVector  = "DOME_PARK"
+	MountParkVector = "TELESCOPE_PARK"
+)
+
+// MountsRelayDevice is the INDI device name under which the one aggregate state of an
+// observatory's mounts reaches its dome (the dome's ACTIVE_DEVICES.ACTIVE_TELESCOPE). No
+// driver defines it: it exists only in what the runner relays.
+func MountsRelayDevice(observatory string) string { return "Mounts of " + observatory }
+
+// ParkReport is what a dome or a mount reports of its park state.
+type ParkReport struct {
+	Label    string // "Mount east"
+	Reported bool   // its driver defines the park vector (it runs and is connected)
+	Parked   bool   // PARK is On
+	Moving   bool   // the vector is Busy: parking or unparking
+	// Released (mounts only): its telescope's reservation has ended its Deactivation, so a
+	// silent mount no longer counts.
+	Released bool
+}
+
+// ParkReportOf reads a device's park vector; ok says whether the driver defines it.
+func ParkReportOf(label string, p indi.Property, ok bool) ParkReport {
+	if !ok {
+		return ParkReport{Label: label}
+	}
+	return ParkReport{Label: label, Reported: true, Parked: p.SwitchOn("PARK"), Moving: p.State == indi.Busy}
+}
+
+// DomeParked is the dome state relayed to the mounts: a dome that is silent or moving counts
+// as parked, so no mount unparks under a dome that may be closing.
+func DomeParked(d ParkReport) bool { return !d.Reported || d.Moving || d.Parked }
+
+// MountsParked is the one state relayed to the dome: parked only when every mount is parked
+// and still. A silent mount counts as unparked until its Deactivation has ended: it may be
+// pointing out of a dome that would close on it.
+func MountsParked(mounts []ParkReport) bool {
+	for _, m := range mounts {
+		switch {
+		case !m.Reported && m.Released:
+		case !m.Reported, m.Moving, !m.Parked:
+			return false
+		}
+	}
+	return true
+}
+
+// HoldsMounts says whether a reservation's silent mounts still count as unparked: from its
+// first step until its Deactivation step has ended.
+func HoldsMounts(st obsv1.ReservationStatus) bool {
+	switch st.Phase {
+	case "", obsv1.ReservationScheduled, obsv1.ReservationReleased:
+		return false
+	}
+	rec := FindStep(&st, StepDeactivation)
+	return rec == nil || rec.State == obsv1.RunPending || rec.State == obsv1.RunRunning
+}
+
+// LocksRelayedCondition is the Observatory's LocksRelayed while a reservation runs at it:
+// True when the dome and every counted mount have reported, False/Waiting naming the first
+// that has not.
+func LocksRelayedCondition(dome ParkReport, mounts []ParkReport) obsv1.Condition {
+	var silent, mountLabels []string
+	if !dome.Reported {
+		silent = append(silent, dome.Label)
+	}
+	for _, m := range mounts {
+		mountLabels = append(mountLabels, m.Label)
+		if !m.Reported && !m.Released {
+			silent = append(silent, m.Label)
+		}
+	}
+	if len(silent) > 0 {
+		return obsv1.Condition{Type: obsv1.ConditionLocksRelayed, Status: metav1.ConditionFalse, Reason: ReasonWaiting,
+			Message: "Waiting for the park state of " + strings.Join(silent, ", ")}
+	}
+	to := "no mount"
+	if len(mountLabels) > 0 {
+		to = strings.Join(mountLabels, ", ")
+	}
+	return obsv1.Condition{Type: obsv1.ConditionLocksRelayed, Status: metav1.ConditionTrue, Reason: ReasonRelaying,
+		Message: "Relaying the park states of " + dome.Label + " and " + to}
+}
+
+// LocksIdleCondition is the Observatory's LocksRelayed once its server has stopped.
+func LocksIdleCondition(observatory string) obsv1.Condition {
+	return obsv1.Condition{Type: obsv1.ConditionLocksRelayed, Status: metav1.ConditionFalse, Reason: ReasonIdle,
+		Message: "Nothing runs at Observatory " + observatory}
+}
