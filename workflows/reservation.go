@@ -465,6 +465,10 @@ func (r *reservation) heal() {
 	if workflow.GetVersion(r.ctx, "heal-while-ready", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
+	if workflow.GetVersion(r.ctx, "live-devices", workflow.DefaultVersion, 1) == 1 {
+		r.liveDevices()
+		return
+	}
 	in := activities.StepInput{
 		Namespace: r.in.Namespace, Reservation: r.in.Name, UID: r.state.UID, Holder: r.holder,
 		Telescope: r.telescope, Observatory: r.observatory, Step: "Heal", Started: r.now(),
@@ -487,6 +491,41 @@ func (r *reservation) heal() {
 
 // healTimeout bounds a heal: pods back and Ready, drivers connected and configured.
 const healTimeout = 5 * time.Minute
+
+// liveDevices handles the devices that joined or left while Ready, as the spec's "While
+// Ready" says: a leaver's deactivation, driver stopped and pods deleted; a joiner's pods,
+// driver started, connect, configure and activation; a joiner whose driver is held, refused.
+// It also creates again what was deleted, as HealPods does. Like a heal, one that fails
+// leaves things as they are, and the next change tries again.
+func (r *reservation) liveDevices() {
+	in := activities.LiveInput{StepInput: activities.StepInput{
+		Namespace: r.in.Namespace, Reservation: r.in.Name, UID: r.state.UID, Holder: r.holder,
+		Telescope: r.telescope, Observatory: r.observatory, Step: "LiveDevices", Started: r.now(),
+	}}
+	if rec := kube.FindStep(&r.status, kube.StepActivation); rec != nil && rec.StartTime != nil {
+		in.Activated = rec.StartTime.Time
+	}
+	actx := workflow.WithActivityOptions(r.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: liveDevicesTimeout,
+		HeartbeatTimeout:    stepHeartbeatTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	var res activities.LiveResult
+	if err := workflow.ExecuteActivity(actx, a.LiveDevices, in).Get(r.ctx, &res); err != nil {
+		workflow.GetLogger(r.ctx).Warn("could not handle the devices that joined or left; the next change tries again",
+			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
+		return
+	}
+	if len(res.Created)+len(res.Joined)+len(res.Left)+len(res.Refused) > 0 {
+		workflow.GetLogger(r.ctx).Info("devices changed while Ready", "reservation", r.in.Namespace+"/"+r.in.Name,
+			"created", res.Created, "joined", res.Joined, "left", res.Left, "refused", res.Refused)
+	}
+}
+
+// liveDevicesTimeout bounds LiveDevices: a heal's pods and connections, and the joiners'
+// activation and the leavers' deactivation, whose actions each default to 10 minutes. The
+// hold waits for it, so a reservation that ends meanwhile deactivates after it.
+const liveDevicesTimeout = 30 * time.Minute
 
 // observeOptions run ObserveDevices, which heartbeats every second and runs until cancelled.
 // A worker that dies is noticed after HeartbeatTimeout, which also bounds how long the end of

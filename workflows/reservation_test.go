@@ -77,8 +77,9 @@ type fakeCluster struct {
 	triggerPasses []time.Time
 	triggerAnswer func(n int) activities.TriggersResult
 	triggerTakes  time.Duration
-	// reads counts ReadReservation; heals HealPods.
+	// reads counts ReadReservation; heals HealPods and LiveDevices, whose inputs are live.
 	reads, heals int
+	live         []activities.LiveInput
 }
 
 func (f *fakeCluster) runTriggers(context.Context, activities.StepInput) (activities.TriggersResult, error) {
@@ -327,6 +328,13 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 		defer f.mu.Unlock()
 		f.heals++
 		return activities.HealResult{}, nil
+	}).Maybe()
+	env.OnActivity(a.LiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LiveInput) (activities.LiveResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.heals++
+		f.live = append(f.live, in)
+		return activities.LiveResult{}, nil
 	}).Maybe()
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		if info.ActivityType.Name != "ObserveDevices" {
@@ -932,4 +940,35 @@ func TestAReservationThatContinuesAsNewStopsItsObserverAndTheNextRunStartsOne(t 
 	next.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
 	run(t, env2)
 	assert.Equal(t, []string{"start", "cancel", "step " + kube.StepAbort}, next.observationLog())
+}
+
+// TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft: the watcher's signal about a device
+// makes the Ready reservation run LiveDevices, told when its Activation began (a leaver that
+// activated since then deactivates); a changed condition alone does not.
+func TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft(t *testing.T) {
+	f := newFakeCluster()
+	end := rt0.Add(3 * time.Hour)
+	f.res.Spec.End = &metav1.Time{Time: end}
+	env := newReservationEnv(t, f)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(ReservationChanged, ReservationChange{Why: WhyCondition})
+	}, 30*time.Minute)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(ReservationChanged, ReservationChange{Why: "device"})
+	}, time.Hour)
+	run(t, env)
+
+	require.Len(t, f.live, 1, "one LiveDevices, for the device's signal")
+	in := f.live[0]
+	assert.Equal(t, "a", in.Reservation)
+	assert.Equal(t, f.res.Spec.Telescope, in.Telescope)
+	assert.Equal(t, rt0.Add(time.Hour), in.Started.UTC())
+	var activation time.Time
+	for _, c := range f.calls {
+		if c.Step == kube.StepActivation {
+			activation = c.In.Started
+		}
+	}
+	assert.False(t, activation.IsZero())
+	assert.Equal(t, activation.UTC(), in.Activated.UTC(), "told when its Activation began")
 }

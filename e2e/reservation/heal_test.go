@@ -69,7 +69,8 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	assert.Len(t, evs.Items, 2, "one PodCreated per pod created again, no more")
 }
 
-// healsDone counts the HealPods activities the reservation's workflow completed.
+// healsDone counts the heals the reservation's workflow completed: HealPods, or LiveDevices
+// (which heals too) since devices join and leave live.
 func healsDone(t *testing.T, c client.Client, ns string) int {
 	t.Helper()
 	scheduled := map[int64]bool{}
@@ -78,7 +79,7 @@ func healsDone(t *testing.T, c client.Client, ns string) int {
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "HealPods" {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && (a.GetActivityType().GetName() == "HealPods" || a.GetActivityType().GetName() == "LiveDevices") {
 			scheduled[e.GetEventId()] = true
 		}
 		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] {
