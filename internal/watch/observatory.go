@@ -10,7 +10,9 @@
 // A deleted pod of the worker's signals every Reservation of its namespace, so the Ready one
 // creates it again. The retry annotation set or changed on a device, a Telescope or an
 // Observatory signals every Reservation of its namespace too, so the one holding the Failed
-// trigger runs re-runs them. The 14 device kinds are watched for that alone, metadata only.
+// trigger runs re-runs them. The 14 device kinds are watched, metadata only, for that and for
+// devices that may join or leave a Ready reservation: one created or deleted, its spec
+// changed (its generation: a parent edit) or its delete begun.
 package watch
 
 import (
@@ -41,6 +43,9 @@ const (
 	// whyRetry: the retry annotation of a device, Telescope or Observatory was set or
 	// changed. It is the signal's Why as is; a Reservation's own retry stays "updated".
 	whyRetry = "resource-retry"
+	// whyDevice: a device was created or deleted, its spec changed (its parent may have), or
+	// its delete began: the Ready reservation there lets it join or leave.
+	whyDevice = "device"
 )
 
 // podsResource is core/v1 pods, watched through the dynamic client like everything here.
@@ -163,7 +168,8 @@ func (o *Observatory) Run(ctx context.Context) error {
 		if err := inf.SetTransform(trimToMetadata); err != nil {
 			return err
 		}
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: r.retryUpdated}); err != nil {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: r.deviceAdded, UpdateFunc: r.deviceUpdated, DeleteFunc: r.parentDeleted(r.deviceGone)}); err != nil {
 			return err
 		}
 		synced[string(k)] = inf.HasSynced
@@ -299,19 +305,38 @@ func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) 
 	}
 }
 
-// retryUpdated queues a device's namespace's Reservations when its retry annotation is set
-// or changed; any other update of a device is nothing to the watcher.
-func (r *observatoryRun) retryUpdated(oldObj, newObj any) {
+// deviceUpdated queues a device's namespace's Reservations when its retry annotation is set
+// or changed, or when it may join or leave a running server: its spec changed (a parent
+// edit) or its delete began. Any other update of a device (a status write) is nothing to the
+// watcher.
+func (r *observatoryRun) deviceUpdated(oldObj, newObj any) {
 	o, ok1 := oldObj.(*unstructured.Unstructured)
 	n, ok2 := newObj.(*unstructured.Unstructured)
 	if !ok1 || !ok2 {
 		return
 	}
-	if !retryAsked(o, n) {
+	switch {
+	case retryAsked(o, n):
+		r.namespaceReservations(n.GetNamespace(), whyRetry)
+	case o.GetGeneration() != n.GetGeneration(), o.GetDeletionTimestamp() == nil && n.GetDeletionTimestamp() != nil:
+		r.namespaceReservations(n.GetNamespace(), whyDevice)
+	default:
 		r.Stats.Ignored.Add(1)
-		return
 	}
-	r.namespaceReservations(n.GetNamespace(), whyRetry)
+}
+
+// deviceAdded queues a new device's namespace's Reservations: it may join one. The
+// informer's first list is no news.
+func (r *observatoryRun) deviceAdded(obj any, initial bool) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && !initial {
+		r.namespaceReservations(u.GetNamespace(), whyDevice)
+	}
+}
+
+// deviceGone queues a deleted device's namespace's Reservations: one deleted without a
+// finalizer may have left a running server.
+func (r *observatoryRun) deviceGone(dev *unstructured.Unstructured) {
+	r.namespaceReservations(dev.GetNamespace(), whyDevice)
 }
 
 // retryAsked says whether an update of a device, Telescope or Observatory asks for a retry:

@@ -474,3 +474,50 @@ func TestTheRetryAnnotationOnADeviceTelescopeOrObservatorySignalsEachReservation
 		exactlyResSignals(t, ctx, w, n, signals)
 	}
 }
+
+func TestADeviceThatMayJoinOrLeaveSignalsEachReservationOfItsNamespaceOnce(t *testing.T) {
+	ctx := timeout(t, 90*time.Second)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	site, tel, rot := unique("site"), unique("tel"), unique("rot")
+	newObservatory(t, ctx, site)
+	newTelescope(t, ctx, tel, site)
+	res := unique("res")
+	newReservation(t, ctx, res, tel)
+	exactlyResSignals(t, ctx, w, res, 1)
+
+	// Created on the shelf, then given a parent, then deleted: each is worth one signal.
+	newAstro(t, ctx, obsv1.KindRotator, rot, map[string]any{"driver": map[string]any{"name": "indi_simulator_rotator"}})
+	got := exactlyResSignals(t, ctx, w, res, 2)
+	if c := got[1].Change; c.Why != "device" || c.Deleted {
+		t.Errorf("the new Rotator's signal: %+v", c)
+	}
+	rc := env.Dynamic.Resource(obsv1.KindRotator.GroupVersionResource()).Namespace(obsNS)
+	if _, err := rc.Patch(ctx, rot, types.MergePatchType, fmt.Appendf(nil, `{"spec":{"opticalTrain":%q}}`, tel), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = exactlyResSignals(t, ctx, w, res, 3)
+	if c := got[2].Change; c.Why != "device" {
+		t.Errorf("the parent edit's signal: %+v", c)
+	}
+	// A status write is not.
+	ignored := w.Stats.Ignored.Load()
+	u, err := rc.Get(ctx, rot, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Object["status"] = map[string]any{"phase": "Idle"}
+	if _, err := rc.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, func() (bool, string) {
+		return w.Stats.Ignored.Load() > ignored, "the watcher has seen the status write"
+	})
+	if err := rc.Delete(ctx, rot, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = exactlyResSignals(t, ctx, w, res, 4)
+	if c := got[3].Change; c.Why != "device" {
+		t.Errorf("the delete's signal: %+v", c)
+	}
+}
