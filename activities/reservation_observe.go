@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,7 +93,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 			return err
 		}
 		defer c.Close()
-		o := &observedServer{client: c, owner: s.Owner, name: s.Name, changed: map[string]bool{}}
+		o := &observedServer{client: c, owner: s.Owner, name: s.Name, changed: map[string]bool{}, deleted: map[string]bool{}}
 		o.setDevices(s.Devices)
 		sub := c.Subscribe(indi.Filter{})
 		defer sub.Close()
@@ -123,7 +124,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		default:
 		}
 		for _, o := range watched {
-			if err := a.observeServer(ctx, o); err != nil {
+			if err := a.observeServer(ctx, in, o); err != nil {
 				return err
 			}
 		}
@@ -212,6 +213,9 @@ type observedServer struct {
 	mu sync.Mutex
 	// changed are the INDI devices that changed since the last look ("" is every device).
 	changed map[string]bool
+	// deleted are the INDI devices deleted whole since the last look: their driver stopped,
+	// and it defines them again when it is restarted.
+	deleted map[string]bool
 }
 
 // observedDevice is one device and what the observer knows of it.
@@ -225,6 +229,9 @@ type observedDevice struct {
 	verdict string
 	// transitioned: a condition changed since the workflow was last told.
 	transitioned bool
+	// restarted: its driver stopped; once it defines the device again, the device is
+	// connected and configured again.
+	restarted bool
 }
 
 // setDevices makes devices the ones observed: a device seen before keeps what the observer
@@ -265,23 +272,30 @@ func (o *observedServer) follow(ctx context.Context, sub *indi.Subscription, los
 		}
 		o.mu.Lock()
 		o.changed[dev] = true
+		if ev.Kind == indi.Deleted && ev.Name == "" {
+			o.deleted[dev] = true
+		}
 		o.mu.Unlock()
 	}
 }
 
-// takeChanged returns the devices that changed since the last call.
-func (o *observedServer) takeChanged() map[string]bool {
+// takeChanged returns the devices that changed, and those deleted whole, since the last call.
+func (o *observedServer) takeChanged() (changed, deleted map[string]bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out := o.changed
-	o.changed = map[string]bool{}
-	return out
+	changed, deleted = o.changed, o.deleted
+	o.changed, o.deleted = map[string]bool{}, map[string]bool{}
+	return changed, deleted
 }
 
 // observeServer writes the status of the server's devices that changed since the last look.
-func (a *Activities) observeServer(ctx context.Context, o *observedServer) error {
-	changed := o.takeChanged()
+func (a *Activities) observeServer(ctx context.Context, in StepInput, o *observedServer) error {
+	changed, deleted := o.takeChanged()
 	for _, d := range o.devices {
+		if d.indiName != "" && deleted[d.indiName] {
+			// Its driver stopped: find it again (a restarted driver may name it anew).
+			d.indiName, d.restarted, d.dirty = "", true, true
+		}
 		if d.indiName == "" {
 			name := definedDevice(o.client, d.Spec.Driver.Name)
 			if name == "" {
@@ -298,6 +312,9 @@ func (a *Activities) observeServer(ctx context.Context, o *observedServer) error
 				return err
 			}
 			d.indiName, d.dirty = name, true
+		}
+		if d.restarted {
+			a.reviveDevice(ctx, in, o, d)
 		}
 		if !d.dirty && !changed[""] && !changed[d.indiName] {
 			continue
@@ -441,4 +458,111 @@ func (a *Activities) tellConditions(ctx context.Context, in StepInput, watched [
 	for _, d := range changed {
 		d.transitioned = false
 	}
+}
+
+// reviveTimeout bounds connecting and configuring a restarted driver's device, which the
+// observer does between two heartbeats (HeartbeatTimeout is 10 s).
+const reviveTimeout = 6 * time.Second
+
+// reviveDevice connects and configures again a device whose driver restarted (the server
+// deleted the device and the driver defined it again, disconnected), and sends a camera the
+// setpoint of its first cool again. A device a person disconnected was never deleted, so it
+// stays as they left it. A failure is logged and tried again at the next look.
+func (a *Activities) reviveDevice(ctx context.Context, in StepInput, o *observedServer, d *observedDevice) {
+	rctx, cancel := context.WithTimeout(ctx, reviveTimeout)
+	defer cancel()
+	did, err := a.configureAgain(rctx, in, o, d)
+	if err != nil {
+		logFor(ctx).Warn("a device whose driver restarted could not be connected and configured again; trying again",
+			"device", d.Label(), "namespace", d.Namespace, "err", err)
+		return
+	}
+	d.restarted = false
+	logFor(ctx).Info("connected and configured again a device whose driver restarted", "device", d.Label(),
+		"namespace", d.Namespace, "did", did)
+	a.postObsEvent(ctx, kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: d.UID},
+		kube.Event{Type: corev1.EventTypeNormal, Reason: ReasonDriverRestarted,
+			Message: fmt.Sprintf("Its driver restarted; connected it again (%s)", strings.Join(did, ", "))})
+}
+
+// ReasonDriverRestarted is the Event of a device connected and configured again after its
+// driver restarted.
+const ReasonDriverRestarted = "DriverRestarted"
+
+func (a *Activities) configureAgain(ctx context.Context, in StepInput, o *observedServer, d *observedDevice) ([]string, error) {
+	c := o.client
+	if _, err := c.Connect(ctx, d.indiName); err != nil {
+		return nil, err
+	}
+	did := []string{"connected"}
+	if o.owner.Kind != obsv1.KindTelescope {
+		return did, nil // the site's devices keep their policies in their saved config
+	}
+	s, err := a.readServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
+	if err != nil {
+		return nil, err
+	}
+	site, err := a.readSiteConfig(ctx, in.Namespace, in.Observatory)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, od := range o.devices {
+		if od.indiName != "" {
+			names[od.Label()] = od.indiName
+		}
+	}
+	for _, sd := range s.Devices {
+		if sd.Label() != d.Label() {
+			continue
+		}
+		conf, err := a.configureDevice(ctx, c, s, sd, names, site)
+		if err != nil {
+			return nil, err
+		}
+		did = append(did, conf...)
+	}
+	if d.Kind == obsv1.KindCamera {
+		cool, err := a.firstCool(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		if cool != nil {
+			if err := c.SendCoolSetpoint(ctx, d.indiName, cool.Celsius); err != nil {
+				return nil, err
+			}
+			did = append(did, "cool setpoint "+strconv.FormatFloat(cool.Celsius, 'f', -1, 64)+" °C")
+		}
+	}
+	return did, nil
+}
+
+// firstCool is the first cool action of a camera's activation, once its activation has run
+// it (a record of it exists); nil otherwise.
+func (a *Activities) firstCool(ctx context.Context, d *observedDevice) (*obsv1.Temperature, error) {
+	u, err := a.resource(d.Kind, d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	spec, err := readProcSpec(u)
+	if err != nil {
+		return nil, err
+	}
+	var st obsv1.DeviceStatus
+	if m, ok := u.Object["status"].(map[string]any); ok {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &st); err != nil {
+			return nil, err
+		}
+	}
+	rec := kube.FindProcedureRecord(st.Procedures, kube.TriggerActivation)
+	for i, act := range spec.Activation {
+		if act.Cool == nil {
+			continue
+		}
+		if rec == nil || i >= len(rec.Actions) || rec.Actions[i].State == obsv1.RunPending {
+			return nil, nil // not sent yet: the activation sends it
+		}
+		return act.Cool, nil
+	}
+	return nil, nil
 }

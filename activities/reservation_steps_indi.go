@@ -284,21 +284,9 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 	if !runs {
 		return StepResult{}, asStepError(in.Step, fmt.Errorf("the INDI server %s does not run", s.Name))
 	}
-	var loc *obsv1.Location
-	var dome *stepDevice // the site's Dome, which the mounts heed
-	if in.Observatory != "" {
-		objs, err := a.getTyped(ctx, obsv1.KindObservatory, in.Namespace, in.Observatory)
-		if err != nil {
-			return StepResult{}, asStepError(in.Step, err)
-		}
-		if o, ok := objs.(*obsv1.Observatory); ok && o != nil {
-			loc = &o.Spec.Location
-		}
-		site, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
-		if err != nil {
-			return StepResult{}, asStepError(in.Step, err)
-		}
-		dome = siteDome(site)
+	site, err := a.readSiteConfig(ctx, in.Namespace, in.Observatory)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
 	}
 	c, err := a.dialServer(ctx, s)
 	if err != nil {
@@ -315,75 +303,10 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 	}
 	var parts []string
 	for _, d := range s.Devices {
-		name := names[d.Label()]
-		var did []string
-		fail := func(err error) (StepResult, error) { return StepResult{}, asStepError(in.Step, indiStepError(d, err)) }
 		stepHeartbeat(ctx, "configuring "+d.Label())
-		if _, ok := c.Property(name, "GEOGRAPHIC_COORD"); ok && loc != nil {
-			if _, err := c.SetLocation(ctx, name, loc.Latitude, loc.Longitude, loc.Elevation); err != nil {
-				return fail(err)
-			}
-			did = append(did, "location")
-		}
-		active := activeDevices(s, d, names)
-		if d.Kind == obsv1.KindMount && dome != nil && domeINDIName(dome) != "" {
-			active[indi.ActiveDome] = domeINDIName(dome)
-		}
-		if len(active) > 0 {
-			if _, ok := c.Property(name, "ACTIVE_DEVICES"); ok {
-				if _, err := c.SetActiveDevices(ctx, name, active); err != nil {
-					return fail(err)
-				}
-				did = append(did, "active devices")
-			}
-		}
-		if _, ok := c.Property(name, "DOME_POLICY"); ok && d.Kind == obsv1.KindMount {
-			// A mount heeds its site's Dome (spec 5); the config is saved so a restarted
-			// driver does too.
-			sent, err := c.SetDomePolicy(ctx, name, dome != nil)
-			if err != nil {
-				return fail(err)
-			}
-			if sent {
-				if err := c.SaveConfig(ctx, name); err != nil {
-					return fail(err)
-				}
-				did = append(did, "dome policy")
-			}
-		}
-		switch o := d.Object.(type) {
-		case *obsv1.Camera:
-			if o.Spec.Gain != nil {
-				if _, err := c.SetGain(ctx, name, float64(*o.Spec.Gain)); err != nil {
-					return fail(err)
-				}
-				did = append(did, "gain")
-			}
-			if o.Spec.Offset != nil {
-				if _, err := c.SetOffset(ctx, name, float64(*o.Spec.Offset)); err != nil {
-					return fail(err)
-				}
-				did = append(did, "offset")
-			}
-			if t := s.Trains[o.Spec.OpticalTrain]; t != nil && t.Spec.OpticalTube != "" {
-				obj, err := a.getTyped(ctx, obsv1.KindOpticalTube, in.Namespace, t.Spec.OpticalTube)
-				if err != nil {
-					return StepResult{}, asStepError(in.Step, err)
-				}
-				if tube, ok := obj.(*obsv1.OpticalTube); ok && tube != nil && tube.Spec.FocalLength > 0 && tube.Spec.Aperture > 0 {
-					if _, err := c.SetScopeInfo(ctx, name, tube.Spec.FocalLength, tube.Spec.Aperture); err != nil {
-						return fail(err)
-					}
-					did = append(did, "optics")
-				}
-			}
-		case *obsv1.FilterWheel:
-			if len(o.Spec.Filters) > 0 {
-				if _, err := c.SetFilterNames(ctx, name, o.Spec.Filters); err != nil {
-					return fail(err)
-				}
-				did = append(did, "filter names")
-			}
+		did, err := a.configureDevice(ctx, c, s, d, names, site)
+		if err != nil {
+			return StepResult{}, asStepError(in.Step, err)
 		}
 		if len(did) > 0 {
 			parts = append(parts, d.Label()+" ("+strings.Join(did, ", ")+")")
@@ -404,6 +327,111 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 		sum += "; relayed " + relayed
 	}
 	return StepResult{Summary: sum}, nil
+}
+
+// siteConfig is what Configure writes to a telescope's devices about their site.
+type siteConfig struct {
+	location *obsv1.Location
+	dome     *stepDevice // the site's Dome, which the mounts heed
+}
+
+// readSiteConfig reads the Observatory's location and Dome; nothing for a telescope without one.
+func (a *Activities) readSiteConfig(ctx context.Context, ns, observatory string) (siteConfig, error) {
+	var out siteConfig
+	if observatory == "" {
+		return out, nil
+	}
+	obj, err := a.getTyped(ctx, obsv1.KindObservatory, ns, observatory)
+	if err != nil {
+		return out, err
+	}
+	if o, ok := obj.(*obsv1.Observatory); ok && o != nil {
+		out.location = &o.Spec.Location
+	}
+	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, observatory)
+	if err != nil {
+		return out, err
+	}
+	out.dome = siteDome(site)
+	return out, nil
+}
+
+// configureDevice writes what one device of s must know (names: every device's INDI name by
+// label), each a target state. It returns what it wrote, for the summary.
+func (a *Activities) configureDevice(ctx context.Context, c *indi.Client, s stepServer, d stepDevice,
+	names map[string]string, site siteConfig) ([]string, error) {
+	name := names[d.Label()]
+	var did []string
+	fail := func(err error) ([]string, error) { return nil, indiStepError(d, err) }
+	if loc := site.location; loc != nil {
+		if _, ok := c.Property(name, "GEOGRAPHIC_COORD"); ok {
+			if _, err := c.SetLocation(ctx, name, loc.Latitude, loc.Longitude, loc.Elevation); err != nil {
+				return fail(err)
+			}
+			did = append(did, "location")
+		}
+	}
+	active := activeDevices(s, d, names)
+	if d.Kind == obsv1.KindMount && site.dome != nil && domeINDIName(site.dome) != "" {
+		active[indi.ActiveDome] = domeINDIName(site.dome)
+	}
+	if len(active) > 0 {
+		if _, ok := c.Property(name, "ACTIVE_DEVICES"); ok {
+			if _, err := c.SetActiveDevices(ctx, name, active); err != nil {
+				return fail(err)
+			}
+			did = append(did, "active devices")
+		}
+	}
+	if _, ok := c.Property(name, "DOME_POLICY"); ok && d.Kind == obsv1.KindMount {
+		// A mount heeds its site's Dome (spec 5); the config is saved so a restarted driver
+		// does too.
+		sent, err := c.SetDomePolicy(ctx, name, site.dome != nil)
+		if err != nil {
+			return fail(err)
+		}
+		if sent {
+			if err := c.SaveConfig(ctx, name); err != nil {
+				return fail(err)
+			}
+			did = append(did, "dome policy")
+		}
+	}
+	switch o := d.Object.(type) {
+	case *obsv1.Camera:
+		if o.Spec.Gain != nil {
+			if _, err := c.SetGain(ctx, name, float64(*o.Spec.Gain)); err != nil {
+				return fail(err)
+			}
+			did = append(did, "gain")
+		}
+		if o.Spec.Offset != nil {
+			if _, err := c.SetOffset(ctx, name, float64(*o.Spec.Offset)); err != nil {
+				return fail(err)
+			}
+			did = append(did, "offset")
+		}
+		if t := s.Trains[o.Spec.OpticalTrain]; t != nil && t.Spec.OpticalTube != "" {
+			obj, err := a.getTyped(ctx, obsv1.KindOpticalTube, s.Owner.Namespace, t.Spec.OpticalTube)
+			if err != nil {
+				return nil, err
+			}
+			if tube, ok := obj.(*obsv1.OpticalTube); ok && tube != nil && tube.Spec.FocalLength > 0 && tube.Spec.Aperture > 0 {
+				if _, err := c.SetScopeInfo(ctx, name, tube.Spec.FocalLength, tube.Spec.Aperture); err != nil {
+					return fail(err)
+				}
+				did = append(did, "optics")
+			}
+		}
+	case *obsv1.FilterWheel:
+		if len(o.Spec.Filters) > 0 {
+			if _, err := c.SetFilterNames(ctx, name, o.Spec.Filters); err != nil {
+				return fail(err)
+			}
+			did = append(did, "filter names")
+		}
+	}
+	return did, nil
 }
 
 // activeDevices is what device d snoops on: the telescope's mount, GPS and SQM, and the

@@ -223,6 +223,13 @@ func (c *Client) temperatureTarget(camera string, celsius, within float64, extra
 	return t
 }
 
+// SendCoolSetpoint writes a camera's CCD_TEMPERATURE setpoint without waiting for the sensor:
+// a camera whose driver restarted cools again towards it while the night goes on.
+func (c *Client) SendCoolSetpoint(ctx context.Context, camera string, celsius float64) error {
+	return c.Send(ctx, Property{Device: camera, Name: "CCD_TEMPERATURE",
+		Elements: []Element{{Name: "CCD_TEMPERATURE_VALUE", Number: celsius}}})
+}
+
 // Warm writes a camera's CCD_TEMPERATURE setpoint, waits up to settle for the sensor to read
 // within `within` °C of it (not reaching it is not a failure: a warm-up must end), then turns
 // the cooler off (CCD_COOLER) where the driver has one. Nothing is sent if the cooler is
