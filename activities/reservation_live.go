@@ -114,6 +114,22 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 		}
 	}
 
+	// A joiner under an Active parent has its activation marked Pending before its driver
+	// starts, so that a retry of this activity, which finds it linked, still runs it.
+	active := map[string]bool{}
+	for _, s := range servers {
+		if active[s.Name], err = a.isActive(ctx, s.Owner); err != nil {
+			return out, err
+		}
+	}
+	for _, d := range joiners {
+		if active[serverOf(servers, d)] {
+			if err := a.markActivationPending(ctx, in.StepInput, d.ResourceID); err != nil {
+				return out, err
+			}
+		}
+	}
+
 	// The servers' drivers annotations now link the joiners (their drivers start), and pods
 	// deleted while Ready are created again.
 	joined := map[string]bool{}
@@ -187,21 +203,24 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 		}
 	}
 
-	// Activation, for the joiners whose parent is Active.
+	// Activation, for the joiners whose activation is Pending (this try's, or an earlier
+	// one's whose drivers started).
 	for _, s := range servers {
-		active, err := a.isActive(ctx, s.Owner)
-		if err != nil || !active {
-			if err != nil {
-				return out, err
-			}
+		if !active[s.Name] {
 			continue
 		}
-		for _, d := range joiners {
-			if d.Namespace != s.Owner.Namespace || !joined[d.Pod] || !serves(s, d) {
+		for _, d := range s.Devices {
+			u, err := a.resource(d.Kind, d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
 				continue
 			}
-			if err := a.runDeviceProcedure(ctx, in.StepInput, s, d.ResourceID, kube.TriggerActivation); err != nil {
-				return out, err
+			if err != nil {
+				return out, fmt.Errorf("read the %s: %w", d.Label(), err)
+			}
+			if kube.ActivationPending(statusProcedures(u), in.Activated) {
+				if err := a.runDeviceProcedure(ctx, in.StepInput, s, d.ResourceID, kube.TriggerActivation); err != nil {
+					return out, err
+				}
 			}
 		}
 	}
@@ -304,6 +323,32 @@ func (a *Activities) refuse(ctx context.Context, ns string, r kube.Refusal) erro
 		a.postObsEvent(ctx, id, kube.Event{Type: corev1.EventTypeWarning, Reason: cond.Reason, Message: cond.Message})
 	}
 	return nil
+}
+
+// markActivationPending records a joiner's activation as Pending, since when it joined, when
+// it has activation actions.
+func (a *Activities) markActivationPending(ctx context.Context, in StepInput, id kube.ResourceID) error {
+	u, err := a.resource(id.Kind, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the %s %s/%s: %w", id.Kind, id.Namespace, id.Name, err)
+	}
+	spec, err := readProcSpec(u)
+	if err != nil {
+		return badSpec(id.Kind, id.Name, err)
+	}
+	if len(spec.Activation) == 0 {
+		return nil
+	}
+	rec := obsv1.ProcedureRecord{
+		Trigger:   kube.TriggerActivation,
+		Since:     &metav1.Time{Time: in.Started.UTC().Truncate(time.Second)},
+		RunRecord: obsv1.RunRecord{State: obsv1.RunPending},
+	}
+	_, err = a.writeProcedure(ctx, &procResource{id: kube.ResourceIDOf(id.Kind, u)}, rec)
+	return err
 }
 
 // runDeviceProcedure runs one device's activation or deactivation, as the steps run a tier
@@ -422,14 +467,16 @@ func leaverDriver(u *unstructured.Unstructured, pods map[string]*corev1.Pod, r k
 	return ""
 }
 
-// serves says whether the device is one of the server's.
-func serves(s stepServer, d stepDevice) bool {
-	for _, x := range s.Devices {
-		if x.Kind == d.Kind && x.Name == d.Name {
-			return true
+// serverOf names the server that runs the device.
+func serverOf(servers []stepServer, d stepDevice) string {
+	for _, s := range servers {
+		for _, x := range s.Devices {
+			if x.Kind == d.Kind && x.Name == d.Name {
+				return s.Name
+			}
 		}
 	}
-	return false
+	return ""
 }
 
 func decodeRaw(raw []byte, into any) {

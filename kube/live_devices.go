@@ -123,6 +123,13 @@ func RanActivation(records []obsv1.ProcedureRecord, since time.Time) bool {
 	return deact == nil || deact.Since == nil || deact.Since.Time.Before(act.Since.Time)
 }
 
+// ActivationPending says whether a device that joined the reservation whose activation
+// began at since still has its activation to run: LiveDevices marked it Pending.
+func ActivationPending(records []obsv1.ProcedureRecord, since time.Time) bool {
+	act := FindProcedureRecord(records, TriggerActivation)
+	return act != nil && act.State == obsv1.RunPending && act.Since != nil && !act.Since.Time.Before(since.Truncate(time.Second))
+}
+
 // ErrorCondition is the Ready condition of a device that cannot run, with why.
 func ErrorCondition(message string) obsv1.Condition {
 	return obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonError, Message: message}

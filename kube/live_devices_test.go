@@ -87,3 +87,27 @@ func TestALeaverDeactivatesOnlyWhenItActivatedDuringTheReservation(t *testing.T)
 		})
 	}
 }
+
+func TestAJoinersActivationIsPendingUntilItRuns(t *testing.T) {
+	began := time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
+	rec := func(d time.Duration, state obsv1.RunState) []obsv1.ProcedureRecord {
+		return []obsv1.ProcedureRecord{{Trigger: TriggerActivation, Since: &metav1.Time{Time: began.Add(d)}, RunRecord: obsv1.RunRecord{State: state}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		records []obsv1.ProcedureRecord
+		want    bool
+	}{
+		{"no record", nil, false},
+		{"marked when it joined", rec(time.Hour, obsv1.RunPending), true},
+		{"running", rec(time.Hour, obsv1.RunRunning), false},
+		{"done", rec(time.Hour, obsv1.RunDone), false},
+		{"marked in an earlier reservation", rec(-time.Hour, obsv1.RunPending), false},
+		{"a deactivation is no activation", []obsv1.ProcedureRecord{{Trigger: TriggerDeactivation,
+			Since: &metav1.Time{Time: began.Add(time.Hour)}, RunRecord: obsv1.RunRecord{State: obsv1.RunPending}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ActivationPending(tc.records, began))
+		})
+	}
+}
