@@ -441,6 +441,10 @@ func (a *Activities) startDevices(ctx context.Context, s stepServer, devices []s
 		if err := a.ensurePod(ctx, pod); err != nil {
 			return started, err
 		}
+		if err := a.updateDeviceStatus(ctx, kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: d.UID},
+			kube.StartingDeviceStatus); err != nil {
+			return started, err
+		}
 		started = append(started, d)
 	}
 	return started, nil
@@ -630,6 +634,12 @@ func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped
 					return out, err
 				}
 				continue
+			}
+			kind := r.Kind
+			if err := a.updateDeviceStatus(ctx, r, func(st obsv1.DeviceStatus) obsv1.DeviceStatus {
+				return kube.StoppedDeviceStatus(st, kind)
+			}); err != nil {
+				return out, err
 			}
 			if _, err := a.patchFinalizers(ctx, FinalizerRef{Kind: r.Kind, Namespace: ns, Name: r.Name}, false); err != nil {
 				return out, err

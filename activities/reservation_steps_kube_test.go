@@ -102,10 +102,14 @@ func dialLocal(t *testing.T, l *LocalINDI, ns, server string, devices ...string)
 }
 
 func indiDeviceOf(t *testing.T, ns string, kind obsv1.Kind, name string) string {
+	return statusString(t, ns, kind, name, "indiDevice")
+}
+
+func statusString(t *testing.T, ns string, kind obsv1.Kind, name, field string) string {
 	t.Helper()
 	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 	require.NoError(t, err)
-	v, _, _ := unstructured.NestedString(u.Object, "status", "indiDevice")
+	v, _, _ := unstructured.NestedString(u.Object, "status", field)
 	return v
 }
 
@@ -176,6 +180,7 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 		assert.True(t, hasDeactivateFinalizer(t, ns, k, "east-main"))
 	}
 	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
+	assert.Equal(t, string(obsv1.DeviceStarting), statusString(t, ns, obsv1.KindMount, "east", "phase"))
 
 	// Connect and Configure, on the local indiserver that stands in for east-telescope.
 	res, err = a.Connect(ctx, stepInput(ns, kube.StepConnect))
@@ -261,6 +266,7 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	requireGone(t, ns, "east-mount", "east-main-camera", "east-main-focuser", "east-main-filterwheel", "east-main-flatpanel")
 	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
 	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindCamera, "east-main"))
+	assert.Equal(t, string(obsv1.DeviceIdle), statusString(t, ns, obsv1.KindCamera, "east-main", "phase"))
 	requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
 		uids["Telescope/east"], "indi", 7624)
 

@@ -224,6 +224,27 @@ func ObserveDevice(kind obsv1.Kind, name string, props []indi.Property) DeviceOb
 	return obs
 }
 
+// StartingDeviceStatus is st once the device's pod is created: Starting, unless the observer
+// has seen its driver already (a pod created again while Ready).
+func StartingDeviceStatus(st obsv1.DeviceStatus) obsv1.DeviceStatus {
+	out := *st.DeepCopy()
+	if out.Phase != obsv1.DeviceConnected && out.Phase != obsv1.DeviceConnecting {
+		out.Phase = obsv1.DeviceStarting
+	}
+	return out
+}
+
+// StoppedDeviceStatus is st once the device's pod is gone at the end of a reservation: Idle,
+// and what only a running driver reports (its state conditions, readings, display and
+// properties) is dropped rather than left stale.
+func StoppedDeviceStatus(st obsv1.DeviceStatus, kind obsv1.Kind) obsv1.DeviceStatus {
+	out := *st.DeepCopy()
+	out.Phase = obsv1.DeviceIdle
+	out.Conditions = withoutConditions(out.Conditions, StateConditionTypes(kind))
+	out.Readings, out.Display, out.Properties = nil, nil, nil
+	return out
+}
+
 // ObservedDeviceStatus is st with what obs says about the device whose INDI name is
 // indiDevice: Connected with its state conditions, readings and display; or, while the
 // driver runs but the hardware is not connected (a driver that returned disconnected, or a

@@ -312,3 +312,37 @@ func TestASitesWeatherIsItsStationsWorstVerdict(t *testing.T) {
 		assert.Equal(t, tc.want, SiteWeather(tc.verdicts), "%v", tc.verdicts)
 	}
 }
+
+func TestADeviceIsStartingWithItsPodAndIdleWithoutItsStateOnceStopped(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
+	ready := obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready"}
+	connectedDome := ObservedDeviceStatus(obsv1.DeviceStatus{StatusBase: obsv1.StatusBase{Conditions: []obsv1.Condition{ready}},
+		Procedures: []obsv1.ProcedureRecord{{Trigger: TriggerActivation}}}, obsv1.KindDome, "Dome Simulator",
+		ObserveDevice(obsv1.KindDome, "lab", []indi.Property{connected, sw("DOME_PARK", indi.Ok, "PARK", "PARK", "UNPARK")}), 1, t0)
+	require.Equal(t, obsv1.DeviceConnected, connectedDome.Phase)
+	require.NotEmpty(t, connectedDome.Readings)
+
+	for name, tc := range map[string]struct {
+		phase, want obsv1.DevicePhase
+	}{
+		"never run":                 {"", obsv1.DeviceStarting},
+		"idle since the last night": {obsv1.DeviceIdle, obsv1.DeviceStarting},
+		"in error":                  {obsv1.DeviceError, obsv1.DeviceStarting},
+		"connected (pod created again while Ready)": {obsv1.DeviceConnected, obsv1.DeviceConnected},
+		"connecting": {obsv1.DeviceConnecting, obsv1.DeviceConnecting},
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, StartingDeviceStatus(obsv1.DeviceStatus{Phase: tc.phase}).Phase)
+		})
+	}
+
+	stopped := StoppedDeviceStatus(connectedDome, obsv1.KindDome)
+	assert.Equal(t, obsv1.DeviceIdle, stopped.Phase)
+	assert.Equal(t, []obsv1.Condition{ready}, stopped.Conditions, "Ready stays; Parked and Open go")
+	assert.Empty(t, stopped.Readings)
+	assert.Empty(t, stopped.Display)
+	assert.Empty(t, stopped.Properties)
+	assert.Equal(t, "Dome Simulator", stopped.IndiDevice)
+	assert.Len(t, stopped.Procedures, 1, "the records stay")
+	assert.Equal(t, obsv1.DeviceConnected, connectedDome.Phase, "the input is not changed")
+}

@@ -137,6 +137,12 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
 	require.NoError(t, err)
 	assert.Empty(t, pods.Items, "no pod is left")
+	for _, d := range []struct {
+		kind obsv1.Kind
+		name string
+	}{{obsv1.KindMount, "east"}, {obsv1.KindCamera, "east-main"}, {obsv1.KindDome, "lab"}} {
+		assert.Equal(t, obsv1.DeviceIdle, devicePhase(t, ns, d.kind, d.name), "%s %s is Idle once nothing runs it", d.kind, d.name)
+	}
 	svcs, err := env.Kube.CoreV1().Services(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
 	require.NoError(t, err)
 	assert.Empty(t, svcs.Items, "no Service is left")

@@ -85,7 +85,7 @@ func TestARestartedDriverIsConnectedAgainAndADeviceAPersonDisconnectedStaysSo(t 
 	require.Eventually(t, func() bool { return childRunning(t, server, "indi_simulator_ccd") != driver },
 		time.Minute, 200*time.Millisecond, "indiserver restarted the driver")
 	require.Eventually(t, func() bool { return connected(camera) && temperature() <= -1 },
-		time.Minute, 200*time.Millisecond, "the camera was connected again and cools again (it reads %v °C)", temperature())
+		time.Minute, 200*time.Millisecond, "the camera was connected again and cools again")
 	const restarted = "Its driver restarted; connected it again (connected, active devices, gain, offset, optics, cool setpoint -1.5 °C)"
 	require.Eventually(t, func() bool {
 		return len(eventMessages(t, ns, "east-main", activities.ReasonDriverRestarted)) > 0

@@ -1,0 +1,56 @@
+// A device's phase outside the observer's window: Starting once its pod is created, and Idle
+// once its pod is gone at the end of a reservation (kube.StartingDeviceStatus and
+// kube.StoppedDeviceStatus say what changes). While Ready, the observer writes the rest.
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// updateDeviceStatus writes a device's status as change makes it, when that differs, with
+// the resourceVersion it read. A device that is gone has nothing to show it on.
+func (a *Activities) updateDeviceStatus(ctx context.Context, r kube.ResourceID, change func(obsv1.DeviceStatus) obsv1.DeviceStatus) error {
+	res := a.resource(r.Kind, r.Namespace)
+	for range conflictRetries {
+		u, err := res.Get(ctx, r.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && r.UID != "" && u.GetUID() != r.UID) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+		}
+		var cur obsv1.DeviceStatus
+		if st, ok := u.Object["status"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &cur); err != nil {
+				return fmt.Errorf("the status of the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+			}
+		}
+		next := change(cur)
+		if equality.Semantic.DeepEqual(cur, next) {
+			return nil
+		}
+		if u.Object["status"], err = runtime.DefaultUnstructuredConverter.ToUnstructured(&next); err != nil {
+			return err
+		}
+		_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
+		switch {
+		case apierrors.IsConflict(err):
+			continue
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("write the status of the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("the %s %s/%s kept changing while its status was written", r.Kind, r.Namespace, r.Name)
+}
