@@ -16,9 +16,14 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// updateDeviceStatus writes a device's status as change makes it, when that differs, with
-// the resourceVersion it read. A device that is gone has nothing to show it on.
+// updateDeviceStatus writes a device's status as change makes it.
 func (a *Activities) updateDeviceStatus(ctx context.Context, r kube.ResourceID, change func(obsv1.DeviceStatus) obsv1.DeviceStatus) error {
+	return updateTypedStatus(ctx, a, r, change)
+}
+
+// updateTypedStatus writes an object's status, read as a T, as change makes it, when that
+// differs, with the resourceVersion it read. An object that is gone has nothing to show it on.
+func updateTypedStatus[T any](ctx context.Context, a *Activities, r kube.ResourceID, change func(T) T) error {
 	res := a.resource(r.Kind, r.Namespace)
 	for range conflictRetries {
 		u, err := res.Get(ctx, r.Name, metav1.GetOptions{})
@@ -28,7 +33,7 @@ func (a *Activities) updateDeviceStatus(ctx context.Context, r kube.ResourceID, 
 		if err != nil {
 			return fmt.Errorf("read the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 		}
-		var cur obsv1.DeviceStatus
+		var cur T
 		if st, ok := u.Object["status"].(map[string]any); ok {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &cur); err != nil {
 				return fmt.Errorf("the status of the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)

@@ -7,7 +7,9 @@
 // status is derived from the properties alone (kube.ObserveDevice) and compared with what
 // the object holds, and each write carries the resourceVersion it read: a restarted observer,
 // or a second one (two telescopes of one observatory), writes nothing that is there already,
-// and an Event goes out only with the write that made its transition.
+// and an Event goes out only with the write that made its transition. The telescope's Guider
+// is observed alongside (guider_observe.go), and the dome and mount locks are relayed from
+// here while Ready (locks.go).
 package activities
 
 import (
@@ -101,6 +103,8 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		watched = append(watched, o)
 	}
 	logFor(ctx).Info("observing devices", "namespace", in.Namespace, "reservation", in.Reservation, "servers", len(watched))
+	guider := guiderOf(servers[len(servers)-1], nil) // the telescope's, which is last
+	defer func() { guider.close() }()
 	relay := a.relayOnRequest(ctx, in)
 	var parks string // the park states last relayed
 
@@ -120,6 +124,9 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 					continue
 				}
 				o.setDevices(s.Devices)
+				if o.owner.Kind == obsv1.KindTelescope {
+					guider = guiderOf(s, guider)
+				}
 			}
 		default:
 		}
@@ -127,6 +134,9 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 			if err := a.observeServer(ctx, in, o); err != nil {
 				return err
 			}
+		}
+		if guider != nil {
+			a.observeGuider(ctx, guider)
 		}
 		a.tellConditions(ctx, in, watched)
 		if p := parkStates(watched); p != parks {

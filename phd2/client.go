@@ -23,10 +23,12 @@ const Port = 4400
 
 // The methods the runner calls, as PHD2 names them.
 const (
-	MethodSetConnected = "set_connected" // params [bool]: connect or disconnect all equipment
-	MethodGetConnected = "get_connected" // true when the camera and the mount are connected
-	MethodStopCapture  = "stop_capture"  // stop looping exposures and guiding
-	MethodGetAppState  = "get_app_state" // the state the last AppState event would say
+	MethodSetConnected  = "set_connected"   // params [bool]: connect or disconnect all equipment
+	MethodGetConnected  = "get_connected"   // true when the camera and the mount are connected
+	MethodStopCapture   = "stop_capture"    // stop looping exposures and guiding
+	MethodGetAppState   = "get_app_state"   // the state the last AppState event would say
+	MethodGetCalibrated = "get_calibrated"  // true when PHD2 has a calibration for the mount
+	MethodGetPixelScale = "get_pixel_scale" // the guide camera's arc-seconds per pixel
 )
 
 // The app states, as PHD2 names them in AppState events and get_app_state.
@@ -70,9 +72,34 @@ type Limits struct {
 	MaxLine int
 }
 
-// Alert is the last alert PHD2 showed: its message and type (info, question, warning, error).
+// Alert is the last alert PHD2 showed: its message and type (info, question, warning, error),
+// and when.
 type Alert struct {
 	Message, Type string
+	Time          time.Time
+}
+
+// MaxSteps is how many of the last guide steps the client keeps.
+const MaxSteps = 100
+
+// GuideStep is one guide step (a GuideStep event): when, the star's distance from the lock
+// position on each axis in pixels (RADistanceRaw, DECDistanceRaw), and the star's
+// signal-to-noise ratio and half-flux diameter.
+type GuideStep struct {
+	Time     time.Time
+	RA, Dec  float64
+	SNR, HFD float64
+}
+
+// Guiding is what PHD2's events have told since the client connected.
+type Guiding struct {
+	State string
+	// Calibrated: a calibration completed (or get_calibrated said so), and none has started
+	// or failed since.
+	Calibrated bool
+	// Steps are the guide steps since guiding last started, the last MaxSteps of them.
+	Steps []GuideStep
+	Alert *Alert
 }
 
 // Client is a connection to one PHD2 event server. Its methods are safe for concurrent use.
@@ -84,14 +111,18 @@ type Client struct {
 	slot   chan struct{}
 	lastID uint64
 
-	mu       sync.Mutex
-	waiting  *pendingCall
-	state    string
-	version  string
-	alert    *Alert
-	greeted  chan struct{} // closed at the first AppState
-	skipped  int
-	lastSkip error
+	mu      sync.Mutex
+	waiting *pendingCall
+	state   string
+	version string
+	alert   *Alert
+	// calibrated and steps are Guiding's; events counts the events read.
+	calibrated bool
+	steps      []GuideStep
+	events     uint64
+	greeted    chan struct{} // closed at the first AppState
+	skipped    int
+	lastSkip   error
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -199,6 +230,25 @@ func (c *Client) LastAlert() (Alert, bool) {
 	return *c.alert, true
 }
 
+// Guiding is what the events have told of PHD2's guiding; the Steps are a copy.
+func (c *Client) Guiding() Guiding {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := Guiding{State: c.state, Calibrated: c.calibrated, Steps: append([]GuideStep(nil), c.steps...)}
+	if c.alert != nil {
+		a := *c.alert
+		g.Alert = &a
+	}
+	return g
+}
+
+// Events counts the events read so far: when it has not moved, Guiding has not changed.
+func (c *Client) Events() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.events
+}
+
 // Skipped counts the lines from the server that were neither an event nor an answer to a call
 // of ours, and returns the last reason.
 func (c *Client) Skipped() (int, error) {
@@ -293,6 +343,27 @@ func (c *Client) StopCapture(ctx context.Context) error {
 	return c.Call(ctx, MethodStopCapture, nil, nil)
 }
 
+// GetCalibrated asks PHD2 whether it has a calibration for the mount, and keeps the answer
+// for Guiding: a calibration made before the client connected sent no event to it.
+func (c *Client) GetCalibrated(ctx context.Context) (bool, error) {
+	var ok bool
+	if err := c.Call(ctx, MethodGetCalibrated, nil, &ok); err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	c.calibrated = ok
+	c.mu.Unlock()
+	return ok, nil
+}
+
+// PixelScale asks PHD2 for the guide camera's image scale, in arc-seconds per pixel; 0 when
+// PHD2 does not know it (no focal length in its profile).
+func (c *Client) PixelScale(ctx context.Context) (float64, error) {
+	var v float64
+	err := c.Call(ctx, MethodGetPixelScale, nil, &v)
+	return v, err
+}
+
 // GetAppState asks PHD2 for its state, and keeps it as AppState.
 func (c *Client) GetAppState(ctx context.Context) (string, error) {
 	var st string
@@ -360,8 +431,34 @@ func (c *Client) event(name string, m map[string]json.RawMessage) {
 		_ = json.Unmarshal(m[key], &s)
 		return s
 	}
+	num := func(key string) float64 {
+		var v float64
+		_ = json.Unmarshal(m[key], &v)
+		return v
+	}
+	at := func() time.Time { // zero for a line without one
+		if sec := num("Timestamp"); sec > 0 {
+			return time.Unix(0, int64(sec*1e9)).UTC()
+		}
+		return time.Time{}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.events++
+	switch name {
+	case "StartGuiding":
+		c.steps = nil
+	case "GuideStep":
+		if len(c.steps) == MaxSteps {
+			c.steps = append(c.steps[:0], c.steps[1:]...)
+		}
+		c.steps = append(c.steps, GuideStep{Time: at(), RA: num("RADistanceRaw"), Dec: num("DECDistanceRaw"),
+			SNR: num("SNR"), HFD: num("HFD")})
+	case "StartCalibration", "CalibrationFailed":
+		c.calibrated = false
+	case "CalibrationComplete":
+		c.calibrated = true
+	}
 	switch name {
 	case "Version":
 		c.version = str("PHDVersion") + str("PHDSubver")
@@ -375,7 +472,7 @@ func (c *Client) event(name string, m map[string]json.RawMessage) {
 			close(c.greeted)
 		}
 	case "Alert":
-		c.alert = &Alert{Message: str("Msg"), Type: str("Type")}
+		c.alert = &Alert{Message: str("Msg"), Type: str("Type"), Time: at()}
 	default:
 		if st, ok := stateOfEvent[name]; ok {
 			c.state = st

@@ -390,3 +390,54 @@ func TestCallsGoOneAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestGuidingKeepsTheLastStepsTheCalibrationAndTheAlert(t *testing.T) {
+	t.Parallel()
+	s := phd2test.New(t)
+	c := dial(t, s)
+	ctx := testContext(t)
+	if ok, err := c.GetCalibrated(ctx); err != nil || ok {
+		t.Fatalf("get_calibrated = %v, %v before any calibration", ok, err)
+	}
+	s.SetPixelScale(1.25)
+	if v, err := c.PixelScale(ctx); err != nil || v != 1.25 {
+		t.Fatalf("get_pixel_scale = %v, %v", v, err)
+	}
+	s.Calibrate()
+	for i := range phd2.MaxSteps + 5 {
+		s.Step(float64(i), -float64(i), 20, 2.5)
+	}
+	s.Alert("Star lost", "warning")
+	// A call's answer comes after every line sent before it.
+	if _, err := c.Connected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g := c.Guiding()
+	if g.State != phd2.StateGuiding || !g.Calibrated {
+		t.Errorf("state %q, calibrated %v", g.State, g.Calibrated)
+	}
+	if len(g.Steps) != phd2.MaxSteps || g.Steps[0].RA != 5 || g.Steps[phd2.MaxSteps-1].Dec != -104 {
+		t.Errorf("kept %d steps, from RA %v to Dec %v: want the last %d", len(g.Steps), g.Steps[0].RA, g.Steps[len(g.Steps)-1].Dec, phd2.MaxSteps)
+	}
+	if st := g.Steps[0]; st.SNR != 20 || st.HFD != 2.5 || time.Since(st.Time) > time.Minute {
+		t.Errorf("step %+v", st)
+	}
+	if g.Alert == nil || g.Alert.Message != "Star lost" || g.Alert.Type != "warning" || g.Alert.Time.IsZero() {
+		t.Errorf("alert %+v", g.Alert)
+	}
+	before := c.Events()
+
+	// A new calibration forgets the old one until it completes; a new guiding run starts
+	// its steps afresh.
+	s.Send(`{"Event":"StartCalibration","Mount":"INDI Mount"}`)
+	s.Send(`{"Event":"StartGuiding"}`)
+	if _, err := c.Connected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if g := c.Guiding(); g.Calibrated || len(g.Steps) != 0 {
+		t.Errorf("after a new calibration and guiding: calibrated %v, %d steps", g.Calibrated, len(g.Steps))
+	}
+	if c.Events() != before+2 {
+		t.Errorf("events %d, want %d", c.Events(), before+2)
+	}
+}

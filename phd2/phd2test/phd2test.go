@@ -60,10 +60,14 @@ type Server struct {
 	delay     time.Duration // from set_connected to connected
 	timer     *time.Timer
 	refusal   string
-	handlers  map[string]Handler
-	calls     []Request
-	conns     map[net.Conn]*sync.Mutex
-	closed    bool
+	// calibrated answers get_calibrated; scale get_pixel_scale; frame counts guide steps.
+	calibrated bool
+	scale      float64
+	frame      int
+	handlers   map[string]Handler
+	calls      []Request
+	conns      map[net.Conn]*sync.Mutex
+	closed     bool
 }
 
 // New starts a fake server, Stopped with its equipment disconnected, that stops when the test
@@ -174,6 +178,39 @@ func (s *Server) SetState(state string) {
 	default:
 		s.broadcast(event("AppState", "State", state))
 	}
+}
+
+// Calibrate completes a calibration: every client is told (CalibrationComplete), and
+// get_calibrated answers true from then on.
+func (s *Server) Calibrate() {
+	s.mu.Lock()
+	s.calibrated = true
+	s.mu.Unlock()
+	s.broadcast(event("CalibrationComplete", "Mount", "INDI Mount"))
+}
+
+// SetPixelScale sets what get_pixel_scale answers, in arc-seconds per pixel.
+func (s *Server) SetPixelScale(arcsecPerPixel float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scale = arcsecPerPixel
+}
+
+// Step guides once: the server is Guiding, and every client gets a GuideStep with the star's
+// distance from the lock position on each axis, in pixels, and its SNR and HFD.
+func (s *Server) Step(ra, dec, snr, hfd float64) {
+	s.mu.Lock()
+	s.state = phd2.StateGuiding
+	s.frame++
+	frame := s.frame
+	s.mu.Unlock()
+	s.broadcast(event("GuideStep", "Frame", frame, "Time", float64(frame), "Mount", "INDI Mount",
+		"RADistanceRaw", ra, "DECDistanceRaw", dec, "StarMass", 10000, "SNR", snr, "HFD", hfd))
+}
+
+// Alert shows an alert, as PHD2 does when it loses the star or a calibration fails.
+func (s *Server) Alert(message, typ string) {
+	s.broadcast(event("Alert", "Msg", message, "Type", typ))
 }
 
 // Send writes a line, as given, to every client; CR LF is added.
@@ -338,6 +375,10 @@ func (s *Server) builtin(req Request) (any, error) {
 		return s.connected, nil
 	case phd2.MethodGetAppState:
 		return s.state, nil
+	case phd2.MethodGetCalibrated:
+		return s.calibrated, nil
+	case phd2.MethodGetPixelScale:
+		return s.scale, nil
 	case phd2.MethodStopCapture:
 		was := s.state
 		s.state = phd2.StateStopped
