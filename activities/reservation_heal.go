@@ -23,10 +23,10 @@ type HealResult struct {
 }
 
 // HealPods brings back the pods, Services and claims of a Ready reservation's observatory and
-// telescope, as StartSite, PowerOn and StartDevices create or adopt them. Each pod created
-// again gets a PodCreated Event on its resource; then the drivers are connected and
-// configured again, as Connect and Configure do, which send nothing to a device already as
-// they leave it. Nothing missing: nothing done.
+// telescope, as StartSite, PowerOn and StartDevices create or adopt them, and its Guider's as
+// StartGuider does. Each pod created again gets a PodCreated Event on its resource; then the
+// drivers are connected and configured again, as Connect and Configure do, which send nothing
+// to a device already as they leave it. Nothing missing: nothing done.
 func (a *Activities) HealPods(ctx context.Context, in StepInput) (HealResult, error) {
 	before, err := a.managedPods(ctx, in.Namespace)
 	if err != nil {
@@ -50,6 +50,15 @@ func (a *Activities) HealPods(ctx context.Context, in StepInput) (HealResult, er
 	for _, s := range servers {
 		if _, err := a.bringUp(ctx, s, s.Devices); err != nil {
 			return HealResult{}, err
+		}
+	}
+	if tel.Guider != nil {
+		// The guider's pod comes back as StartGuider made it: PHD2 connects its camera and
+		// mount again. One that runs is left alone.
+		if name, err := kube.ValidObjectName(obsv1.KindGuider, tel.Guider.Name); err == nil && before[name] == nil {
+			if _, err := a.StartGuider(ctx, in); err != nil {
+				return HealResult{}, err
+			}
 		}
 	}
 	after, err := a.managedPods(ctx, in.Namespace)
