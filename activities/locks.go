@@ -55,8 +55,18 @@ func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (st
 	if err != nil {
 		return "", err
 	}
+	tels, err := a.telescopesAt(ctx, ns, observatory)
+	if err != nil {
+		return "", err
+	}
 	dome := siteDome(site)
 	if dome == nil {
+		// No lock: the mounts ignore domes (a Dome that left must not keep them locked).
+		for _, tel := range tels {
+			if _, err := a.relayToMounts(ctx, ns, tel, domeRelay{}); err != nil {
+				return "", err
+			}
+		}
 		return "", nil
 	}
 	if runs, err := a.serverRuns(ctx, ns, site.Name); err != nil || !runs {
@@ -75,22 +85,14 @@ func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (st
 	if err != nil {
 		return "", err
 	}
-	tels, err := a.listTyped(ctx, obsv1.KindTelescope, ns)
-	if err != nil {
-		return "", err
-	}
 	var mounts []kube.ParkReport
-	for _, o := range tels {
-		tel := o.(*obsv1.Telescope)
-		if tel.Spec.Observatory != observatory {
-			continue
-		}
-		reports, err := a.relayToMounts(ctx, ns, tel.Name, domeName, domeParked)
+	for _, tel := range tels {
+		reports, err := a.relayToMounts(ctx, ns, tel, domeRelay{locks: true, name: domeName, parked: domeParked})
 		if err != nil {
 			return "", err
 		}
 		for i := range reports {
-			reports[i].Released = !held[tel.Name]
+			reports[i].Released = !held[tel]
 		}
 		mounts = append(mounts, reports...)
 	}
@@ -112,9 +114,19 @@ func parkWord(parked bool) string {
 	return "unparked"
 }
 
-// relayToMounts relays the dome's state to each mount of a telescope whose server runs, and
-// returns what the mounts report. A telescope whose server does not run has silent mounts.
-func (a *Activities) relayToMounts(ctx context.Context, ns, telescope, domeName string, domeParked bool) ([]kube.ParkReport, error) {
+// domeRelay is what the mounts of a site are told of its dome: whether they heed one (locks),
+// its INDI name, and whether it counts as parked.
+type domeRelay struct {
+	locks  bool
+	name   string
+	parked bool
+}
+
+// relayToMounts makes each mount of a telescope whose server runs heed the site's dome or not
+// (DOME_POLICY, ACTIVE_DOME, saved; so a Dome that joins or leaves is heeded at the next
+// relay), relays the dome's state to them, and returns what they report. A telescope whose
+// server does not run has silent mounts.
+func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, dome domeRelay) ([]kube.ParkReport, error) {
 	s, err := a.readServer(ctx, ns, obsv1.KindTelescope, telescope)
 	if err != nil {
 		return nil, err
@@ -139,13 +151,71 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope, domeName 
 		return nil, err
 	}
 	defer c.Close()
-	if domeName != "" {
-		if err := c.RelayPark(domeName, kube.DomeParkVector, domeParked); err != nil {
+	names := map[string]string{}
+	for _, m := range mounts {
+		dctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
+		name, err := indiDevice(dctx, c, s, m)
+		cancel()
+		if err != nil {
+			continue // silent
+		}
+		names[m.Label()] = name
+		if err := heedDome(ctx, c, name, dome); err != nil {
+			return nil, indiStepError(m, err)
+		}
+	}
+	if dome.locks && dome.name != "" {
+		if err := c.RelayPark(dome.name, kube.DomeParkVector, dome.parked); err != nil {
 			return nil, fmt.Errorf("relay the dome's park state to %s: %w", s.Name, err)
 		}
 	}
 	for _, m := range mounts {
-		out = append(out, a.parkReport(ctx, c, s, m, kube.MountParkVector))
+		name, ok := names[m.Label()]
+		if !ok {
+			out = append(out, kube.ParkReport{Label: m.Label()})
+			continue
+		}
+		p, ok := c.Property(name, kube.MountParkVector)
+		out = append(out, kube.ParkReportOf(m.Label(), p, ok))
+	}
+	return out, nil
+}
+
+// heedDome makes a mount heed its site's dome (DOME_LOCKS, and the dome's name to snoop on)
+// or ignore domes, and saves the driver's config when that changed anything, so a restarted
+// driver heeds it too. A driver without DOME_POLICY has no lock to set.
+func heedDome(ctx context.Context, c *indi.Client, mount string, dome domeRelay) error {
+	if _, ok := c.Property(mount, "DOME_POLICY"); !ok {
+		return nil
+	}
+	sent, err := c.SetDomePolicy(ctx, mount, dome.locks)
+	if err != nil {
+		return err
+	}
+	if dome.locks && dome.name != "" {
+		s, err := c.SetActiveDevices(ctx, mount, map[string]string{indi.ActiveDome: dome.name})
+		if err != nil {
+			return err
+		}
+		sent = sent || s
+	}
+	if sent {
+		return c.SaveConfig(ctx, mount)
+	}
+	return nil
+}
+
+// telescopesAt are the names of the observatory's Telescopes.
+func (a *Activities) telescopesAt(ctx context.Context, ns, observatory string) ([]string, error) {
+	list, err := a.listTyped(ctx, obsv1.KindTelescope, ns)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range list {
+		if tel := o.(*obsv1.Telescope); tel.Spec.Observatory == observatory {
+			out = append(out, tel.Name)
+		}
 	}
 	return out, nil
 }

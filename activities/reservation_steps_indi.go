@@ -329,13 +329,13 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 	return StepResult{Summary: sum}, nil
 }
 
-// siteConfig is what Configure writes to a telescope's devices about their site.
+// siteConfig is what Configure writes to a telescope's devices about their site (whether the
+// mounts heed its Dome is the lock relay's: locks.go).
 type siteConfig struct {
 	location *obsv1.Location
-	dome     *stepDevice // the site's Dome, which the mounts heed
 }
 
-// readSiteConfig reads the Observatory's location and Dome; nothing for a telescope without one.
+// readSiteConfig reads the Observatory's location; nothing for a telescope without one.
 func (a *Activities) readSiteConfig(ctx context.Context, ns, observatory string) (siteConfig, error) {
 	var out siteConfig
 	if observatory == "" {
@@ -348,11 +348,6 @@ func (a *Activities) readSiteConfig(ctx context.Context, ns, observatory string)
 	if o, ok := obj.(*obsv1.Observatory); ok && o != nil {
 		out.location = &o.Spec.Location
 	}
-	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, observatory)
-	if err != nil {
-		return out, err
-	}
-	out.dome = siteDome(site)
 	return out, nil
 }
 
@@ -371,30 +366,12 @@ func (a *Activities) configureDevice(ctx context.Context, c *indi.Client, s step
 			did = append(did, "location")
 		}
 	}
-	active := activeDevices(s, d, names)
-	if d.Kind == obsv1.KindMount && site.dome != nil && domeINDIName(site.dome) != "" {
-		active[indi.ActiveDome] = domeINDIName(site.dome)
-	}
-	if len(active) > 0 {
+	if active := activeDevices(s, d, names); len(active) > 0 {
 		if _, ok := c.Property(name, "ACTIVE_DEVICES"); ok {
 			if _, err := c.SetActiveDevices(ctx, name, active); err != nil {
 				return fail(err)
 			}
 			did = append(did, "active devices")
-		}
-	}
-	if _, ok := c.Property(name, "DOME_POLICY"); ok && d.Kind == obsv1.KindMount {
-		// A mount heeds its site's Dome (spec 5); the config is saved so a restarted driver
-		// does too.
-		sent, err := c.SetDomePolicy(ctx, name, site.dome != nil)
-		if err != nil {
-			return fail(err)
-		}
-		if sent {
-			if err := c.SaveConfig(ctx, name); err != nil {
-				return fail(err)
-			}
-			did = append(did, "dome policy")
 		}
 	}
 	switch o := d.Object.(type) {
