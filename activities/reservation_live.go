@@ -11,8 +11,9 @@
 //   - a joiner whose driver another device of the server holds is refused: its Ready
 //     condition says why (reason Error), and nothing is started for it.
 //
-// It also does what HealPods does (pods deleted while Ready are created again), since both
-// read the same servers and a refused joiner must not stop the heal.
+// It also does what HealPods does (the pods deleted while Ready, the Guider's too, are
+// created again), since both read the same servers and a refused joiner must not stop the
+// heal: what HealPods learns to bring back, LiveDevices must too.
 package activities
 
 import (
@@ -162,6 +163,16 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 			a.postObsEvent(ctx, s.Owner, kube.Event{Type: corev1.EventTypeNormal, Reason: kube.ReasonDriverStarted,
 				Message: fmt.Sprintf("Started the driver %s of %s on %s: it joined while Reservation %s was Ready",
 					d.Spec.Driver.Name, d.Label(), s.Name, in.Reservation)})
+		}
+	}
+
+	if tel.Guider != nil {
+		// The guider's pod comes back as StartGuider made it, as HealPods brings it back:
+		// PHD2 connects its camera and mount again. One that runs is left alone.
+		if name, err := kube.ValidObjectName(obsv1.KindGuider, tel.Guider.Name); err == nil && before[name] == nil {
+			if _, err := a.StartGuider(ctx, in.StepInput); err != nil {
+				return out, err
+			}
 		}
 	}
 
