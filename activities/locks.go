@@ -10,6 +10,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -61,13 +62,14 @@ func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (st
 	}
 	dome := siteDome(site)
 	if dome == nil {
-		// No lock: the mounts ignore domes (a Dome that left must not keep them locked).
+		// No lock: the mounts ignore domes (a Dome that left must not keep them locked), and
+		// the Observatory has no LocksRelayed.
 		for _, tel := range tels {
 			if _, err := a.relayToMounts(ctx, ns, tel, domeRelay{}); err != nil {
 				return "", err
 			}
 		}
-		return "", nil
+		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
 	if runs, err := a.serverRuns(ctx, ns, site.Name); err != nil || !runs {
 		return "", err
@@ -301,4 +303,21 @@ func (a *Activities) writeDomePolicies(ctx context.Context, site stepServer) (st
 		sum = "wrote the lock policies of " + strings.Join(written, ", ") + "; " + sum
 	}
 	return sum, nil
+}
+
+// dropLocksRelayed removes the Observatory's LocksRelayed, which a site without a Dome does
+// not have; nothing is written when it has none.
+func (a *Activities) dropLocksRelayed(ctx context.Context, obs kube.ResourceID) error {
+	obj, err := a.getTyped(ctx, obsv1.KindObservatory, obs.Namespace, obs.Name)
+	o, ok := obj.(*obsv1.Observatory)
+	if err != nil || !ok || o == nil || len(kube.WithoutConditions(o.Status.Conditions, obsv1.ConditionLocksRelayed)) == len(o.Status.Conditions) {
+		return err
+	}
+	return a.updateStatusField(ctx, obs, "conditions", func(raw []byte) (any, error) {
+		var conds []obsv1.Condition
+		if err := json.Unmarshal(raw, &conds); err != nil {
+			return nil, err
+		}
+		return kube.WithoutConditions(conds, obsv1.ConditionLocksRelayed), nil
+	})
 }

@@ -240,7 +240,7 @@ func StartingDeviceStatus(st obsv1.DeviceStatus) obsv1.DeviceStatus {
 func StoppedDeviceStatus(st obsv1.DeviceStatus, kind obsv1.Kind) obsv1.DeviceStatus {
 	out := *st.DeepCopy()
 	out.Phase = obsv1.DeviceIdle
-	out.Conditions = withoutConditions(out.Conditions, StateConditionTypes(kind))
+	out.Conditions = WithoutConditions(out.Conditions, StateConditionTypes(kind)...)
 	out.Readings, out.Display, out.Properties = nil, nil, nil
 	return out
 }
@@ -258,7 +258,7 @@ func ObservedDeviceStatus(st obsv1.DeviceStatus, kind obsv1.Kind, indiDevice str
 	out.Readings, out.Display = obs.Readings, obs.Display
 	if !obs.Connected {
 		out.Phase = obsv1.DeviceConnecting
-		out.Conditions = withoutConditions(out.Conditions, StateConditionTypes(kind))
+		out.Conditions = WithoutConditions(out.Conditions, StateConditionTypes(kind)...)
 		return out
 	}
 	out.Phase = obsv1.DeviceConnected
@@ -330,7 +330,9 @@ func findCondition(conds []obsv1.Condition, typ string) *obsv1.Condition {
 	return nil
 }
 
-func withoutConditions(conds []obsv1.Condition, types []string) []obsv1.Condition {
+// WithoutConditions is conds without the conditions of the given types. The input is not
+// changed.
+func WithoutConditions(conds []obsv1.Condition, types ...string) []obsv1.Condition {
 	var out []obsv1.Condition
 	for _, c := range conds {
 		drop := false
