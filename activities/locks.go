@@ -1,6 +1,6 @@
 // The dome and mount locks across INDI servers (spec 5). StartSite makes the dome heed the
-// mounts and Configure makes each mount heed the dome; the drivers then refuse a dome park
-// or a mount unpark on their own. But each snoops on a device of another server, so the
+// mounts, and every relay makes each mount heed the dome; the drivers then refuse a dome
+// park or a mount unpark on their own. But each snoops on a device of another server, so the
 // runner carries the park states across (kube/locks.go has the rules): the dome's to each
 // mount under its INDI name, and one aggregate of every mount to the dome. Drivers start
 // locked and trust only what was relayed last, so a relay goes before every move the locks
@@ -15,10 +15,9 @@ import (
 	"strings"
 	"time"
 
-	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
 // relayDefineTimeout bounds the wait for a driver to define its device before a relay: a
@@ -46,8 +45,9 @@ func domeINDIName(d *stepDevice) string {
 
 // relayLocks relays the park states between the observatory's dome and the mounts of its
 // telescopes' running servers, and writes the Observatory's LocksRelayed. At an Observatory
-// without a Dome, or whose server does not run, it does nothing. It returns the relayed
-// states for summaries: "Dome lab parked, mounts unparked".
+// without a Dome the mounts ignore domes and there is no LocksRelayed; one whose server does
+// not run has nothing to relay. It returns the relayed states for summaries ("Dome lab
+// parked, mounts unparked"), "" when nothing was relayed.
 func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (string, error) {
 	if observatory == "" {
 		return "", nil

@@ -177,7 +177,8 @@ func parkStates(watched []*observedServer) string {
 
 // relayOnRequest relays the locks in a goroutine of its own, so a slow or silent server does
 // not hold the observer's heartbeat; the returned function asks for one more relay. A failed
-// relay is tried again a second later, until one succeeds or ctx ends.
+// relay is tried again, a second later and then less and less often (up to every
+// relayRetryMax), until one succeeds or ctx ends.
 func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request func()) {
 	asked := make(chan struct{}, 1)
 	go func() {
@@ -187,17 +188,17 @@ func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request 
 				return
 			case <-asked:
 			}
-			for {
+			for wait := observeEvery; ; wait = min(2*wait, relayRetryMax) {
 				_, err := a.relayLocks(ctx, in.Namespace, in.Observatory)
 				if err == nil || ctx.Err() != nil {
 					break
 				}
 				logFor(ctx).Warn("the dome and mount locks could not be relayed; trying again", "namespace", in.Namespace,
-					"observatory", in.Observatory, "err", err)
+					"observatory", in.Observatory, "in", wait, "err", err)
 				select {
 				case <-ctx.Done():
 					return
-				case <-time.After(observeEvery):
+				case <-time.After(wait):
 				}
 			}
 		}
@@ -209,6 +210,9 @@ func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request 
 		}
 	}
 }
+
+// relayRetryMax is the longest wait between two tries of a relay that keeps failing.
+const relayRetryMax = 30 * time.Second
 
 // observedServer is one INDI server the observer follows, and its devices.
 type observedServer struct {
