@@ -205,9 +205,9 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 		if _, err := a.connectAll(ctx, s, s.Devices); err != nil {
 			return out, err
 		}
-		if s.Owner.Kind == obsv1.KindTelescope && len(out.Refused) == 0 {
-			// Configure reads the telescope's server itself, and refuses two devices with
-			// one driver; a refused joiner waits until it can run.
+		if s.Owner.Kind == obsv1.KindTelescope {
+			// Configure reads the telescope's server itself: the devices its pod links,
+			// without a refused joiner.
 			if _, err := a.Configure(ctx, in.StepInput); err != nil {
 				return out, err
 			}

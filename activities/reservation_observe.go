@@ -70,13 +70,13 @@ func (a *Activities) ObserveDevices(ctx context.Context, in StepInput) error {
 func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	var servers []stepServer
 	if in.Observatory != "" {
-		s, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+		s, err := a.readObservedServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
 		if err != nil {
 			return err
 		}
 		servers = append(servers, s)
 	}
-	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
+	s, err := a.readObservedServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		select {
 		case <-reread.C:
 			for _, o := range watched {
-				s, err := a.readServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
+				s, err := a.readObservedServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
 				if err != nil {
 					logFor(ctx).Warn("the devices of a server could not be read again; the last list is kept",
 						"server", o.name, "namespace", o.owner.Namespace, "err", err)
@@ -213,6 +213,17 @@ func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request 
 
 // relayRetryMax is the longest wait between two tries of a relay that keeps failing.
 const relayRetryMax = 30 * time.Second
+
+// readObservedServer reads a server and the devices it runs: those its pod links, so a joiner
+// refused while Ready (its driver held by another device) is not shown as the holder.
+func (a *Activities) readObservedServer(ctx context.Context, ns string, kind obsv1.Kind, name string) (stepServer, error) {
+	s, err := a.readServer(ctx, ns, kind, name)
+	if err != nil {
+		return s, err
+	}
+	s, _, err = a.runningDevices(ctx, s)
+	return s, err
+}
 
 // observedServer is one INDI server the observer follows, and its devices.
 type observedServer struct {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -197,17 +198,38 @@ func (a *Activities) awaitDrivers(ctx context.Context, s stepServer, devices []s
 }
 
 // telescopeINDIServer reads the telescope's server for an INDI step; ok is false when its pod
-// does not run (nothing to talk to).
+// does not run (nothing to talk to). After activation (a heal, the deactivation steps) only
+// the devices the running server links count: a joiner refused while Ready never ran, and
+// must not keep the others from being healed, or the reservation from being released.
 func (a *Activities) telescopeINDIServer(ctx context.Context, in StepInput) (stepServer, bool, error) {
 	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
 		return s, false, err
 	}
-	if err := s.check(); err != nil {
+	runs := false
+	if slices.Contains(kube.ActivationSteps, in.Step) {
+		if runs, err = a.serverRuns(ctx, in.Namespace, s.Name); err != nil {
+			return s, false, err
+		}
+	} else if s, runs, err = a.runningDevices(ctx, s); err != nil {
 		return s, false, err
 	}
-	runs, err := a.serverRuns(ctx, in.Namespace, s.Name)
-	return s, runs, err
+	return s, runs, s.check()
+}
+
+// runningDevices narrows s to the devices its server pod links (its drivers annotation);
+// runs is false when the pod does not run, and s is then as it was.
+func (a *Activities) runningDevices(ctx context.Context, s stepServer) (_ stepServer, runs bool, _ error) {
+	pod, err := a.Kube.CoreV1().Pods(s.Owner.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, fmt.Errorf("read the pod %s: %w", s.Name, err)
+	}
+	linked := kube.LinkedServices(pod.Annotations[kube.AnnotationDrivers])
+	s.Devices = only(s.Devices, func(d stepDevice) bool { return slices.Contains(linked, d.Pod) })
+	return s, true, nil
 }
 
 // Connect connects the telescope's devices in the spec's order: mount, GPS, polar aligner,

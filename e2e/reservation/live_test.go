@@ -120,6 +120,7 @@ func TestADeviceJoinsAndLeavesAReadyReservationLive(t *testing.T) {
 		u, err := rotators.Get(ctx, "east-main", metav1.GetOptions{})
 		return err == nil && !kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate)
 	}, 30*time.Second, 200*time.Millisecond, "the leaver's finalizer is removed")
+	assert.Equal(t, obsv1.DeviceInventory, devicePhase(t, ns, obsv1.KindRotator, "east-main"), "back on the shelf")
 	srv, err = pods.Get(ctx, "east-telescope", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.NotContains(t, kube.LinkedServices(srv.Annotations[kube.AnnotationDrivers]), "east-main-rotator")
@@ -145,6 +146,17 @@ func TestADeviceJoinsAndLeavesAReadyReservationLive(t *testing.T) {
 
 	r, _ := reservation(t, ns, "tonight")
 	assert.Equal(t, obsv1.ReservationReady, r.Status.Phase, "the reservation stays Ready")
+	// The observer shows the Focuser that runs, not the refused one as its holder.
+	assert.Equal(t, obsv1.DeviceError, devicePhase(t, ns, obsv1.KindFocuser, "spare"))
+
+	// The refused Focuser is still there when the reservation ends: it never ran, so it keeps
+	// no step from stopping the others, and the reservation is released.
+	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
+		Delete(ctx, "tonight", metav1.DeleteOptions{}))
+	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
+		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
+	assert.Empty(t, managedPods(t, ns), "no pod is left")
 }
 
 // telescopeServer dials the indiserver that stands in for east-telescope.
