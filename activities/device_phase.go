@@ -16,6 +16,20 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
+// markStopped writes the status of a device whose pod is gone: Idle, or Inventory without a
+// parent. A device that is gone has nothing to show it on.
+func (a *Activities) markStopped(ctx context.Context, r kube.ResourceID) error {
+	obj, err := a.getTyped(ctx, r.Kind, r.Namespace, r.Name)
+	if err != nil || obj == nil {
+		return err
+	}
+	d, err := kube.DeviceRefOf(obj)
+	if err != nil {
+		return err
+	}
+	return a.updateDeviceStatus(ctx, r, func(st obsv1.DeviceStatus) obsv1.DeviceStatus { return kube.StoppedDeviceStatus(st, d) })
+}
+
 // updateDeviceStatus writes a device's status as change makes it.
 func (a *Activities) updateDeviceStatus(ctx context.Context, r kube.ResourceID, change func(obsv1.DeviceStatus) obsv1.DeviceStatus) error {
 	return updateTypedStatus(ctx, a, r, change)

@@ -635,10 +635,7 @@ func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped
 				}
 				continue
 			}
-			kind := r.Kind
-			if err := a.updateDeviceStatus(ctx, r, func(st obsv1.DeviceStatus) obsv1.DeviceStatus {
-				return kube.StoppedDeviceStatus(st, kind)
-			}); err != nil {
+			if err := a.markStopped(ctx, r); err != nil {
 				return out, err
 			}
 			if _, err := a.patchFinalizers(ctx, FinalizerRef{Kind: r.Kind, Namespace: ns, Name: r.Name}, false); err != nil {

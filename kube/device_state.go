@@ -234,12 +234,17 @@ func StartingDeviceStatus(st obsv1.DeviceStatus) obsv1.DeviceStatus {
 	return out
 }
 
-// StoppedDeviceStatus is st once the device's pod is gone at the end of a reservation: Idle,
-// and what only a running driver reports (its state conditions, readings, display and
-// properties) is dropped rather than left stale.
-func StoppedDeviceStatus(st obsv1.DeviceStatus, kind obsv1.Kind) obsv1.DeviceStatus {
+// StoppedDeviceStatus is st once the device's pod is gone (at the end of a reservation, or
+// as it left one): Idle, or Inventory when it has no parent any more; and what only a
+// running driver reports (its state conditions, readings, display and properties) is dropped
+// rather than left stale.
+func StoppedDeviceStatus(st obsv1.DeviceStatus, d DeviceRef) obsv1.DeviceStatus {
 	out := *st.DeepCopy()
 	out.Phase = obsv1.DeviceIdle
+	if d.Telescope == "" && d.OpticalTrain == "" && d.Observatory == "" {
+		out.Phase = obsv1.DeviceInventory
+	}
+	kind := d.Kind
 	out.Conditions = WithoutConditions(out.Conditions, StateConditionTypes(kind)...)
 	out.Readings, out.Display, out.Properties = nil, nil, nil
 	return out

@@ -336,8 +336,11 @@ func TestADeviceIsStartingWithItsPodAndIdleWithoutItsStateOnceStopped(t *testing
 		})
 	}
 
-	stopped := StoppedDeviceStatus(connectedDome, obsv1.KindDome)
+	dome := DeviceRef{ResourceID: ResourceID{Kind: obsv1.KindDome, Name: "lab"}, Observatory: "lab"}
+	stopped := StoppedDeviceStatus(connectedDome, dome)
 	assert.Equal(t, obsv1.DeviceIdle, stopped.Phase)
+	dome.Observatory = ""
+	assert.Equal(t, obsv1.DeviceInventory, StoppedDeviceStatus(connectedDome, dome).Phase, "back on the shelf")
 	assert.Equal(t, []obsv1.Condition{ready}, stopped.Conditions, "Ready stays; Parked and Open go")
 	assert.Empty(t, stopped.Readings)
 	assert.Empty(t, stopped.Display)
