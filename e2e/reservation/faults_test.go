@@ -86,6 +86,11 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 	})
 	r, _ := reservation(t, ns, "tonight")
 	require.Equal(t, kube.StepStartDevices, r.Status.Step, "the worker was to stop in the middle of StartDevices")
+	// The status names the step before a worker picks its activity up: stop the first worker
+	// only once it runs it.
+	require.Eventually(t, func() bool {
+		return !activityStartedOn(t, c, workflows.ReservationWorkflowID(ns, "tonight"), kube.StepStartDevices, "").IsZero()
+	}, 30*time.Second, 20*time.Millisecond, "StartDevices started on the first worker")
 	first.Stop()
 
 	second := newWorker(t, c, queue, local)
