@@ -1,17 +1,15 @@
 // Healing a Ready reservation: what a person or the cluster deleted while it held its
-// telescope is created again.
+// telescope is created again (LiveDevices does it; see reservation_live.go).
 package activities
 
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/kube"
-	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
 // ReasonPodCreated is the Event of a pod created again.
@@ -22,73 +20,12 @@ type HealResult struct {
 	Created []string `json:",omitempty"`
 }
 
-// HealPods brings back the pods, Services and claims of a Ready reservation's observatory and
-// telescope, as StartSite, PowerOn and StartDevices create or adopt them, and its Guider's as
-// StartGuider does. Each pod created again gets a PodCreated Event on its resource; then the
-// drivers are connected and configured again, as Connect and Configure do, which send nothing
-// to a device already as they leave it. Nothing missing: nothing done.
+// HealPods brings back what was deleted while a reservation is Ready: the runs that
+// began before devices could join and leave live call it. It is LiveDevices now (which
+// heals as it handles the joiners and leavers), so there is one heal to keep right.
 func (a *Activities) HealPods(ctx context.Context, in StepInput) (HealResult, error) {
-	before, err := a.managedPods(ctx, in.Namespace)
-	if err != nil {
-		return HealResult{}, err
-	}
-	var servers []stepServer
-	if in.Observatory != "" {
-		s, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
-		if err != nil {
-			return HealResult{}, err
-		}
-		if len(s.Devices) > 0 {
-			servers = append(servers, s)
-		}
-	}
-	tel, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
-	if err != nil {
-		return HealResult{}, err
-	}
-	servers = append(servers, tel)
-	for _, s := range servers {
-		if _, err := a.bringUp(ctx, s, s.Devices); err != nil {
-			return HealResult{}, err
-		}
-	}
-	if tel.Guider != nil {
-		// The guider's pod comes back as StartGuider made it: PHD2 connects its camera and
-		// mount again. One that runs is left alone.
-		if name, err := kube.ValidObjectName(obsv1.KindGuider, tel.Guider.Name); err == nil && before[name] == nil {
-			if _, err := a.StartGuider(ctx, in); err != nil {
-				return HealResult{}, err
-			}
-		}
-	}
-	after, err := a.managedPods(ctx, in.Namespace)
-	if err != nil {
-		return HealResult{}, err
-	}
-
-	var out HealResult
-	for name, pod := range after {
-		if _, ok := before[name]; ok || !servesOneOf(pod, servers) {
-			continue
-		}
-		out.Created = append(out.Created, name)
-		if ref := metav1.GetControllerOf(pod); ref != nil {
-			a.postObsEvent(ctx, kube.ResourceID{Kind: obsv1.Kind(ref.Kind), Namespace: in.Namespace, Name: ref.Name, UID: ref.UID},
-				kube.Event{Type: corev1.EventTypeNormal, Reason: ReasonPodCreated,
-					Message: fmt.Sprintf("Created the pod %s again: it was deleted while Reservation %s was Ready", name, in.Reservation)})
-		}
-	}
-	if len(out.Created) == 0 {
-		return out, nil
-	}
-	sort.Strings(out.Created)
-	logFor(ctx).Info("created pods again", "namespace", in.Namespace, "reservation", in.Reservation, "pods", out.Created)
-	for _, step := range []func(context.Context, StepInput) (StepResult, error){a.Connect, a.Configure} {
-		if _, err := step(ctx, in); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+	res, err := a.LiveDevices(ctx, LiveInput{StepInput: in})
+	return HealResult{Created: res.Created}, err
 }
 
 // managedPods are the observatory pods of a namespace, by name.

@@ -11,9 +11,9 @@
 //   - a joiner whose driver another device of the server holds is refused: its Ready
 //     condition says why (reason Error), and nothing is started for it.
 //
-// It also does what HealPods does (the pods deleted while Ready, the Guider's too, are
-// created again), since both read the same servers and a refused joiner must not stop the
-// heal: what HealPods learns to bring back, LiveDevices must too.
+// It also heals (the pods deleted while Ready, the Guider's too, are created again), since
+// both read the same servers and a refused joiner must not stop the heal; HealPods, which
+// older runs call, is LiveDevices too.
 package activities
 
 import (

@@ -6,19 +6,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/phd2"
 	"liken.sh/runner/phd2/phd2test"
 )
 
-// TestLiveDevicesBringsBackADeletedGuiderPodAsHealPodsDoes: LiveDevices heals in HealPods'
-// place once devices join and leave live, so what HealPods brings back, it brings back too:
-// the Guider's pod, whose new PHD2 connects its camera and mount again. Nothing joined.
-func TestLiveDevicesBringsBackADeletedGuiderPodAsHealPodsDoes(t *testing.T) {
+// A Guider's pod deleted while Ready comes back with the heal (LiveDevices, which HealPods
+// is too), with a PodCreated Event on the Guider, and its new PHD2 connects its camera and
+// mount again. Nothing joined.
+func TestADeletedGuiderPodComesBackWhileReadyAndPHD2ConnectsAgain(t *testing.T) {
 	ns := observatoryNamespace(t, "live-guider-"+utilrand.String(5))
 	applyExample(t, ns)
 	a := newActivities()
@@ -57,4 +59,5 @@ func TestLiveDevicesBringsBackADeletedGuiderPodAsHealPodsDoes(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, pod.UID, again.UID)
 	assert.True(t, phd.Connected(), "PHD2 connected again")
+	assert.Equal(t, corev1.EventTypeNormal, eventReasons(t, ns, obsv1.KindGuider, "east")[ReasonPodCreated])
 }

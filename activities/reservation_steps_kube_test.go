@@ -424,27 +424,6 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	require.NoError(t, err)
 	assert.Len(t, phd.Calls(phd2.MethodSetConnected), 1)
 
-	// A guider pod deleted while Ready comes back with the heal, and its PHD2, which starts
-	// disconnected, connects its camera and mount again.
-	old := pod.UID
-	require.NoError(t, env.Kube.CoreV1().Pods(ns).Delete(ctx, "east-guider", *metav1.NewDeleteOptions(0)))
-	require.Eventually(t, func() bool {
-		_, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-guider", metav1.GetOptions{})
-		return apierrors.IsNotFound(err)
-	}, time.Minute, 100*time.Millisecond, "the guider pod is gone")
-	pc, err := phd2.Dial(ctx, phd.Addr)
-	require.NoError(t, err)
-	require.NoError(t, pc.SetConnected(ctx, false))
-	pc.Close()
-	healed, err := a.HealPods(ctx, stepInput(ns, "Heal"))
-	require.NoError(t, err)
-	assert.Contains(t, healed.Created, "east-guider")
-	pod, err = env.Kube.CoreV1().Pods(ns).Get(ctx, "east-guider", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.NotEqual(t, old, pod.UID)
-	assert.True(t, phd.Connected(), "PHD2 connected again")
-	assert.Equal(t, corev1.EventTypeNormal, eventReasons(t, ns, obsv1.KindGuider, "east")[ReasonPodCreated])
-
 	// Abort stops PHD2's guiding before it aborts the mount and camera.
 	phd.SetState(phd2.StateGuiding)
 	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
