@@ -254,23 +254,43 @@ func (a *Activities) telescopesHoldingMounts(ctx context.Context, ns string) (ma
 
 // writeDomePolicies makes each Dome of the site heed the mounts (MOUNT_LOCKS, the aggregate
 // the runner relays as its ACTIVE_TELESCOPE) and close when it parks and open when it
-// unparks, saves the driver's config when that changed anything, and relays the locks.
-// It returns the summary's part, "" when there was nothing to write.
+// unparks, saves the driver's config when that changed anything, and relays the locks (at a
+// site without a Dome, too: its mounts then ignore domes). StartSite runs it, and
+// LiveDevices when the site's devices changed, so a Dome that joins or leaves is heeded at
+// once. It returns the summary's part, "" when there was nothing to write or relay.
 func (a *Activities) writeDomePolicies(ctx context.Context, site stepServer) (string, error) {
-	domes := only(site.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindDome })
-	if len(domes) == 0 {
-		return "", nil
+	var parts []string
+	if domes := only(site.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindDome }); len(domes) > 0 {
+		written, err := a.heedMounts(ctx, site, domes)
+		if err != nil {
+			return "", err
+		}
+		if len(written) > 0 {
+			parts = append(parts, "wrote the lock policies of "+strings.Join(written, ", "))
+		}
 	}
-	c, err := a.dialServer(ctx, site)
+	relayed, err := a.relayLocks(ctx, site.Owner.Namespace, site.Owner.Name)
 	if err != nil {
 		return "", err
+	}
+	if relayed != "" {
+		parts = append(parts, "relayed "+relayed)
+	}
+	return strings.Join(parts, "; "), nil
+}
+
+// heedMounts writes the domes' lock policies and returns the domes whose config changed.
+func (a *Activities) heedMounts(ctx context.Context, site stepServer, domes []stepDevice) ([]string, error) {
+	c, err := a.dialServer(ctx, site)
+	if err != nil {
+		return nil, err
 	}
 	defer c.Close()
 	var written []string
 	for _, d := range domes {
 		name, err := indiDevice(ctx, c, site, d)
 		if err != nil {
-			return "", indiStepError(d, err)
+			return nil, indiStepError(d, err)
 		}
 		stepHeartbeat(ctx, "writing the lock policies of "+d.Label())
 		var sent bool
@@ -283,26 +303,18 @@ func (a *Activities) writeDomePolicies(ctx context.Context, site stepServer) (st
 		} {
 			s, err := set()
 			if err != nil {
-				return "", indiStepError(d, err)
+				return nil, indiStepError(d, err)
 			}
 			sent = sent || s
 		}
 		if sent {
 			if err := c.SaveConfig(ctx, name); err != nil {
-				return "", indiStepError(d, err)
+				return nil, indiStepError(d, err)
 			}
 			written = append(written, d.Label())
 		}
 	}
-	relayed, err := a.relayLocks(ctx, site.Owner.Namespace, site.Owner.Name)
-	if err != nil {
-		return "", err
-	}
-	sum := "relayed " + relayed
-	if len(written) > 0 {
-		sum = "wrote the lock policies of " + strings.Join(written, ", ") + "; " + sum
-	}
-	return sum, nil
+	return written, nil
 }
 
 // dropLocksRelayed removes the Observatory's LocksRelayed, which a site without a Dome does

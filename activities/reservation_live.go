@@ -199,11 +199,20 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 	// changed may have started again (dev mode), and Connect and Configure send nothing to
 	// a device already as they leave it.
 	for _, s := range servers {
-		if !changed[s.Name] || len(s.Devices) == 0 {
+		if !changed[s.Name] {
 			continue
 		}
-		if _, err := a.connectAll(ctx, s, s.Devices); err != nil {
-			return out, err
+		if len(s.Devices) > 0 {
+			if _, err := a.connectAll(ctx, s, s.Devices); err != nil {
+				return out, err
+			}
+		}
+		if s.Owner.Kind == obsv1.KindObservatory {
+			// A Dome that joined heeds the mounts and they heed it; one that left, they
+			// no longer do.
+			if _, err := a.writeDomePolicies(ctx, s); err != nil {
+				return out, err
+			}
 		}
 		if s.Owner.Kind == obsv1.KindTelescope {
 			// Configure reads the telescope's server itself: the devices its pod links,

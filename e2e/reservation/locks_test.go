@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/indi"
@@ -23,7 +24,8 @@ import (
 // dome is on the observatory's indiserver and the mount on the telescope's, so only the
 // runner's relay lets their drivers lock each other. A person then moves them with their own
 // INDI client, as a user of the Ready endpoint would: the dome may not park while the mount
-// is unparked, and the mount may not unpark while the dome is parked.
+// is unparked, and the mount may not unpark while the dome is parked. When the Dome leaves the
+// site, the mount no longer heeds it.
 func TestTheDomeAndTheMountLockEachOtherAcrossTheirServers(t *testing.T) {
 	ns, queue, c := startReservation(t)
 	local := startWorker(t, c, queue)
@@ -134,14 +136,22 @@ func TestTheDomeAndTheMountLockEachOtherAcrossTheirServers(t *testing.T) {
 	_, err = tel.SetMountParked(ctx, mount, false)
 	require.NoError(t, err, "the mount unparks under an open dome")
 
-	// The end: the site stops, and the locks have nothing to relay.
-	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
-		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
-	require.NoError(t, c.SignalWorkflow(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "",
-		workflows.ReservationChanged, workflows.ReservationChange{Deleted: true, Why: "deleted"}))
-	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
-	l := locks()
-	require.NotNil(t, l)
-	assert.Equal(t, metav1.ConditionFalse, l.Status)
-	assert.Equal(t, kube.ReasonIdle, l.Reason)
+	// The Dome leaves the site (its parent edited away) while Ready: it runs its deactivation
+	// (it parks, the mount being parked first), and the mount no longer heeds a dome: it
+	// unparks under the parked dome, and the Observatory has no LocksRelayed.
+	_, err = tel.SetMountParked(ctx, mount, true)
+	require.NoError(t, err)
+	_, err = env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).Patch(ctx, "lab", types.MergePatchType,
+		[]byte(`{"spec":{"observatory":null}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "",
+		workflows.ReservationChanged, workflows.ReservationChange{Why: "device"}))
+	// At once, not at the observer's next look (a minute).
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	_, err = tel.Wait(wctx, mount, "DOME_POLICY", func(p indi.Property) bool { return p.SwitchOn("DOME_IGNORED") })
+	require.NoError(t, err, "the mount ignores domes once the Dome left")
+	require.Eventually(t, func() bool { return locks() == nil }, 30*time.Second, 200*time.Millisecond, "no Dome, no LocksRelayed")
+	_, err = tel.SetMountParked(ctx, mount, false)
+	require.NoError(t, err, "the mount unparks: no dome locks it")
 }

@@ -143,6 +143,15 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 	}{{obsv1.KindMount, "east"}, {obsv1.KindCamera, "east-main"}, {obsv1.KindDome, "lab"}} {
 		assert.Equal(t, obsv1.DeviceIdle, devicePhase(t, ns, d.kind, d.name), "%s %s is Idle once nothing runs it", d.kind, d.name)
 	}
+	var lab obsv1.Observatory
+	u, err := env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).Get(context.Background(), "lab", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &lab))
+	idle := false
+	for _, cond := range lab.Status.Conditions {
+		idle = idle || cond.Type == obsv1.ConditionLocksRelayed && cond.Status == metav1.ConditionFalse && cond.Reason == kube.ReasonIdle
+	}
+	assert.True(t, idle, "LocksRelayed is False/Idle once the site stopped: %+v", lab.Status.Conditions)
 	svcs, err := env.Kube.CoreV1().Services(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
 	require.NoError(t, err)
 	assert.Empty(t, svcs.Items, "no Service is left")
