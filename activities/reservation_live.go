@@ -224,7 +224,8 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 	}
 
 	// Activation, for the joiners whose activation is Pending (this try's, or an earlier
-	// one's whose drivers started).
+	// one's whose drivers started), and again for those whose activation failed and that
+	// have the retry annotation (its Done actions are not run again).
 	for _, s := range servers {
 		if !active[s.Name] {
 			continue
@@ -237,8 +238,19 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 			if err != nil {
 				return out, fmt.Errorf("read the %s: %w", d.Label(), err)
 			}
-			if kube.ActivationPending(statusProcedures(u), in.Activated) {
-				if err := a.runDeviceProcedure(ctx, in.StepInput, s, d.ResourceID, kube.TriggerActivation); err != nil {
+			var prior []obsv1.ActionRecord
+			recs := statusProcedures(u)
+			if retry := u.GetAnnotations()[kube.AnnotationRetry]; retry != "" {
+				if failed := kube.FailedJoinerActivation(recs, in.Activated); failed != nil {
+					// The annotation goes as the run starts, as a step's does.
+					if err := a.removeRetry(ctx, d.Kind, d.Namespace, d.Name, retry); err != nil {
+						return out, err
+					}
+					prior = append([]obsv1.ActionRecord{}, failed.Actions...)
+				}
+			}
+			if prior != nil || kube.ActivationPending(recs, in.Activated) {
+				if err := a.runDeviceProcedure(ctx, in.StepInput, s, d.ResourceID, kube.TriggerActivation, prior); err != nil {
 					return out, err
 				}
 			}
@@ -264,7 +276,7 @@ func (a *Activities) leave(ctx context.Context, in LiveInput, s stepServer, r ku
 	default:
 		r.UID = u.GetUID()
 		if kube.RanActivation(statusProcedures(u), in.Activated) {
-			if err := a.runDeviceProcedure(ctx, in.StepInput, s, r, kube.TriggerDeactivation); err != nil {
+			if err := a.runDeviceProcedure(ctx, in.StepInput, s, r, kube.TriggerDeactivation, nil); err != nil {
 				return err
 			}
 		}
@@ -372,9 +384,11 @@ func (a *Activities) markActivationPending(ctx context.Context, in StepInput, id
 }
 
 // runDeviceProcedure runs one device's activation or deactivation, as the steps run a tier
-// of one. A failed action has posted ProcedureFailed on the device, and the caller goes on;
-// only a transient error is returned (Temporal tries again).
-func (a *Activities) runDeviceProcedure(ctx context.Context, in StepInput, s stepServer, id kube.ResourceID, trigger string) error {
+// of one; prior are the action records of a failed run it runs again (its Done actions are
+// not run again). A failed action has posted ProcedureFailed on the device, and the caller
+// goes on; only a transient error is returned (Temporal tries again).
+func (a *Activities) runDeviceProcedure(ctx context.Context, in StepInput, s stepServer, id kube.ResourceID, trigger string,
+	prior []obsv1.ActionRecord) error {
 	u, err := a.resource(id.Kind, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -411,7 +425,7 @@ func (a *Activities) runDeviceProcedure(ctx context.Context, in StepInput, s ste
 	defer hb.stop()
 	runs := map[string]chan struct{}{r.id.String(): make(chan struct{})}
 	defer close(runs[r.id.String()])
-	in.Actions = nil
+	in.Actions = prior
 	_, end := a.runResource(ctx, in, trigger, r, runs, hb)
 	return end.err
 }

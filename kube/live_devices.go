@@ -130,6 +130,18 @@ func ActivationPending(records []obsv1.ProcedureRecord, since time.Time) bool {
 	return act != nil && act.State == obsv1.RunPending && act.Since != nil && !act.Since.Time.Before(since.Truncate(time.Second))
 }
 
+// FailedJoinerActivation is the activation record of a device whose activation failed after
+// it joined the reservation whose activation began at since (the reservation's own
+// Activation step is retried on the Reservation, not here); nil when there is none. The
+// retry annotation on the device runs it again (spec 3, Retry).
+func FailedJoinerActivation(records []obsv1.ProcedureRecord, since time.Time) *obsv1.ProcedureRecord {
+	act := FindProcedureRecord(records, TriggerActivation)
+	if act == nil || act.State != obsv1.RunFailed || act.Since == nil || !act.Since.Time.After(since.Truncate(time.Second)) {
+		return nil
+	}
+	return act
+}
+
 // ErrorCondition is the Ready condition of a device that cannot run, with why.
 func ErrorCondition(message string) obsv1.Condition {
 	return obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonError, Message: message}

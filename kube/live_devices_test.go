@@ -111,3 +111,25 @@ func TestAJoinersActivationIsPendingUntilItRuns(t *testing.T) {
 		})
 	}
 }
+
+func TestOnlyAJoinersFailedActivationIsRetriedOnTheDevice(t *testing.T) {
+	began := time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
+	rec := func(d time.Duration, state obsv1.RunState) []obsv1.ProcedureRecord {
+		return []obsv1.ProcedureRecord{{Trigger: TriggerActivation, Since: &metav1.Time{Time: began.Add(d)}, RunRecord: obsv1.RunRecord{State: state}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		records []obsv1.ProcedureRecord
+		want    bool
+	}{
+		{"no record", nil, false},
+		{"failed after it joined", rec(time.Hour, obsv1.RunFailed), true},
+		{"done after it joined", rec(time.Hour, obsv1.RunDone), false},
+		{"failed in the reservation's own Activation (retried on the Reservation)", rec(0, obsv1.RunFailed), false},
+		{"failed in an earlier reservation", rec(-time.Hour, obsv1.RunFailed), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, FailedJoinerActivation(tc.records, began) != nil)
+		})
+	}
+}

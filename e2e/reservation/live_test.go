@@ -284,6 +284,38 @@ func TestAFlatPanelThatLeavesRunsItsDeactivationAndWhenItJoinsItsActivation(t *t
 		return rec != nil && rec.State == obsv1.RunDone && !rec.Since.Equal(first.Since)
 	}, time.Minute, 200*time.Millisecond, "the joiner ran its activation again")
 	require.Eventually(t, lit, 30*time.Second, 500*time.Millisecond, "the panel is lit again")
+
+	// It leaves, and joins again with an activation it cannot do in a millisecond: Failed.
+	// The retry annotation on the device runs it again, once fixed.
+	_, err = panels(ns).Patch(ctx, "east-main", types.MergePatchType,
+		[]byte(`{"spec":{"opticalTrain":null,"activation":[{"state":"Lit","timeout":"1ms"}]}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	look()
+	require.Eventually(t, func() bool {
+		_, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-main-flatpanel", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, 200*time.Millisecond, "the FlatPanel left again")
+	_, err = panels(ns).Patch(ctx, "east-main", types.MergePatchType, []byte(`{"spec":{"opticalTrain":"east-main"}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	look()
+	var failed *obsv1.ProcedureRecord
+	require.Eventually(t, func() bool {
+		failed = record(kube.TriggerActivation)
+		return failed != nil && failed.State == obsv1.RunFailed
+	}, time.Minute, 200*time.Millisecond, "the joiner's activation failed")
+	_, err = panels(ns).Patch(ctx, "east-main", types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"observatory.liken.sh/retry":"1"}},"spec":{"activation":[{"state":"Lit"}]}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	look()
+	require.Eventually(t, func() bool {
+		rec := record(kube.TriggerActivation)
+		return rec != nil && rec.State == obsv1.RunDone && rec.Since.After(failed.Since.Time)
+	}, time.Minute, 200*time.Millisecond, "the retry ran the activation again")
+	require.Eventually(t, lit, 30*time.Second, 500*time.Millisecond, "the panel is lit after the retry")
+	u, err := panels(ns).Get(ctx, "east-main", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, u.GetAnnotations(), kube.AnnotationRetry, "the retry annotation is removed")
+
 	r, _ := reservation(t, ns, "tonight")
 	assert.Equal(t, obsv1.ReservationReady, r.Status.Phase, "the reservation stays Ready")
 }
