@@ -88,48 +88,30 @@ func TestALeaverDeactivatesOnlyWhenItActivatedDuringTheReservation(t *testing.T)
 	}
 }
 
-func TestAJoinersActivationIsPendingUntilItRuns(t *testing.T) {
+func TestAJoinersActivationIsPendingUntilItRunsAndRetriedOnTheDeviceOnlyWhenItFailed(t *testing.T) {
 	began := time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
 	rec := func(d time.Duration, state obsv1.RunState) []obsv1.ProcedureRecord {
 		return []obsv1.ProcedureRecord{{Trigger: TriggerActivation, Since: &metav1.Time{Time: began.Add(d)}, RunRecord: obsv1.RunRecord{State: state}}}
 	}
 	for _, tc := range []struct {
-		name    string
-		records []obsv1.ProcedureRecord
-		want    bool
+		name             string
+		records          []obsv1.ProcedureRecord
+		pending, retried bool
 	}{
-		{"no record", nil, false},
-		{"marked when it joined", rec(time.Hour, obsv1.RunPending), true},
-		{"running", rec(time.Hour, obsv1.RunRunning), false},
-		{"done", rec(time.Hour, obsv1.RunDone), false},
-		{"marked in an earlier reservation", rec(-time.Hour, obsv1.RunPending), false},
+		{"no record", nil, false, false},
+		{"marked when it joined", rec(time.Hour, obsv1.RunPending), true, false},
+		{"running", rec(time.Hour, obsv1.RunRunning), false, false},
+		{"done", rec(time.Hour, obsv1.RunDone), false, false},
+		{"failed after it joined", rec(time.Hour, obsv1.RunFailed), false, true},
+		{"failed in the reservation's own Activation (retried on the Reservation)", rec(0, obsv1.RunFailed), false, false},
+		{"marked in an earlier reservation", rec(-time.Hour, obsv1.RunPending), false, false},
+		{"failed in an earlier reservation", rec(-time.Hour, obsv1.RunFailed), false, false},
 		{"a deactivation is no activation", []obsv1.ProcedureRecord{{Trigger: TriggerDeactivation,
-			Since: &metav1.Time{Time: began.Add(time.Hour)}, RunRecord: obsv1.RunRecord{State: obsv1.RunPending}}}, false},
+			Since: &metav1.Time{Time: began.Add(time.Hour)}, RunRecord: obsv1.RunRecord{State: obsv1.RunPending}}}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ActivationPending(tc.records, began))
-		})
-	}
-}
-
-func TestOnlyAJoinersFailedActivationIsRetriedOnTheDevice(t *testing.T) {
-	began := time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
-	rec := func(d time.Duration, state obsv1.RunState) []obsv1.ProcedureRecord {
-		return []obsv1.ProcedureRecord{{Trigger: TriggerActivation, Since: &metav1.Time{Time: began.Add(d)}, RunRecord: obsv1.RunRecord{State: state}}}
-	}
-	for _, tc := range []struct {
-		name    string
-		records []obsv1.ProcedureRecord
-		want    bool
-	}{
-		{"no record", nil, false},
-		{"failed after it joined", rec(time.Hour, obsv1.RunFailed), true},
-		{"done after it joined", rec(time.Hour, obsv1.RunDone), false},
-		{"failed in the reservation's own Activation (retried on the Reservation)", rec(0, obsv1.RunFailed), false},
-		{"failed in an earlier reservation", rec(-time.Hour, obsv1.RunFailed), false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, FailedJoinerActivation(tc.records, began) != nil)
+			assert.Equal(t, tc.pending, ActivationPending(tc.records, began), "pending")
+			assert.Equal(t, tc.retried, FailedJoinerActivation(tc.records, began) != nil, "retried")
 		})
 	}
 }
