@@ -56,6 +56,12 @@ type LiveResult struct {
 // again what was deleted while Ready. Nothing changed: nothing done.
 func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult, error) {
 	var out LiveResult
+	// Its waits (a dev-mode server started again with the joiner's driver, each driver
+	// defining its device) heartbeat only while they poll: one that is long in a single call
+	// must not look like a dead worker.
+	hb := newHeartbeat(ctx)
+	defer hb.stop()
+	hb.set("live", "devices joining and leaving "+in.Telescope)
 	before, err := a.managedPods(ctx, in.Namespace)
 	if err != nil {
 		return out, err
