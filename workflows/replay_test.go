@@ -183,6 +183,66 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}
 		return run, r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
 	},
+	// A Rotator joins the example telescope's train while Ready and then leaves it (its
+	// parent edited away): LiveDevices starts its pod and driver, then stops them.
+	"live": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+		const ns, name = "observatory", "live"
+		res := func(k obsv1.Kind) dynamic.ResourceInterface {
+			return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns)
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
+			"metadata": map[string]any{"name": name, "namespace": ns},
+			"spec":     map[string]any{"telescope": "east", "holder": "hedy"},
+		}}
+		if _, err := res(obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		id := ReservationWorkflowID(ns, name)
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+		if err != nil {
+			return nil, err
+		}
+		if err := awaitReady(ctx, res(obsv1.KindReservation), name); err != nil {
+			return nil, err
+		}
+		pods := r.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
+		rotator := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Rotator",
+			"metadata": map[string]any{"name": "east-main", "namespace": ns},
+			"spec":     map[string]any{"opticalTrain": "east-main", "driver": map[string]any{"name": "indi_simulator_rotator"}},
+		}}
+		if _, err := res(obsv1.KindRotator).Create(ctx, rotator, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		for _, step := range []struct {
+			patch string
+			runs  bool
+		}{{"", true}, {`{"spec":{"opticalTrain":null}}`, false}} {
+			if step.patch != "" {
+				if _, err := res(obsv1.KindRotator).Patch(ctx, "east-main", types.MergePatchType, []byte(step.patch), metav1.PatchOptions{}); err != nil {
+					return nil, err
+				}
+			}
+			if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: "device"}); err != nil {
+				return nil, err
+			}
+			if _, err := poll(ctx, func() (string, bool) {
+				_, err := pods.Get(ctx, "east-main-rotator", metav1.GetOptions{})
+				return fmt.Sprint(err), (err == nil) == step.runs
+			}); err != nil {
+				return nil, fmt.Errorf("the Rotator's pod (runs: %v): %w", step.runs, err)
+			}
+		}
+		if err := res(obsv1.KindRotator).Delete(ctx, "east-main", metav1.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+		if err := res(obsv1.KindReservation).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+		return run, r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
+	},
 	// A stormy session of the example telescope with triggers: the mount parks when the
 	// weather turns unsafe, the dome after it, and the dome opens after 5 s of calm. The wind
 	// rises, falls, and flaps within the 5 s; each change is a condition signal and a pass.
