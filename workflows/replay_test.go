@@ -143,22 +143,8 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 	// watcher's "pod" signal makes it create the pod again (HealPods); then it is deleted.
 	"heal": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 		const ns, name = "observatory", "healed"
-		reservations := r.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
-			"metadata": map[string]any{"name": name, "namespace": ns},
-			"spec":     map[string]any{"telescope": "east", "holder": "grace"},
-		}}
-		if _, err := reservations.Create(ctx, u, metav1.CreateOptions{}); err != nil {
-			return nil, err
-		}
-		id := ReservationWorkflowID(ns, name)
-		run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
-			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+		run, id, err := startReady(ctx, r, ns, name, "grace")
 		if err != nil {
-			return nil, err
-		}
-		if err := awaitReady(ctx, reservations, name); err != nil {
 			return nil, err
 		}
 		pods := r.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
@@ -178,10 +164,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}); err != nil {
 			return nil, fmt.Errorf("the pod was not created again: %w", err)
 		}
-		if err := reservations.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			return nil, err
-		}
-		return run, r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
+		return run, endReservation(ctx, r, ns, name)
 	},
 	// A Rotator joins the example telescope's train while Ready and then leaves it (its
 	// parent edited away): LiveDevices starts its pod and driver, then stops them.
@@ -190,21 +173,8 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		res := func(k obsv1.Kind) dynamic.ResourceInterface {
 			return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns)
 		}
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
-			"metadata": map[string]any{"name": name, "namespace": ns},
-			"spec":     map[string]any{"telescope": "east", "holder": "hedy"},
-		}}
-		if _, err := res(obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{}); err != nil {
-			return nil, err
-		}
-		id := ReservationWorkflowID(ns, name)
-		run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
-			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+		run, id, err := startReady(ctx, r, ns, name, "hedy")
 		if err != nil {
-			return nil, err
-		}
-		if err := awaitReady(ctx, res(obsv1.KindReservation), name); err != nil {
 			return nil, err
 		}
 		pods := r.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
@@ -238,10 +208,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if err := res(obsv1.KindRotator).Delete(ctx, "east-main", metav1.DeleteOptions{}); err != nil {
 			return nil, err
 		}
-		if err := res(obsv1.KindReservation).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			return nil, err
-		}
-		return run, r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
+		return run, endReservation(ctx, r, ns, name)
 	},
 	// A stormy session of the example telescope with triggers: the mount parks when the
 	// weather turns unsafe, the dome after it, and the dome opens after 5 s of calm. The wind
@@ -291,6 +258,36 @@ func (r cancelledRun) Get(ctx context.Context, v any) error {
 		return fmt.Errorf("the run did not end cancelled: %v", err)
 	}
 	return nil
+}
+
+// startReady creates a Reservation of the example telescope, starts its workflow as the
+// watcher would, and waits until it is Ready.
+func startReady(ctx context.Context, r recorder, ns, name, holder string) (client.WorkflowRun, string, error) {
+	reservations := r.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"spec":     map[string]any{"telescope": "east", "holder": holder},
+	}}
+	if _, err := reservations.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		return nil, "", err
+	}
+	id := ReservationWorkflowID(ns, name)
+	run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
+		client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+	if err != nil {
+		return nil, "", err
+	}
+	return run, id, awaitReady(ctx, reservations, name)
+}
+
+// endReservation deletes the Reservation and tells its workflow, as the watcher would.
+func endReservation(ctx context.Context, r recorder, ns, name string) error {
+	err := r.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil {
+		return err
+	}
+	return r.c.SignalWorkflow(ctx, ReservationWorkflowID(ns, name), "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
 }
 
 // awaitReady waits until the Reservation name is Ready, bounded by ctx.
@@ -421,21 +418,8 @@ func recordStorm(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 			return nil, err
 		}
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
-		"metadata": map[string]any{"name": name, "namespace": ns},
-		"spec":     map[string]any{"telescope": "east", "holder": "ada"},
-	}}
-	if _, err := res(obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{}); err != nil {
-		return nil, err
-	}
-	id := ReservationWorkflowID(ns, name)
-	run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
-		client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+	run, _, err := startReady(ctx, r, ns, name, "ada")
 	if err != nil {
-		return nil, err
-	}
-	if err := awaitReady(ctx, res(obsv1.KindReservation), name); err != nil {
 		return nil, err
 	}
 	addr, err := r.indi.Address(ctx, activities.INDIServer{Namespace: ns, Name: "lab-observatory",
@@ -488,10 +472,7 @@ func recordStorm(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 			return nil, fmt.Errorf("storm step %d: %w", i, err)
 		}
 	}
-	if err := res(obsv1.KindReservation).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-		return nil, err
-	}
-	if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"}); err != nil {
+	if err := endReservation(ctx, r, ns, name); err != nil {
 		return nil, err
 	}
 	if err := run.Get(ctx, nil); err != nil {
