@@ -8,6 +8,7 @@
 #   kwok-v0.8.0/      kwok, and stages.yaml (node ready + heartbeat, pods ready/complete/delete)
 #   temporal-v1.5.1/  temporal (the CLI, whose `server start-dev` is the dev server + Web UI)
 #   indiserver and the INDI simulators come from Debian's indi-bin (installed when missing).
+#   node: the real node's kubelet, kube-proxy, containerd and CoreDNS (see tools-node.sh).
 set -euo pipefail
 
 KUBE_VERSION=v1.37.2
@@ -18,6 +19,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LIKEN_CACHE:-$root/.cache}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+
+# shellcheck source=tools-node.sh
+source "$root/hack/tools-node.sh"
 
 log() { printf '[tools] %s\n' "$*" >&2; }
 
@@ -73,13 +77,14 @@ indi() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq indi-bin >&2
 }
 
-want=${*:-kube kwok temporal indi}
+want=${*:-kube kwok temporal indi node}
 for w in $want; do
   case $w in
     kube) build "kube-$KUBE_VERSION" kube ;;
     kwok) build "kwok-$KWOK_VERSION" kwok ;;
     temporal) build "temporal-$TEMPORAL_VERSION" temporal ;;
     indi) indi ;;
+    node) node ;;
     *) log "unknown tool $w"; exit 2 ;;
   esac
 done

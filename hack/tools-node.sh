@@ -1,0 +1,74 @@
+# The real node's programs, for hack/tools.sh (which sources this file and calls `node`):
+# the parts internal/stack runs when a test or `make run` asks for real containers instead
+# of kwok. Each goes into a versioned folder of its own under the cache, as the rest do:
+#
+#   node-v1.37.2/        kubelet, kube-proxy (hack/kubebins, the control plane's module and
+#                        ldflags), and pause (the pod sandbox, from the C source that ships
+#                        in k8s.io/kubernetes)
+#   containerd-v2.4.2/   containerd, containerd-shim-runc-v2, ctr
+#   coredns-v1.15.0/     coredns (cluster DNS; its kubernetes plugin is built in)
+#
+# and installs what Debian ships when missing: runc, the CNI plugins, iptables, conntrack,
+# socat (the device pods' images carry it) and busybox-static (the Job actions' image). No
+# service is started by the install: a policy-rc.d refuses them while apt runs.
+
+CONTAINERD_VERSION=v2.4.2
+COREDNS_VERSION=v1.15.0
+
+node_kube() {
+  local v=${KUBE_VERSION#v} ldflags
+  ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION"
+  ldflags+=" -X k8s.io/component-base/version.gitMajor=${v%%.*}"
+  ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "$v" | cut -d. -f2)"
+  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$ldflags" -o "$out/" \
+    k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)
+  # The sandbox every pod starts with. Static, so the image is this one file.
+  local kdir
+  kdir=$(cd "$root/hack/kubebins" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+  gcc -Os -static -DVERSION="$KUBE_VERSION-liken" -o "$out/pause" "$kdir/build/pause/linux/pause.c"
+  strip "$out/pause"
+}
+
+node_containerd() {
+  # Its go.mod has no replace directives, so `go install` builds it as released. The tags
+  # leave out snapshotters this machine kind has no use for (overlayfs is what the node uses).
+  CGO_ENABLED=0 GOBIN=$out go install -trimpath -tags "no_btrfs no_devmapper no_zfs" \
+    -ldflags "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" \
+    "github.com/containerd/containerd/v2/cmd/containerd@$CONTAINERD_VERSION" \
+    "github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$CONTAINERD_VERSION" \
+    "github.com/containerd/containerd/v2/cmd/ctr@$CONTAINERD_VERSION"
+}
+
+node_coredns() {
+  GOBIN=$out go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
+}
+
+node_apt() {
+  local missing=() p
+  for p in runc:/usr/sbin/runc containernetworking-plugins:/usr/lib/cni/bridge \
+           iptables:/usr/sbin/iptables conntrack:/usr/sbin/conntrack socat:/usr/bin/socat \
+           busybox-static:/bin/busybox; do
+    [ -e "${p#*:}" ] || missing+=("${p%%:*}")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing Debian's ${missing[*]} (the real node's runtime, network and images)"
+  local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  # No service may start: the node's stack runs its own processes, and stops them.
+  local rcd=/usr/sbin/policy-rc.d placed=
+  if [ ! -e $rcd ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee $rcd >/dev/null && $sudo chmod +x $rcd && placed=1
+  fi
+  local rc=0
+  $sudo apt-get update -qq >&2 &&
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
+      "${missing[@]}" >&2 || rc=$?
+  [ -z "$placed" ] || $sudo rm -f $rcd
+  return $rc
+}
+
+node() {
+  node_apt
+  build "node-$KUBE_VERSION" node_kube
+  build "containerd-$CONTAINERD_VERSION" node_containerd
+  build "coredns-$COREDNS_VERSION" node_coredns
+}
