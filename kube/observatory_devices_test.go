@@ -103,7 +103,7 @@ func TestADevicePodRunsItsDriverBehindSocat(t *testing.T) {
 	}
 	c := pod.Spec.Containers[0]
 	want := []string{"/usr/bin/socat", "TCP-LISTEN:7625,reuseaddr", "EXEC:indi_simulator_telescope,pipes"}
-	if c.Name != "driver" || c.Image != "ghcr.io/liken-sh/indi-simulators" || !slices.Equal(c.Command, want) {
+	if c.Name != "driver" || c.Image != "ghcr.io/liken-sh/indi-simulators:1.9.9" || !slices.Equal(c.Command, want) {
 		t.Errorf("the pod runs %s %s %v", c.Name, c.Image, c.Command)
 	}
 	if len(c.Ports) != 1 || c.Ports[0].Name != "driver" || c.Ports[0].ContainerPort != 7625 {
@@ -150,15 +150,15 @@ func TestTheDriverImageIsTheDevicesOrOneThatHoldsTheDriver(t *testing.T) {
 	}{
 		{obsv1.Driver{Name: "indi_asi_ccd", Image: "registry.example/my-indi:1"}, "registry.example/my-indi:1", ""},
 		{obsv1.Driver{Name: "MyDriver", Image: "registry.example/mine"}, "registry.example/mine", ""},
-		{obsv1.Driver{Name: "indi_asi_ccd"}, "ghcr.io/liken-sh/indi-zwo", ""},
-		{obsv1.Driver{Name: "indi_asi_wheel"}, "ghcr.io/liken-sh/indi-zwo", ""},
-		{obsv1.Driver{Name: "indi_qhy_ccd"}, "ghcr.io/liken-sh/indi-qhy", ""},
-		{obsv1.Driver{Name: "indi_eqmod_telescope"}, "ghcr.io/liken-sh/indi-open", ""},
-		{obsv1.Driver{Name: "indi_canon_ccd"}, "ghcr.io/liken-sh/indi-open", ""},
-		{obsv1.Driver{Name: "indi_simulator_ccd"}, "ghcr.io/liken-sh/indi-simulators", ""},
-		{obsv1.Driver{Name: "indi_simulator_guide"}, "ghcr.io/liken-sh/indi-simulators", ""},
-		{obsv1.Driver{Name: "indi_lx200basic"}, "ghcr.io/liken-sh/indi", ""},
-		{obsv1.Driver{Name: "indi_qhycfw2_wheel"}, "ghcr.io/liken-sh/indi", ""},
+		{obsv1.Driver{Name: "indi_asi_ccd"}, "ghcr.io/liken-sh/indi-zwo:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_asi_wheel"}, "ghcr.io/liken-sh/indi-zwo:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_qhy_ccd"}, "ghcr.io/liken-sh/indi-qhy:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_eqmod_telescope"}, "ghcr.io/liken-sh/indi-open:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_canon_ccd"}, "ghcr.io/liken-sh/indi-open:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_simulator_ccd"}, "ghcr.io/liken-sh/indi-simulators:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_simulator_guide"}, "ghcr.io/liken-sh/indi-simulators:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_lx200basic"}, "ghcr.io/liken-sh/indi:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_qhycfw2_wheel"}, "ghcr.io/liken-sh/indi:1.9.9", ""},
 		{obsv1.Driver{Name: "indi_playerone_ccd"}, "", "no image of the runner holds the driver indi_playerone_ccd; set spec.driver.image"},
 		{obsv1.Driver{Name: "indi_getprop"}, "", "no image of the runner holds the driver"},
 		{obsv1.Driver{Name: "indi_x,fork", Image: "registry.example/x"}, "", "is not a program name"},

@@ -30,7 +30,7 @@ import (
 
 const (
 	// GuiderImage holds PHD2, weston and wayland-info.
-	GuiderImage = ImageRegistry + "indi-phd2"
+	GuiderImage = ImageRegistry + "indi-phd2:" + INDIImageTag
 	// GuiderContainer runs PHD2; CompositorContainer is the weston sidecar.
 	GuiderContainer     = "phd2"
 	CompositorContainer = "compositor"

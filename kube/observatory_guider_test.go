@@ -116,7 +116,7 @@ func TestTheGuiderPodRunsPHD2AfterItsCompositorBesideTheServer(t *testing.T) {
 		t.Fatalf("%d containers", len(pod.Spec.Containers))
 	}
 	c := pod.Spec.Containers[0]
-	if c.Name != "phd2" || c.Image != "ghcr.io/liken-sh/indi-phd2" {
+	if c.Name != "phd2" || c.Image != "ghcr.io/liken-sh/indi-phd2:1.9.9" {
 		t.Errorf("the guider runs %s from %s", c.Name, c.Image)
 	}
 	if len(c.Ports) != 1 || c.Ports[0].Name != "events" || c.Ports[0].ContainerPort != 4400 {

@@ -17,14 +17,14 @@ import (
 // The runner's driver images besides ServerImage, which also holds the core drivers.
 const (
 	// SimulatorImage holds indi_simulator_*, the drivers that need no hardware.
-	SimulatorImage = ImageRegistry + "indi-simulators"
+	SimulatorImage = ImageRegistry + "indi-simulators:" + INDIImageTag
 	// ZWOImage holds the drivers built on ZWO's ASI SDK (indi-3rdparty's indi-asi).
-	ZWOImage = ImageRegistry + "indi-zwo"
+	ZWOImage = ImageRegistry + "indi-zwo:" + INDIImageTag
 	// QHYImage holds the drivers built on QHYCCD's SDK (indi-3rdparty's indi-qhy).
-	QHYImage = ImageRegistry + "indi-qhy"
+	QHYImage = ImageRegistry + "indi-qhy:" + INDIImageTag
 	// OpenImage holds common indi-3rdparty drivers that need only open-source libraries:
 	// indi-eqmod, indi-gphoto (libgphoto2), indi-gpsd and indi-aagcloudwatcher-ng.
-	OpenImage = ImageRegistry + "indi-open"
+	OpenImage = ImageRegistry + "indi-open:" + INDIImageTag
 )
 
 // vendorImages maps each driver of the vendor images to its image. It names drivers one by
@@ -91,6 +91,9 @@ var coreDrivers = []string{
 	"indi_vantage_weather", "indi_wanderer_cover", "indi_wanderer_lite_rotator",
 	"indi_watchdog", "indi_watcher_weather", "indi_weather_safety_proxy", "indi_xagyl_wheel",
 }
+
+// CoreDrivers are the drivers ServerImage holds, for the program that builds it.
+func CoreDrivers() []string { return slices.Clone(coreDrivers) }
 
 const obsSimulatorPrefix = "indi_simulator_"
 

@@ -29,8 +29,13 @@ import (
 const (
 	// ImageRegistry is where the runner's INDI images live.
 	ImageRegistry = "ghcr.io/liken-sh/"
+	// INDIImageTag pins every INDI image to the INDI release it is built from (Debian's
+	// indi-bin 1.9.9). A pod naming an image without a tag gets :latest, which the kubelet
+	// pulls at every start (imagePullPolicy Always): no pod of it starts where the registry
+	// cannot be reached, and two nodes may run two different builds under one name.
+	INDIImageTag = "1.9.9"
 	// ServerImage holds indiserver, indi-shim and the core drivers (Debian's indi-bin).
-	ServerImage = ImageRegistry + "indi"
+	ServerImage = ImageRegistry + "indi:" + INDIImageTag
 	// ServerContainer is a server pod's one container.
 	ServerContainer = "indiserver"
 
