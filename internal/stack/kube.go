@@ -42,8 +42,17 @@ func (s *Stack) startKube(ctx context.Context) error {
 	kcm, _ := s.bin(kubeBin, "kube-controller-manager")
 	scheduler, _ := s.bin(kubeBin, "kube-scheduler")
 	kwok, err := s.bin("kwok-"+KwokVersion, "kwok")
-	if err != nil {
+	if err != nil && !s.opts.Node {
 		return err
+	}
+	// The API server listens where the pods of a real node reach it, and keeps the
+	// `kubernetes` Service's endpoints for them; with kwok, on loopback alone.
+	host, reconciler := "127.0.0.1", "none"
+	if s.opts.Node {
+		if err := s.prepareNode(); err != nil {
+			return err
+		}
+		host, reconciler = gatewayIP, "lease"
 	}
 	ports, err := freePorts(7)
 	if err != nil {
@@ -86,12 +95,12 @@ func (s *Stack) startKube(ctx context.Context) error {
 		return err
 	}
 
-	s.APIServer = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+	s.APIServer = fmt.Sprintf("https://%s:%d", host, apiPort)
 	if err := s.run(ctx, &proc{
 		name: "kube-apiserver", path: apiserver, dir: certs,
 		args: []string{
 			"--etcd-servers=" + etcdURL,
-			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+			"--bind-address=" + host, "--advertise-address=" + host,
 			"--secure-port=" + strconv.Itoa(apiPort),
 			"--cert-dir=" + certs,
 			"--token-auth-file=" + tokens,
@@ -100,7 +109,7 @@ func (s *Stack) startKube(ctx context.Context) error {
 			"--service-account-signing-key-file=" + filepath.Join(certs, "sa.key"),
 			"--service-account-issuer=https://kubernetes.default.svc",
 			"--service-cluster-ip-range=10.0.0.0/24",
-			"--endpoint-reconciler-type=none",
+			"--endpoint-reconciler-type=" + reconciler,
 			// The fake node's kubelet is at its InternalIP (see KubeletPort). Without
 			// --kubelet-certificate-authority the API server does not verify its certificate.
 			"--kubelet-preferred-address-types=InternalIP",
@@ -172,7 +181,9 @@ func (s *Stack) startKube(ctx context.Context) error {
 			ready: func(ctx context.Context) error { return nodeReady(ctx, kube) },
 		},
 	}
-	if err := ensureNode(ctx, kube); err != nil {
+	if s.opts.Node {
+		parts = parts[:2] // no kwok: the real node comes once the default ServiceAccount exists
+	} else if err := ensureNode(ctx, kube); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -186,6 +197,9 @@ func (s *Stack) startKube(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	if s.opts.Node {
+		return s.startNode(ctx, kube)
 	}
 	return nil
 }

@@ -38,6 +38,9 @@ type Options struct {
 	Cache string
 	// Kube starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok.
 	Kube bool
+	// Node runs a real node (node.go) in place of kwok's fake one; it implies Kube, needs
+	// root, and only one can run on a machine at a time.
+	Node bool
 	// Temporal starts a Temporal dev server.
 	Temporal Temporal
 	// Log receives one line per process started or stopped; nil means slog.Default().
@@ -76,6 +79,8 @@ type Stack struct {
 	TemporalAddress string
 	// TemporalUI is the Web UI's URL, when started.
 	TemporalUI string
+	// Node is the real node, when Options.Node asked for one.
+	Node *Node
 
 	mu    sync.Mutex
 	procs []*proc // in start order
@@ -122,7 +127,7 @@ func start(ctx context.Context, opts Options) (*Stack, error) {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[0] = s.startTemporal(ctx) }()
 	}
-	if opts.Kube {
+	if opts.Kube || opts.Node {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[1] = s.startKube(ctx) }()
 	}
@@ -134,7 +139,8 @@ func start(ctx context.Context, opts Options) (*Stack, error) {
 	return s, nil
 }
 
-// Stop stops every process, newest first, so the API server goes before etcd.
+// Stop stops every process, newest first, so the API server goes before etcd, and then
+// removes what a real node left on the machine.
 func (s *Stack) Stop() {
 	s.mu.Lock()
 	procs := s.procs
@@ -142,6 +148,12 @@ func (s *Stack) Stop() {
 	s.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].stop(10 * time.Second)
+	}
+	if s.Node != nil {
+		if err := s.Node.stop(); err != nil {
+			s.log.Error("the real node left something on the machine; the next real node's start removes it", "error", err)
+		}
+		s.Node = nil
 	}
 }
 

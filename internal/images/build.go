@@ -1,0 +1,36 @@
+// Building the images from a checkout: the programs first, then every image.
+package images
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// BuildArchive builds the project's own programs into the images (static, as the
+// Dockerfile does: worker, watcher and indi-shim) and writes every image into one archive
+// at out. in names the runner's tag and the cache's pause and temporal binaries.
+func BuildArchive(ctx context.Context, root, out string, in Inputs) error {
+	bin, err := os.MkdirTemp("", "liken-images-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bin)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin+"/",
+		"./cmd/worker", "./cmd/watcher", "./cmd/indi-shim")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build the image's programs: %v: %s", err, b)
+	}
+	in.Worker = filepath.Join(bin, "worker")
+	in.Watcher = filepath.Join(bin, "watcher")
+	in.Shim = filepath.Join(bin, "indi-shim")
+	imgs, err := All(in)
+	if err != nil {
+		return err
+	}
+	return Write(out, imgs)
+}
