@@ -139,7 +139,7 @@ func Runner(in Inputs) (Image, error) {
 	return Image{
 		Name: RunnerRepository + ":" + in.RunnerTag, Layer: l,
 		Entrypoint: []string{"/usr/local/bin/worker"},
-		Env: []string{pathEnv, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
+		Env:        []string{pathEnv, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
 		User:       "65532:65532",
 	}, nil
 }

@@ -249,4 +249,6 @@ func ImageInputs(cache, runnerTag string) images.Inputs {
 }
 
 // CtrPath is containerd's client in the cache.
-func CtrPath(cache string) string { return filepath.Join(cache, "containerd-"+ContainerdVersion, "ctr") }
+func CtrPath(cache string) string {
+	return filepath.Join(cache, "containerd-"+ContainerdVersion, "ctr")
+}

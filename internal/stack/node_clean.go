@@ -332,7 +332,7 @@ func removeChains(newTables []string) error {
 	}
 	var errs []error
 	for _, ipt := range []string{"iptables", "ip6tables"} {
-		out, err := exec.Command(ipt+"-save").Output()
+		out, err := exec.Command(ipt + "-save").Output()
 		if err != nil {
 			continue
 		}
