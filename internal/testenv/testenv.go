@@ -30,6 +30,10 @@ import (
 type Options struct {
 	// Kube starts the control plane and a fake node.
 	Kube bool
+	// Node starts the control plane with a real node in place of the fake one (it needs
+	// root, and one runs on a machine at a time), builds every image it runs
+	// (internal/images) with the runner's image tagged NodeImageTag, and imports them.
+	Node bool
 	// CRDs applies deploy/crds and waits until every CRD is established (implies Kube).
 	CRDs bool
 	// Temporal starts a Temporal dev server (in memory, no UI).
@@ -87,12 +91,13 @@ func start(opts Options) (*Env, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	so := stack.Options{
 		Dir:   dir,
 		Cache: stack.Cache(root),
-		Kube:  opts.Kube || opts.CRDs,
+		Kube:  opts.Kube || opts.CRDs || opts.Node,
+		Node:  opts.Node,
 		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	if opts.Temporal || opts.TemporalDB {
@@ -102,9 +107,20 @@ func start(opts Options) (*Env, string, error) {
 			so.Temporal.DBFile = filepath.Join(dir, "temporal.db")
 		}
 	}
+	archive := make(chan error, 1)
+	if opts.Node {
+		// The images build while the stack starts.
+		go func() { archive <- buildImages(ctx, root, so.Cache, dir) }()
+	}
 	s, err := stack.Start(ctx, so)
 	if err != nil {
 		return nil, dir, err
+	}
+	if opts.Node {
+		if err := importImages(ctx, s, dir, archive); err != nil {
+			s.Stop()
+			return nil, dir, err
+		}
 	}
 	e := &Env{Root: root, Stack: s, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress}
 	if so.Kube {
