@@ -4,8 +4,8 @@
 # `command:` (watcher or worker), found on PATH.
 #
 # Static binaries on distroless: no shell, no package manager, nothing to patch but the two
-# programs. The image runs as a non-root user; the Deployments pin uid 65534 and baker pods
-# run as root only to read root-squashed files (see deploy/ and the people spec).
+# programs. The image runs as a non-root user; the Deployments and the baker pods pin uid
+# 65534 (see deploy/ and kube/baker.go).
 
 FROM golang:1.26 AS build
 WORKDIR /src

@@ -524,10 +524,7 @@ func (b bakery) theBakerPodIsBuiltAsTheSpecSays(t *testing.T) {
 	assert.Equal(t, "384Mi", ptr.To(c.Resources.Limits[corev1.ResourceMemory]).String())
 	sc := c.SecurityContext
 	require.NotNil(t, sc)
-	assert.Equal(t, ptr.To(false), sc.AllowPrivilegeEscalation)
-	assert.Equal(t, ptr.To(true), sc.ReadOnlyRootFilesystem)
-	assert.Equal(t, ptr.To(int64(0)), sc.RunAsUser)
-	assert.Equal(t, &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: []corev1.Capability{"DAC_OVERRIDE"}}, sc.Capabilities)
+	assert.Equal(t, kube.BakerSecurity(), sc, "what the restricted Pod Security Standard admits")
 	assert.Equal(t, stack.NodeName, waitForScheduled(t, pod), "the scheduler placed it on the fake node")
 
 	deletePerson(t, p.Name)

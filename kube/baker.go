@@ -116,18 +116,7 @@ func BakerPod(in BakerPodInput) (*corev1.Pod, error) {
 						corev1.ResourceMemory: resource.MustParse("384Mi"),
 					},
 				},
-				SecurityContext: &corev1.SecurityContext{
-					// Root with DAC_OVERRIDE and nothing else reads a file whatever its owner and
-					// mode on the share, and can do nothing more with it. The worker's own image
-					// runs as nobody, so the user is set here rather than left to the image.
-					RunAsUser:                ptr.To(int64(0)),
-					AllowPrivilegeEscalation: ptr.To(false),
-					ReadOnlyRootFilesystem:   ptr.To(true),
-					Capabilities: &corev1.Capabilities{
-						Drop: []corev1.Capability{"ALL"},
-						Add:  []corev1.Capability{"DAC_OVERRIDE"},
-					},
-				},
+				SecurityContext: BakerSecurity(),
 			}},
 			Volumes: []corev1.Volume{{Name: BakerVolume, VolumeSource: vol}},
 		},
@@ -145,6 +134,27 @@ func BakerPod(in BakerPodInput) (*corev1.Pod, error) {
 		}}
 	}
 	return pod, nil
+}
+
+// BakerUser is the baker's uid and gid: nobody, the user a root-squashed NFS export maps
+// root to, so a baker reads what root would read there. On a claim it reads what the
+// file's mode lets others read.
+const BakerUser int64 = 65534
+
+// BakerSecurity is what the restricted Pod Security Standard admits, so a baker pod starts
+// in a namespace that enforces it: a non-root user, no capability, no escalation, the
+// runtime's seccomp profile, and a read-only root. (Root with DAC_OVERRIDE, as the older
+// operator ran it, is refused there, and reads nothing more on a root-squashed export.)
+func BakerSecurity() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		RunAsNonRoot:             ptr.To(true),
+		RunAsUser:                ptr.To(BakerUser),
+		RunAsGroup:               ptr.To(BakerUser),
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
 }
 
 // OwnImage is the image of the worker's own container in its pod, which baker pods run too, so

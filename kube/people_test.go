@@ -384,9 +384,13 @@ func TestABakerPodIsBuiltAsTheSpecSays(t *testing.T) {
 			require.NotNil(t, sc)
 			assert.Equal(t, ptrTo(false), sc.AllowPrivilegeEscalation)
 			assert.Equal(t, ptrTo(true), sc.ReadOnlyRootFilesystem)
-			assert.Equal(t, ptrTo(int64(0)), sc.RunAsUser)
+			// What the restricted Pod Security Standard admits (e2e/cluster runs it there).
+			assert.Equal(t, ptrTo(true), sc.RunAsNonRoot)
+			assert.Equal(t, ptrTo(int64(65534)), sc.RunAsUser, "nobody, as a root-squashed export sees root")
+			assert.Equal(t, ptrTo(int64(65534)), sc.RunAsGroup)
 			assert.Nil(t, sc.Privileged)
-			assert.Equal(t, &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: []corev1.Capability{"DAC_OVERRIDE"}}, sc.Capabilities)
+			assert.Equal(t, &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}, sc.Capabilities, "no capability added")
+			assert.Equal(t, &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}, sc.SeccompProfile)
 		})
 	}
 }
