@@ -174,9 +174,10 @@ func indiImage(name string, progs []string, extra ...Entry) (Image, error) {
 }
 
 // Server is the INDI server pods' image (kube.ServerImage): indiserver behind indi-shim,
-// socat, and the core drivers, which device pods of core drivers run from it too.
+// socat, and the core drivers, which device pods of core drivers run from it too; and
+// indi_getprop and indi_setprop, so `kubectl exec` into a server can read and set a device.
 func Server(in Inputs) (Image, error) {
-	progs := []string{"/usr/bin/indiserver", "/usr/bin/socat"}
+	progs := []string{"/usr/bin/indiserver", "/usr/bin/socat", "/usr/bin/indi_getprop", "/usr/bin/indi_setprop"}
 	for _, d := range kube.CoreDrivers() {
 		progs = append(progs, "/usr/bin/"+d)
 	}

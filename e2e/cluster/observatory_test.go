@@ -1,0 +1,273 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/internal/images"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+const obsNS = "observatory"
+
+// TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased runs examples/observatory.yaml
+// (it has no Guider: PHD2 has no Debian package) in a namespace that enforces the restricted
+// standard, with a Job action in the dome's activation, and does to it what a night does:
+// a client in a pod reads the mount, a device pod dies, the operator's pods roll and one
+// crashes, the weather turns, and the reservation ends.
+func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
+	install(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	_, err := env.Kube.CoreV1().Namespaces().Create(ctx,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obsNS, Labels: restricted}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	env.ApplyObservatory(t, "examples/observatory.yaml", obsNS, obsv1.KindReservation)
+	_, err = objects(obsv1.KindDome).Patch(ctx, "lab", types.MergePatchType, []byte(`{"spec":{"activation":[`+
+		`{"job":{"image":"`+images.JobImage+`","command":["sh","-c","echo job of $LIKEN_RESOURCE for $INDI_HOST:$INDI_PORT"]}},`+
+		`{"state":"Unparked","timeout":"5m"}]}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	createReservation(t, ctx)
+
+	r := awaitPhase(t, obsv1.ReservationReady, 4*time.Minute)
+	require.NotNil(t, r.Status.Endpoint, "a Ready reservation says where its INDI server is")
+	t.Run("every pod runs real processes", func(t *testing.T) { podsAreReal(t, ctx) })
+	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
+	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
+	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })
+	t.Run("unsafe weather parks the mount and closes the dome", func(t *testing.T) { weatherParks(t, ctx) })
+	t.Run("the end releases it with no pod left", func(t *testing.T) { endReleases(t, ctx) })
+}
+
+func objects(k obsv1.Kind) dynamic.ResourceInterface {
+	return env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS)
+}
+
+func createReservation(t *testing.T, ctx context.Context) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
+		"metadata": map[string]any{"name": "tonight"},
+		"spec":     map[string]any{"telescope": "east", "holder": "ada"},
+	}}
+	_, err := objects(obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		res := objects(obsv1.KindReservation)
+		res.Patch(context.Background(), "tonight", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		res.Delete(context.Background(), "tonight", metav1.DeleteOptions{})
+	})
+}
+
+func reservation(t *testing.T, ctx context.Context) *obsv1.Reservation {
+	t.Helper()
+	u, err := objects(obsv1.KindReservation).Get(ctx, "tonight", metav1.GetOptions{})
+	require.NoError(t, err)
+	var r obsv1.Reservation
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r))
+	return &r
+}
+
+// awaitPhase waits, at most within, for the reservation's phase, and fails with its steps.
+func awaitPhase(t *testing.T, phase obsv1.ReservationPhase, within time.Duration) *obsv1.Reservation {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(within)
+	for {
+		r := reservation(t, ctx)
+		if r.Status.Phase == phase {
+			return r
+		}
+		if time.Now().After(deadline) {
+			var steps []string
+			for _, s := range r.Status.Steps {
+				steps = append(steps, s.Name+"="+string(s.State)+": "+s.Summary)
+			}
+			t.Fatalf("the reservation is not %s within %s: phase %q, steps %q\n%s", phase, within, r.Status.Phase, steps, describe(ctx, obsNS))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// managed lists the pods the runner made for the observatory.
+func managed(t *testing.T, ctx context.Context) []corev1.Pod {
+	t.Helper()
+	pods, err := env.Kube.CoreV1().Pods(obsNS).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=observatory-operator"})
+	require.NoError(t, err)
+	return pods.Items
+}
+
+// podsAreReal: each server and device pod runs on the node in a container of containerd,
+// with an address of the pod network.
+func podsAreReal(t *testing.T, ctx context.Context) {
+	pods := managed(t, ctx)
+	var names []string
+	for _, p := range pods {
+		names = append(names, p.Name)
+	}
+	require.ElementsMatch(t, []string{"lab-observatory", "lab-dome", "lab-weatherstation", "east-telescope", "east-mount",
+		"east-main-camera", "east-main-focuser", "east-main-filterwheel", "east-main-flatpanel"}, names, "two servers and seven devices")
+	for _, p := range pods {
+		assert.Equal(t, corev1.PodRunning, p.Status.Phase, p.Name)
+		assert.Equal(t, "liken-node", p.Spec.NodeName, p.Name)
+		require.Len(t, p.Status.ContainerStatuses, 1, p.Name)
+		assert.True(t, strings.HasPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://"), "%s: %s", p.Name, p.Status.ContainerStatuses[0].ContainerID)
+		assert.True(t, strings.HasPrefix(p.Status.PodIP, "10.247."), "%s: %s", p.Name, p.Status.PodIP)
+	}
+	out, err := env.Kubectl(ctx, "get", "pods", "-o", "wide", "-A")
+	require.NoError(t, err)
+	t.Logf("$ kubectl get pods -o wide -A\n%s", out)
+	out, err = env.Stack.Node.Ctr(ctx, "containers", "ls")
+	require.NoError(t, err)
+	t.Logf("$ ctr -n k8s.io containers ls\n%s", out)
+}
+
+// clientReadsMount runs indi_getprop in a pod of the server image against the endpoint.
+func clientReadsMount(t *testing.T, ctx context.Context, ep *obsv1.Endpoint) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "indi-client"},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                corev1.RestartPolicyNever,
+			AutomountServiceAccountToken: ptr.To(false),
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(1000)),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Containers: []corev1.Container{{
+				Name: "client", Image: kube.ServerImage,
+				Command: []string{"indi_getprop", "-h", ep.Host, "-p", strconv.Itoa(int(ep.Port)), "-t", "10",
+					"Telescope Simulator.EQUATORIAL_EOD_COORD.*"},
+				SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
+					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}},
+		},
+	}
+	_, err := env.Kube.CoreV1().Pods(obsNS).Create(ctx, pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	defer env.Kube.CoreV1().Pods(obsNS).Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))})
+	require.Eventually(t, func() bool {
+		p, err := env.Kube.CoreV1().Pods(obsNS).Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed)
+	}, time.Minute, 200*time.Millisecond, "the client pod ran")
+	out, err := env.Kubectl(ctx, "-n", obsNS, "logs", pod.Name)
+	require.NoError(t, err)
+	assert.Contains(t, out, "Telescope Simulator.EQUATORIAL_EOD_COORD.RA=", "indi_getprop read the mount through %s:%d", ep.Host, ep.Port)
+	assert.Contains(t, out, "Telescope Simulator.EQUATORIAL_EOD_COORD.DEC=")
+}
+
+// serviceClient talks INDI to a server through its Service's cluster address, as any pod
+// (or the node itself, through kube-proxy's rules) does.
+func serviceClient(t *testing.T, ctx context.Context, svc string) *indi.Client {
+	t.Helper()
+	s, err := env.Kube.CoreV1().Services(obsNS).Get(ctx, svc, metav1.GetOptions{})
+	require.NoError(t, err)
+	c, err := indi.Dial(ctx, net.JoinHostPort(s.Spec.ClusterIP, strconv.Itoa(int(s.Spec.Ports[0].Port))))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func devicePodComesBack(t *testing.T, ctx context.Context) {
+	const name = "east-main-focuser"
+	old, err := env.Kube.CoreV1().Pods(obsNS).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	server := serviceClient(t, ctx, "east-telescope")
+	require.NoError(t, env.Kube.CoreV1().Pods(obsNS).Delete(ctx, name, metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool {
+		p, err := env.Kube.CoreV1().Pods(obsNS).Get(ctx, name, metav1.GetOptions{})
+		return err == nil && p.UID != old.UID && p.Status.Phase == corev1.PodRunning
+	}, 2*time.Minute, 250*time.Millisecond, "the focuser's pod is created again")
+	require.Eventually(t, func() bool {
+		p, ok := server.Property("Focuser Simulator", "CONNECTION")
+		return ok && p.SwitchOn("CONNECT") && devicePhase(t, ctx, obsv1.KindFocuser, "east-main") == string(obsv1.DeviceConnected)
+	}, 2*time.Minute, 250*time.Millisecond, "the focuser's driver is linked into east-telescope again and connected")
+}
+
+func devicePhase(t *testing.T, ctx context.Context, k obsv1.Kind, name string) string {
+	u, err := objects(k).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+	return phase
+}
+
+// condition is the status of a condition of an observatory object ("" when absent).
+func condition(t *testing.T, ctx context.Context, k obsv1.Kind, name, typ string) string {
+	u, err := objects(k).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == typ {
+			return fmt.Sprint(m["status"])
+		}
+	}
+	return ""
+}
+
+func weatherParks(t *testing.T, ctx context.Context) {
+	site := serviceClient(t, ctx, "lab-observatory")
+	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
+	require.NoError(t, err)
+	require.NoError(t, site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH"))
+	require.Eventually(t, func() bool {
+		return condition(t, ctx, obsv1.KindWeatherStation, "lab", "Safe") == "False"
+	}, time.Minute, 250*time.Millisecond, "the weather station is unsafe")
+	require.Eventually(t, func() bool {
+		return condition(t, ctx, obsv1.KindMount, "east", "Parked") == "True" &&
+			condition(t, ctx, obsv1.KindDome, "lab", "Parked") == "True" &&
+			condition(t, ctx, obsv1.KindDome, "lab", "Open") == "False"
+	}, 3*time.Minute, 250*time.Millisecond, "the mount parked and the dome closed")
+}
+
+func endReleases(t *testing.T, ctx context.Context) {
+	end := time.Now().UTC().Format(time.RFC3339)
+	_, err := objects(obsv1.KindReservation).Patch(ctx, "tonight", types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	r := awaitPhase(t, obsv1.ReservationReleased, 3*time.Minute)
+	require.Eventually(t, func() bool { return len(managed(t, ctx)) == 0 }, time.Minute, 250*time.Millisecond, "no pod is left")
+	svcs, err := env.Kube.CoreV1().Services(obsNS).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=observatory-operator"})
+	require.NoError(t, err)
+	assert.Empty(t, svcs.Items, "no Service is left")
+
+	// No step ran twice: each has one record and one Event, however the operator went.
+	seen := map[string]bool{}
+	for _, s := range r.Status.Steps {
+		assert.False(t, seen[s.Name], "the step %s is recorded twice", s.Name)
+		seen[s.Name] = true
+		assert.Contains(t, []obsv1.RunState{obsv1.RunDone, obsv1.RunSkipped}, s.State, "%s: %s", s.Name, s.Summary)
+	}
+	events, err := env.Kube.CoreV1().Events(obsNS).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Reservation"})
+	require.NoError(t, err)
+	for _, e := range events.Items {
+		if seen[e.Reason] {
+			assert.EqualValues(t, 1, max(e.Count, 1), "the step %s ended %d times: %s", e.Reason, e.Count, e.Message)
+		}
+	}
+
+	// The dome's Job ran for real, with the spec's environment.
+	jobs, err := env.Kube.BatchV1().Jobs(obsNS).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, jobs.Items, 1, "the dome's activation ran one Job")
+	assert.EqualValues(t, 1, jobs.Items[0].Status.Succeeded)
+	out, err := env.Kubectl(ctx, "-n", obsNS, "logs", "job/"+jobs.Items[0].Name)
+	require.NoError(t, err)
+	assert.Contains(t, out, "job of Dome/lab for lab-observatory."+obsNS+".svc:7624")
+}
