@@ -31,6 +31,14 @@ var env *testenv.Env
 const system = "liken-system"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(doomedNodeEnv) != "" {
+		os.Exit(runDoomedNode())
+	}
+	// A node whose parent was SIGKILLed first, so the package's own start must sweep it.
+	if err := killANode(); err != nil {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		os.Exit(1)
+	}
 	testenv.Run(m, testenv.Options{Node: true}, &env)
 }
 
