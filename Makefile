@@ -10,9 +10,10 @@ KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 
 .PHONY: run test test-faults check build tools generate bench histories clean
 
-## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops)
+## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops);
+## NODE=1 runs them on a real node instead, with deploy/ installed (needs root)
 run: tools build
-	./bin/run
+	./bin/run $(if $(NODE),-node)
 
 ## test: every check and every test, as CI runs them
 test: tools check

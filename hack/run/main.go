@@ -41,6 +41,7 @@ func run() error {
 	uiPort := flag.Int("ui-port", 8233, "port of the Temporal Web UI")
 	bin := flag.String("bin", "bin", "folder with the watcher and worker binaries (make builds them)")
 	session := flag.Duration("session", 3*time.Minute, "how long the example reservation runs")
+	node := flag.Bool("node", false, "run on a real node, with deploy/ installed as pods (needs root; see README)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 
@@ -65,6 +66,9 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if *node {
+		return runOnNode(ctx, log, root, cache, dir, *uiPort, *session)
+	}
 	started := time.Now()
 	s, err := stack.Start(ctx, stack.Options{
 		Dir: dir, Cache: cache, Kube: true, Log: log,

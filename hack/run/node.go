@@ -1,0 +1,81 @@
+// `make run NODE=1`: the same playground on a real node. The stack runs a real kubelet
+// and containerd instead of kwok, the images are built here and imported, and deploy/ is
+// installed as a user installs it: the watchers, the worker and the bundled Temporal run as
+// pods, and the example reservation's INDI servers and devices are real containers a person
+// can reach with an INDI client. Needs root, and one real node per machine.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"liken.sh/runner/internal/images"
+	"liken.sh/runner/internal/stack"
+)
+
+// nodeTag is the runner image's tag on the node (never latest, which the kubelet would pull).
+const nodeTag = "local"
+
+func runOnNode(ctx context.Context, log *slog.Logger, root, cache, dir string, uiPort int, session time.Duration) error {
+	started := time.Now()
+	archive := filepath.Join(dir, "images.tar")
+	built := make(chan error, 1)
+	go func() { built <- images.BuildArchive(ctx, root, archive, stack.ImageInputs(cache, nodeTag)) }()
+	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: cache, Node: true, Log: log})
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	if err := <-built; err != nil {
+		return fmt.Errorf("build the images: %w", err)
+	}
+	if err := s.Node.Import(ctx, archive); err != nil {
+		return err
+	}
+	log.Info("the real node is up and has the images", "in", time.Since(started).Round(time.Millisecond))
+	restricted := map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}
+	if err := s.Install(ctx, root, nodeTag, restricted); err != nil {
+		return err
+	}
+	if out, err := s.Kubectl(ctx, "apply", "--server-side", "-k", filepath.Join(root, "examples")); err != nil {
+		return fmt.Errorf("apply examples/: %w\n%s", err, out)
+	}
+	sessionEnd := time.Now().Add(session).UTC().Truncate(time.Second)
+	if out, err := s.Kubectl(ctx, "-n", "observatory", "patch", "reservation", "tonight", "--type=merge",
+		"-p", `{"spec":{"end":"`+sessionEnd.Format(time.RFC3339)+`"}}`); err != nil {
+		return fmt.Errorf("set the example reservation's end: %w\n%s", err, out)
+	}
+	// The Web UI runs in the bundled Temporal's pod; a port-forward brings it to 127.0.0.1.
+	kubectl := filepath.Join(cache, "kube-"+stack.KubeVersion, "kubectl")
+	ui := "http://127.0.0.1:" + strconv.Itoa(uiPort)
+	if err := s.Spawn(ctx, stack.Process{
+		Name: "temporal-ui", Path: kubectl,
+		Args:  []string{"--kubeconfig=" + s.Kubeconfig, "-n", stack.OperatorNamespace, "port-forward", "svc/temporal-ui", strconv.Itoa(uiPort) + ":8233"},
+		Ready: stack.HTTPReady(ui),
+	}); err != nil {
+		return err
+	}
+	fmt.Printf(`
+The local stack is up on a real node (in %s): deploy/ runs as pods of the images built here.
+
+  export KUBECONFIG=%s
+  %s get pods -o wide -A
+  %s get people,astro -A
+
+  Temporal UI:  %s
+  INDI server:  %s -n observatory port-forward svc/east-telescope 7624   (then point KStars at 127.0.0.1:7624)
+  Logs:         %s/{kubelet,containerd,kube-apiserver,...}.log, and kubectl logs
+
+The example reservation observatory/tonight runs until %s, then deactivates and is Released.
+
+Ctrl-C stops everything and removes the node's containers, network and files.
+`, time.Since(started).Round(time.Second), s.Kubeconfig, kubectl, kubectl, ui, kubectl, dir, sessionEnd.Local().Format("15:04:05"))
+	<-ctx.Done()
+	fmt.Fprintln(os.Stderr, "\nstopping the real node and the stack")
+	return nil
+}
