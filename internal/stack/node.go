@@ -47,6 +47,7 @@ type Node struct {
 
 	ctrPath string
 
+	bins   map[string]string // program name to its path in the cache
 	lock   *os.File
 	record *nodeRecord
 }
@@ -54,9 +55,17 @@ type Node struct {
 // prepareNode takes the machine's node lock, cleans what a dead earlier node left, records
 // the machine as it is, and makes the bridge, whose gateway the API server then binds.
 func (s *Stack) prepareNode() error {
-	proxy, err := s.bin("node-"+KubeVersion, "kube-proxy")
-	if err != nil {
-		return err
+	bins := map[string]string{}
+	for _, b := range []struct{ tool, name string }{
+		{"containerd-" + ContainerdVersion, "containerd"}, {"containerd-" + ContainerdVersion, "ctr"},
+		{"node-" + KubeVersion, "kubelet"}, {"node-" + KubeVersion, "kube-proxy"}, {"node-" + KubeVersion, "pause"},
+		{"coredns-" + CoreDNSVersion, "coredns"},
+	} {
+		p, err := s.bin(b.tool, b.name)
+		if err != nil {
+			return err
+		}
+		bins[b.name] = p
 	}
 	lock, err := nodeLock()
 	if err != nil {
@@ -71,12 +80,12 @@ func (s *Stack) prepareNode() error {
 		lock.Close()
 		return err
 	}
-	rec, err := newRecord(dir, proxy)
+	rec, err := newRecord(dir, bins["kube-proxy"])
 	if err != nil {
 		lock.Close()
 		return err
 	}
-	s.Node = &Node{Dir: dir, Containerd: containerdSocket(dir), lock: lock, record: rec}
+	s.Node = &Node{Dir: dir, Containerd: containerdSocket(dir), ctrPath: bins["ctr"], bins: bins, lock: lock, record: rec}
 	for _, args := range [][]string{
 		{"link", "add", bridgeName, "type", "bridge"},
 		{"addr", "add", gatewayPrefix, "dev", bridgeName},
@@ -92,19 +101,7 @@ func (s *Stack) prepareNode() error {
 // startNode starts containerd (and imports the pod sandbox's image), the kubelet, then
 // kube-proxy and CoreDNS, each once the one before is ready.
 func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error {
-	n := s.Node
-	var err error
-	bins := map[string]string{}
-	for _, b := range []struct{ tool, name string }{
-		{"containerd-" + ContainerdVersion, "containerd"}, {"containerd-" + ContainerdVersion, "ctr"},
-		{"node-" + KubeVersion, "kubelet"}, {"node-" + KubeVersion, "kube-proxy"}, {"node-" + KubeVersion, "pause"},
-		{"coredns-" + CoreDNSVersion, "coredns"},
-	} {
-		if bins[b.name], err = s.bin(b.tool, b.name); err != nil {
-			return err
-		}
-	}
-	n.ctrPath = bins["ctr"]
+	n, bins := s.Node, s.Node.bins
 	ports, err := freePorts(5)
 	if err != nil {
 		return err
