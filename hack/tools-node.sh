@@ -16,11 +16,7 @@ CONTAINERD_VERSION=v2.4.2
 COREDNS_VERSION=v1.15.0
 
 node_kube() {
-  local v=${KUBE_VERSION#v} ldflags
-  ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION"
-  ldflags+=" -X k8s.io/component-base/version.gitMajor=${v%%.*}"
-  ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "$v" | cut -d. -f2)"
-  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$ldflags" -o "$out/" \
+  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$(kube_ldflags)" -o "$out/" \
     k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)
   # The sandbox every pod starts with. Static, so the image is this one file.
   local kdir

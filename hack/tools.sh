@@ -38,12 +38,16 @@ build() {
   log "built $name in $((SECONDS - started))s"
 }
 
+# kube_ldflags: the version k8s.io/kubernetes's own build stamps into its programs.
+kube_ldflags() {
+  local v=${KUBE_VERSION#v}
+  echo "-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION" \
+    "-X k8s.io/component-base/version.gitMajor=${v%%.*}" \
+    "-X k8s.io/component-base/version.gitMinor=$(echo "$v" | cut -d. -f2)"
+}
+
 kube() {
-  local v=${KUBE_VERSION#v} ldflags
-  ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION"
-  ldflags+=" -X k8s.io/component-base/version.gitMajor=${v%%.*}"
-  ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "$v" | cut -d. -f2)"
-  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$ldflags" -o "$out/" \
+  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$(kube_ldflags)" -o "$out/" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3)
   mv "$out/v3" "$out/etcd" 2>/dev/null || mv "$out/server" "$out/etcd"
