@@ -108,21 +108,8 @@ func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error 
 	}
 	kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth := ports[0], ports[1], ports[2], ports[3], ports[4]
 	s.KubeletPort = kubeletPort
-	files := map[string]string{
-		"containerd.toml":       containerdConfig(n.Dir),
-		"cni/10-liken.conflist": cniConfig(n.Dir),
-		"kubelet.yaml":          kubeletConfig(n.Dir, kubeletPort, kubeletHealth),
-		"kube-proxy.yaml":       kubeProxyConfig(s.Kubeconfig, proxyHealth, proxyMetrics),
-		"Corefile":              corefile(s.Kubeconfig, dnsHealth),
-	}
-	for name, text := range files {
-		p := filepath.Join(n.Dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			return err
-		}
+	if err := n.writeConfig(s.Kubeconfig, kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth); err != nil {
+		return err
 	}
 
 	// The v2 shim is found on PATH, next to containerd.
@@ -167,6 +154,27 @@ func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error 
 		})
 	}()
 	return errors.Join(<-errs, <-errs)
+}
+
+// writeConfig writes the configuration files of the node's programs into its folder.
+func (n *Node) writeConfig(kubeconfig string, kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth int) error {
+	files := map[string]string{
+		"containerd.toml":       containerdConfig(n.Dir),
+		"cni/10-liken.conflist": cniConfig(n.Dir),
+		"kubelet.yaml":          kubeletConfig(n.Dir, kubeletPort, kubeletHealth),
+		"kube-proxy.yaml":       kubeProxyConfig(kubeconfig, proxyHealth, proxyMetrics),
+		"Corefile":              corefile(kubeconfig, dnsHealth),
+	}
+	for name, text := range files {
+		p := filepath.Join(n.Dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dnsReady waits for CoreDNS's health endpoint and for an answer about the API server's
