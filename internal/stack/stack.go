@@ -1,7 +1,9 @@
 // Package stack runs a real local control plane (etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler, kwok for a fake node) and a Temporal dev server, all on 127.0.0.1, from the
 // binaries hack/tools.sh builds into the cache. `make run` and the integration tests share it,
-// so what a developer sees locally is what the tests prove.
+// so what a developer sees locally is what the tests prove. With Options.Node a real node
+// (node.go: containerd, the kubelet, kube-proxy, CoreDNS) stands in for kwok, and the API
+// server listens on the node's bridge instead of loopback, where its pods reach it.
 //
 // Every process gets a free port and a folder of its own under Dir, logs into <name>.log there,
 // and dies with the process that started it. Stop stops the API server before etcd: stopping
