@@ -8,8 +8,9 @@
 #   containerd-v2.4.2/   containerd, containerd-shim-runc-v2, ctr
 #   coredns-v1.15.0/     coredns (cluster DNS; its kubernetes plugin is built in)
 #
-# and installs what Debian ships when missing: runc, the CNI plugins, iptables, conntrack,
-# socat (the device pods' images carry it) and busybox-static (the Job actions' image). No
+# and installs what Debian ships when missing: runc, the CNI plugins, iptables, nftables (the
+# node's teardown deletes the tables it made), conntrack, socat (the device pods' images carry
+# it) and busybox-static (the Job actions' image). No
 # service is started by the install: a policy-rc.d refuses them while apt runs.
 
 CONTAINERD_VERSION=v2.4.2
@@ -42,7 +43,7 @@ node_coredns() {
 node_apt() {
   local missing=() p
   for p in runc:/usr/sbin/runc containernetworking-plugins:/usr/lib/cni/bridge \
-           iptables:/usr/sbin/iptables conntrack:/usr/sbin/conntrack socat:/usr/bin/socat \
+           iptables:/usr/sbin/iptables nftables:/usr/sbin/nft conntrack:/usr/sbin/conntrack socat:/usr/bin/socat \
            busybox-static:/bin/busybox; do
     [ -e "${p#*:}" ] || missing+=("${p%%:*}")
   done

@@ -18,7 +18,11 @@ const NodeImageTag = "local"
 
 func archivePath(dir string) string { return filepath.Join(dir, "images.tar") }
 
-func buildImages(ctx context.Context, root, cache, dir string) error {
+// buildImages has a budget of its own: the first build compiles the programs from an empty
+// build cache, which took 4 minutes on a busy machine.
+func buildImages(root, cache, dir string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
 	started := time.Now()
 	if err := images.BuildArchive(ctx, root, archivePath(dir), stack.ImageInputs(cache, NodeImageTag)); err != nil {
 		return fmt.Errorf("build the node's images: %w", err)
@@ -27,15 +31,12 @@ func buildImages(ctx context.Context, root, cache, dir string) error {
 	return nil
 }
 
-func importImages(ctx context.Context, s *stack.Stack, dir string, built <-chan error) error {
-	select {
-	case err := <-built:
-		if err != nil {
-			return err
-		}
-	case <-ctx.Done():
-		return fmt.Errorf("the node's images were not built in time: %w", ctx.Err())
+func importImages(s *stack.Stack, dir string, built <-chan error) error {
+	if err := <-built; err != nil {
+		return err
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	started := time.Now()
 	if err := s.Node.Import(ctx, archivePath(dir)); err != nil {
 		return err

@@ -110,14 +110,14 @@ func start(opts Options) (*Env, string, error) {
 	archive := make(chan error, 1)
 	if opts.Node {
 		// The images build while the stack starts.
-		go func() { archive <- buildImages(ctx, root, so.Cache, dir) }()
+		go func() { archive <- buildImages(root, so.Cache, dir) }()
 	}
 	s, err := stack.Start(ctx, so)
 	if err != nil {
 		return nil, dir, err
 	}
 	if opts.Node {
-		if err := importImages(ctx, s, dir, archive); err != nil {
+		if err := importImages(s, dir, archive); err != nil {
 			s.Stop()
 			return nil, dir, err
 		}
