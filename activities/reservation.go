@@ -93,6 +93,9 @@ type StepResult struct {
 	// Endpoint is where the holder's INDI client connects: the telescope's INDI server.
 	// PowerOn returns it; the status shows it while Ready.
 	Endpoint *obsv1.Endpoint `json:",omitempty"`
+	// Devices are the telescope's devices, Switches aside, in connect order ("Mount east"):
+	// PowerOn returns them, so that the Temporal UI names them in the next steps' summaries.
+	Devices []string `json:",omitempty"`
 }
 
 // ReservationRef names a Reservation.
@@ -198,4 +201,11 @@ type WorkflowSignal struct {
 	// which has ended (or never ran) would only start to hear and end again, such as a
 	// Person's delete.
 	OnlyIfRunning bool `json:",omitempty"`
+	// Summary and Details are what the Temporal UI shows of the workflow when this signal
+	// starts it (its StaticSummary and StaticDetails).
+	Summary string `json:",omitempty"`
+	Details string `json:",omitempty"`
+	// Keywords are Keyword search attributes the workflow starts with, such as a telescope
+	// lock's Telescope; its continued runs carry them on.
+	Keywords map[string]string `json:",omitempty"`
 }

@@ -255,13 +255,23 @@ func (a *Activities) signalWorkflow(ctx context.Context, in WorkflowSignal) erro
 			err = nil
 		}
 	} else {
-		opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue}
+		opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue,
+			StaticSummary: in.Summary, StaticDetails: in.Details, TypedSearchAttributes: keywords(in.Keywords)}
 		_, err = a.Temporal.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
 	}
 	if err != nil {
 		return fmt.Errorf("signal %s to the workflow %s: %w", in.Signal, in.WorkflowID, err)
 	}
 	return nil
+}
+
+// keywords are Keyword search attributes by name.
+func keywords(kw map[string]string) temporal.SearchAttributes {
+	var updates []temporal.SearchAttributeUpdate
+	for name, v := range kw {
+		updates = append(updates, temporal.NewSearchAttributeKeyKeyword(name).ValueSet(v))
+	}
+	return temporal.NewSearchAttributes(updates...)
 }
 
 func (a *Activities) resource(kind obsv1.Kind, namespace string) dynamic.ResourceInterface {

@@ -50,6 +50,8 @@ type LiveResult struct {
 	Joined  []string `json:",omitempty"`
 	Left    []string `json:",omitempty"`
 	Refused []string `json:",omitempty"`
+	// Devices are the telescope's devices now, as StepResult.Devices.
+	Devices []string `json:",omitempty"`
 }
 
 // LiveDevices handles the devices that left or joined the reservation's servers, and creates
@@ -120,6 +122,8 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 			}
 		}
 	}
+
+	out.Devices = telescopeLabels(servers[len(servers)-1])
 
 	// A joiner under an Active parent has its activation marked Pending before its driver
 	// starts, so that a retry of this activity, which finds it linked, still runs it.

@@ -258,6 +258,18 @@ func deviceLabels(devices []stepDevice) string {
 	return strings.Join(names, ", ")
 }
 
+// telescopeLabels names a telescope's devices, Switches aside, in connect order, as the
+// Temporal UI's summaries of the steps on them do.
+func telescopeLabels(s stepServer) []string {
+	var out []string
+	for _, d := range s.Devices {
+		if !isSwitch(d) {
+			out = append(out, d.Label())
+		}
+	}
+	return out
+}
+
 // only keeps the devices for which keep holds.
 func only(devices []stepDevice, keep func(stepDevice) bool) []stepDevice {
 	var out []stepDevice

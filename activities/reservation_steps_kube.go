@@ -100,7 +100,7 @@ func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, err
 		sum += "; " + power
 	}
 	ep := &obsv1.Endpoint{Service: s.Name, Host: kube.ServerHost(s.Name, in.Namespace), Port: kube.ServerPort}
-	return StepResult{Summary: sum, Endpoint: ep}, nil
+	return StepResult{Summary: sum, Endpoint: ep, Devices: telescopeLabels(s)}, nil
 }
 
 // StartDevices starts each device's pod, Service and claim (after its finalizer), waits

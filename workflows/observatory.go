@@ -22,6 +22,9 @@
 package workflows
 
 import (
+	"strconv"
+	"strings"
+
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -228,6 +231,35 @@ func (s *SiteState) anyActive() bool {
 	return false
 }
 
+// details are the site's current details in the Temporal UI.
+func (s *SiteState) details() string {
+	level := func(l SiteLevel) string {
+		if l == SiteDown {
+			return "Down"
+		}
+		return string(l)
+	}
+	out := "Server **" + level(s.Server) + "**, its own procedures **" + level(s.Tiers) + "**"
+	var held []string
+	for _, m := range s.Members {
+		h := "Telescope " + m.Telescope + " (" + m.Reservation
+		if m.Active {
+			h += ", active"
+		}
+		held = append(held, h+")")
+	}
+	if len(held) > 0 {
+		out += "; held: " + strings.Join(held, ", ")
+	}
+	if s.Turn != nil {
+		out += "; " + s.Turn.Reservation + " runs " + string(s.Turn.Op)
+	}
+	if len(s.Queue) > 0 {
+		out += "; " + strconv.Itoa(len(s.Queue)) + " waiting"
+	}
+	return out
+}
+
 // idle: nothing runs at the site and nobody is there or waits; the state is all zero.
 func (s *SiteState) idle() bool {
 	return s.Server == SiteDown && s.Tiers == SiteDown && len(s.Members) == 0 && s.Turn == nil && len(s.Queue) == 0
@@ -260,6 +292,7 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 				s.leave(req.Reservation)
 			}
 		}
+		workflow.SetCurrentDetails(ctx, s.details())
 		if s.idle() {
 			if requests.ReceiveAsync(&r) {
 				s.apply(r)

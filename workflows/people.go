@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/kube"
 )
 
 const (
@@ -107,7 +108,9 @@ func People(ctx workflow.Context, in PeopleInput) error {
 	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
 	handOn := func(changes []PersonChange) {
 		handing++
-		actx := workflow.WithActivityOptions(ctx, signalPeople)
+		opts := signalPeople
+		opts.Summary = "SignalWorkflows: hand " + fewNames(changedNames(changes)) + " on to their own workflows"
+		actx := workflow.WithActivityOptions(ctx, opts)
 		sel.AddFuture(workflow.ExecuteActivity(actx, a.SignalWorkflows, personSignals(changes)), func(f workflow.Future) {
 			handing--
 			if err := f.Get(ctx, nil); err != nil {
@@ -142,7 +145,8 @@ func People(ctx workflow.Context, in PeopleInput) error {
 			}
 		}
 		if len(waiting) > 0 && quiet == nil {
-			quiet = workflow.NewTimer(ctx, max(lastChange.Add(handOnQuiet).Sub(workflow.Now(ctx)), time.Millisecond))
+			quiet = workflow.NewTimerWithOptions(ctx, max(lastChange.Add(handOnQuiet).Sub(workflow.Now(ctx)), time.Millisecond),
+				workflow.TimerOptions{Summary: "hand the painted Persons on once the shard is quiet for " + kube.ShortDuration(handOnQuiet)})
 			sel.AddFuture(quiet, func(workflow.Future) { quiet, checkQuiet = nil, true })
 		}
 
@@ -163,13 +167,12 @@ func People(ctx workflow.Context, in PeopleInput) error {
 // paintBatch paints a batch and splits it: the changes of Persons painted (or already
 // current), and those left to their own workflows at once. A paint that fails leaves all.
 func paintBatch(ctx workflow.Context, batch []PersonChange) (painted, left []PersonChange) {
-	names := make([]string, len(batch))
-	for i, c := range batch {
-		names[i] = c.Name
-	}
+	persons := changedNames(batch)
 	var out activities.PaintOutcome
-	lctx := workflow.WithLocalActivityOptions(ctx, paintPeople)
-	if err := workflow.ExecuteLocalActivity(lctx, a.PaintPeople, names).Get(ctx, &out); err != nil {
+	opts := paintPeople
+	opts.Summary = "PaintPeople: " + fewNames(persons) + ", unless their pictures need the network or a pod"
+	lctx := workflow.WithLocalActivityOptions(ctx, opts)
+	if err := workflow.ExecuteLocalActivity(lctx, a.PaintPeople, persons).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("could not paint a batch; each Person's workflow will", "err", err)
 		return nil, batch
 	}
@@ -185,6 +188,15 @@ func paintBatch(ctx workflow.Context, batch []PersonChange) (painted, left []Per
 		}
 	}
 	return painted, left
+}
+
+// changedNames are the Persons of changes, in order.
+func changedNames(changes []PersonChange) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Name
+	}
+	return out
 }
 
 // receiveAll appends every change already received to pending.

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/kube"
 )
 
 const (
@@ -104,13 +105,14 @@ func Person(ctx workflow.Context, in PersonInput) error {
 			out, err := pass(ctx, in.Name, recheck)
 			pending, recheck = false, false
 			passes++
+			workflow.SetCurrentDetails(ctx, personDetails(out, err))
 			switch {
 			case err != nil:
 				log.Warn("a pass failed; trying again later", "person", in.Name, "err", err)
 				if cancelDue != nil {
 					cancelDue()
 				}
-				due, cancelDue = timer(ctx, retryAfterFailure)
+				due, cancelDue = timer(ctx, retryAfterFailure, "try the pass again in "+kube.ShortDuration(retryAfterFailure))
 				dueIsRetry = true
 				continue
 			case out.Gone:
@@ -130,7 +132,7 @@ func Person(ctx workflow.Context, in PersonInput) error {
 				due, cancelDue = nil, nil
 			}
 			if out.Recheck {
-				due, cancelDue = timer(ctx, RecheckEvery)
+				due, cancelDue = timer(ctx, RecheckEvery, "re-check the picture in "+kube.ShortDuration(RecheckEvery))
 				dueIsRetry = false
 			}
 		}
@@ -169,7 +171,12 @@ func Person(ctx workflow.Context, in PersonInput) error {
 func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOutcome, error) {
 	in := activities.PersonPass{Name: name, Recheck: recheck}
 	var out activities.PersonOutcome
-	lctx := workflow.WithLocalActivityOptions(ctx, syncPerson)
+	opts := syncPerson
+	opts.Summary = "SyncPerson: read " + name + "'s picture and write the status"
+	if recheck {
+		opts.Summary = "SyncPerson: check " + name + "'s picture again and write the status"
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, opts)
 	if err := workflow.ExecuteLocalActivity(lctx, a.SyncPerson, in).Get(ctx, &out); err != nil {
 		return out, err
 	}
@@ -178,18 +185,22 @@ func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOut
 	}
 	// A fresh value: decoding into out would keep the quick pass's NeedsBake (omitempty).
 	var baked activities.PersonOutcome
-	actx := workflow.WithActivityOptions(ctx, bakePerson)
+	bake := bakePerson
+	bake.Summary = "BakePerson: read " + name + "'s " + out.Source + " in the baker pod " + kube.BakerPodName(name)
+	actx := workflow.WithActivityOptions(ctx, bake)
 	err := workflow.ExecuteActivity(actx, a.BakePerson, in).Get(ctx, &baked)
 	return baked, err
 }
 
 func forget(ctx workflow.Context, name string) error {
-	lctx := workflow.WithLocalActivityOptions(ctx, syncPerson)
+	opts := syncPerson
+	opts.Summary = "ForgetPerson: " + name + " is gone; delete its baker pods"
+	lctx := workflow.WithLocalActivityOptions(ctx, opts)
 	return workflow.ExecuteLocalActivity(lctx, a.ForgetPerson, name).Get(ctx, nil)
 }
 
-// timer starts a cancellable durable timer.
-func timer(ctx workflow.Context, d time.Duration) (workflow.Future, workflow.CancelFunc) {
+// timer starts a cancellable durable timer; summary is what the Temporal UI says of it.
+func timer(ctx workflow.Context, d time.Duration, summary string) (workflow.Future, workflow.CancelFunc) {
 	tctx, cancel := workflow.WithCancel(ctx)
-	return workflow.NewTimer(tctx, d), cancel
+	return workflow.NewTimerWithOptions(tctx, d, workflow.TimerOptions{Summary: summary}), cancel
 }

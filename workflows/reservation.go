@@ -196,6 +196,9 @@ type reservation struct {
 	// observatory is the Telescope's, from when the reservation took it.
 	observatory string
 	endpoint    *obsv1.Endpoint
+	// devices are the telescope's, as PowerOn and LiveDevices last said in this run, for
+	// the summaries of the steps.
+	devices []string
 
 	// endTimer fires at spec.end; endArmed is the end it was armed for.
 	endTimer workflow.Future
@@ -219,6 +222,13 @@ func (r *reservation) run() error {
 		return err
 	}
 	st := r.state
+	if st.Status.Phase != "" && !st.Gone && workflow.GetVersion(r.ctx, "search-every-run", workflow.DefaultVersion, 1) == 1 {
+		// A run that resumes a status (continued as new, or started again after its end)
+		// carries the search attributes from its start, so a list filtered by Telescope or
+		// Holder finds it too. A new reservation's first status write sets them.
+		r.status = st.Status
+		r.upsertSearch()
+	}
 	switch {
 	case st.Gone:
 		return nil
@@ -231,7 +241,7 @@ func (r *reservation) run() error {
 		return nil
 	}
 	if !st.Deleting && !st.HasFinalizer {
-		if _, err := r.finalizer(a.AddDeactivateFinalizer, obsv1.KindReservation, r.in.Name, st.UID); err != nil {
+		if _, err := r.addFinalizer(obsv1.KindReservation, r.in.Name, st.UID); err != nil {
 			return err
 		}
 	}
@@ -308,7 +318,7 @@ func (r *reservation) wait() (bool, error) {
 				if startCancel != nil {
 					startCancel()
 				}
-				startTimer, startCancel = timer(r.ctx, start.Sub(now))
+				startTimer, startCancel = timer(r.ctx, start.Sub(now), "start at "+at(start))
 				startArmed = start
 			}
 		case !st.Telescope.Exists:
@@ -383,7 +393,7 @@ func (r *reservation) wait() (bool, error) {
 		took := r.endReason(resumed) == "" && r.state.Telescope.Exists && !r.state.Telescope.Deleting &&
 			r.state.Observatory.Exists && !r.state.Observatory.Deleting
 		if took {
-			res, err := r.finalizer(a.AddDeactivateFinalizer, obsv1.KindTelescope, r.state.Telescope.Name, "")
+			res, err := r.addFinalizer(obsv1.KindTelescope, r.state.Telescope.Name, "")
 			if err != nil {
 				return false, err
 			}
@@ -477,6 +487,7 @@ func (r *reservation) heal() {
 		StartToCloseTimeout: healTimeout,
 		HeartbeatTimeout:    stepHeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+		Summary:             "HealPods: create again what was deleted of Telescope " + r.telescope,
 	})
 	var res activities.HealResult
 	if err := workflow.ExecuteActivity(actx, a.HealPods, in).Get(r.ctx, &res); err != nil {
@@ -509,12 +520,16 @@ func (r *reservation) liveDevices() {
 		StartToCloseTimeout: liveDevicesTimeout,
 		HeartbeatTimeout:    stepHeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+		Summary:             "LiveDevices: the devices that join or leave " + r.servers() + ", and what was deleted",
 	})
 	var res activities.LiveResult
 	if err := workflow.ExecuteActivity(actx, a.LiveDevices, in).Get(r.ctx, &res); err != nil {
 		workflow.GetLogger(r.ctx).Warn("could not handle the devices that joined or left; the next change tries again",
 			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
 		return
+	}
+	if res.Devices != nil {
+		r.devices = res.Devices
 	}
 	if len(res.Created)+len(res.Joined)+len(res.Left)+len(res.Refused) > 0 {
 		workflow.GetLogger(r.ctx).Info("devices changed while Ready", "reservation", r.in.Namespace+"/"+r.in.Name,
@@ -558,7 +573,9 @@ func (r *reservation) observe(tellConditions bool) (stop func()) {
 		in.ConditionSignal = ReservationChanged
 	}
 	ctx, cancel := workflow.WithCancel(r.ctx)
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, observeOptions), a.ObserveDevices, in)
+	opts := observeOptions
+	opts.Summary = "ObserveDevices: the status of the devices of " + r.servers() + ", while Ready"
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ObserveDevices, in)
 	stopped := false
 	workflow.Go(r.ctx, func(gctx workflow.Context) {
 		if err := f.Get(gctx, nil); err != nil && !stopped {
@@ -630,7 +647,7 @@ func (r *reservation) runUntilDone(step string) (ended bool, err error) {
 			if err != nil || ended {
 				return ended, err
 			}
-			if err := r.local(a.RemoveRetryAnnotation, activities.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
+			if err := r.local("RemoveRetryAnnotation: the retry of "+step+" begins", a.RemoveRetryAnnotation, activities.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
 				return false, err
 			}
 			r.state.Retry = ""
@@ -704,7 +721,7 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 		siteTiers = ans.Run
 		if step == kube.StepStartSite {
 			// The observatory is held while any of its telescopes is.
-			res, err := r.finalizer(a.AddDeactivateFinalizer, obsv1.KindObservatory, r.observatory, "")
+			res, err := r.addFinalizer(obsv1.KindObservatory, r.observatory, "")
 			if err != nil {
 				return stepFailed, err
 			}
@@ -753,6 +770,7 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 			HeartbeatTimeout:       stepHeartbeatTimeout,
 			WaitForCancellation:    true,
 			RetryPolicy:            stepRetry,
+			Summary:                StepSummary(step, r.telescope, r.observatory, r.devices),
 		})
 		f := workflow.ExecuteActivity(actx, stepActivities[step], in)
 		finished, cancelled := false, false
@@ -799,6 +817,9 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 	if step == kube.StepPowerOn && res.Endpoint != nil {
 		ep := *res.Endpoint
 		r.endpoint = &ep
+	}
+	if step == kube.StepPowerOn && len(res.Devices) > 0 {
+		r.devices = res.Devices
 	}
 	if step == kube.StepStopSite && r.holdingTheSiteTurn {
 		if err := r.removeFinalizer(obsv1.KindObservatory, r.observatory, ""); err != nil {
@@ -912,7 +933,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 // read reads the Reservation and what it needs, and arms the end timer for spec.end.
 func (r *reservation) read() error {
 	var st activities.ReservationState
-	if err := r.local(a.ReadReservation, r.ref, &st); err != nil {
+	if err := r.local(localSummary("ReadReservation: read", obsv1.KindReservation, r.in.Name), a.ReadReservation, r.ref, &st); err != nil {
 		return err
 	}
 	r.reads++
@@ -929,7 +950,7 @@ func (r *reservation) read() error {
 			r.endArmed = end
 			r.endTimer = nil
 			if d := end.Sub(r.now()); d > 0 {
-				r.endTimer, _ = timer(r.ctx, d)
+				r.endTimer, _ = timer(r.ctx, d, "end at "+at(end))
 			}
 		}
 	}
@@ -945,6 +966,7 @@ func (r *reservation) write() error {
 	}
 	r.status = kube.ComposeReservation(r.status, f, r.now())
 	r.upsertSearch()
+	workflow.SetCurrentDetails(r.ctx, ReservationDetails(r.status))
 	if kube.SameReservationStatus(&r.status, &r.written) || r.state.Gone {
 		return nil
 	}
@@ -953,7 +975,7 @@ func (r *reservation) write() error {
 		Events: kube.ReservationEvents(&r.written, &r.status, r.telescope),
 	}
 	var out activities.StatusWritten
-	if err := r.local(a.WriteReservationStatus, w, &out); err != nil {
+	if err := r.local(statusSummary(r.status), a.WriteReservationStatus, w, &out); err != nil {
 		return err
 	}
 	r.written = *r.status.DeepCopy()
@@ -1009,37 +1031,48 @@ func (r *reservation) signalTelescope(op string) error {
 		Token: r.telToken, Start: start, Created: r.state.Created,
 	}}
 	tel := r.state.Telescope.Name
-	return r.coordinate(TelescopeWorkflowID(r.in.Namespace, tel), TelescopeWorkflow, TelescopeRequests, msg,
-		TelescopeInput{Namespace: r.in.Namespace, Name: tel})
+	return r.coordinate(activities.WorkflowSignal{
+		WorkflowID: TelescopeWorkflowID(r.in.Namespace, tel), WorkflowType: TelescopeWorkflow, Signal: TelescopeRequests,
+		Message: msg, Input: TelescopeInput{Namespace: r.in.Namespace, Name: tel},
+		Keywords: map[string]string{SearchTelescope.GetName(): tel},
+	}, TelescopeLockWords(r.in.Namespace, tel), coordinatorSummary(obsv1.KindTelescope, tel, op))
 }
 
 func (r *reservation) signalSite(req SiteRequest) error {
 	req.Reservation, req.Telescope = r.in.Name, r.telescope
 	req.WorkflowID = workflow.GetInfo(r.ctx).WorkflowExecution.ID
-	return r.coordinate(ObservatoryWorkflowID(r.in.Namespace, r.observatory), ObservatoryWorkflow, SiteRequests, req,
-		ObservatoryInput{Namespace: r.in.Namespace, Name: r.observatory})
+	return r.coordinate(activities.WorkflowSignal{
+		WorkflowID: ObservatoryWorkflowID(r.in.Namespace, r.observatory), WorkflowType: ObservatoryWorkflow, Signal: SiteRequests,
+		Message: req, Input: ObservatoryInput{Namespace: r.in.Namespace, Name: r.observatory},
+	}, ObservatoryLockWords(r.in.Namespace, r.observatory), coordinatorSummary(obsv1.KindObservatory, r.observatory, string(req.Op)))
 }
 
-func (r *reservation) coordinate(id, typ, signal string, msg, input any) error {
-	return r.local(a.SignalCoordinator, activities.WorkflowSignal{
-		WorkflowID: id, WorkflowType: typ, Signal: signal, Message: msg, Input: input,
-	}, nil)
+// coordinate signals a lock, starting it with its words when it does not run.
+func (r *reservation) coordinate(sig activities.WorkflowSignal, words Words, summary string) error {
+	sig.Summary, sig.Details = words.Summary, words.Details
+	return r.local(summary, a.SignalCoordinator, sig, nil)
 }
 
-func (r *reservation) finalizer(fn any, kind obsv1.Kind, name, uid string) (activities.FinalizerResult, error) {
-	var res activities.FinalizerResult
-	err := r.local(fn, activities.FinalizerRef{Kind: kind, Namespace: r.in.Namespace, Name: name, UID: uid}, &res)
-	return res, err
+func (r *reservation) addFinalizer(kind obsv1.Kind, name, uid string) (activities.FinalizerResult, error) {
+	return r.finalizer(a.AddDeactivateFinalizer, localSummary("AddDeactivateFinalizer: hold", kind, name), kind, name, uid)
 }
 
 func (r *reservation) removeFinalizer(kind obsv1.Kind, name, uid string) error {
-	_, err := r.finalizer(a.RemoveDeactivateFinalizer, kind, name, uid)
+	_, err := r.finalizer(a.RemoveDeactivateFinalizer, localSummary("RemoveDeactivateFinalizer: let go of", kind, name), kind, name, uid)
 	return err
 }
 
-func (r *reservation) local(fn, in, out any) error {
-	lctx := workflow.WithLocalActivityOptions(r.ctx, bookkeeping)
-	return workflow.ExecuteLocalActivity(lctx, fn, in).Get(r.ctx, out)
+func (r *reservation) finalizer(fn any, summary string, kind obsv1.Kind, name, uid string) (activities.FinalizerResult, error) {
+	var res activities.FinalizerResult
+	err := r.local(summary, fn, activities.FinalizerRef{Kind: kind, Namespace: r.in.Namespace, Name: name, UID: uid}, &res)
+	return res, err
+}
+
+// local runs a bookkeeping local activity; summary is what the Temporal UI says of it.
+func (r *reservation) local(summary string, fn, in, out any) error {
+	opts := bookkeeping
+	opts.Summary = summary
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(r.ctx, opts), fn, in).Get(r.ctx, out)
 }
 
 // token is unique per request this run makes of a lock: the run's ID and a count.
@@ -1049,6 +1082,14 @@ func (r *reservation) token() string {
 }
 
 func (r *reservation) now() time.Time { return workflow.Now(r.ctx) }
+
+// servers names the telescope and its observatory, for summaries.
+func (r *reservation) servers() string {
+	if r.observatory == "" {
+		return "Telescope " + r.telescope
+	}
+	return "Telescope " + r.telescope + " and Observatory " + r.observatory
+}
 
 func done(rec *obsv1.StepRecord) bool {
 	return rec != nil && (rec.State == obsv1.RunDone || rec.State == obsv1.RunSkipped)

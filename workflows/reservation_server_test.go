@@ -166,7 +166,7 @@ func (f *fakeSite) reserve(queue, name, telescope string, created time.Time, sta
 	f.reservations[name] = st
 	f.mu.Unlock()
 	id := ReservationWorkflowID(f.ns, name)
-	_, err := f.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: queue},
+	_, err := f.c.ExecuteWorkflow(context.Background(), ReservationStartOptions(queue, f.ns, name, st.Spec),
 		ReservationWorkflow, ReservationInput{Namespace: f.ns, Name: name})
 	require.NoError(f.t, err)
 	f.t.Cleanup(func() {
@@ -285,7 +285,11 @@ func (f *fakeSite) step(ctx context.Context, in activities.StepInput) (activitie
 			return activities.StepResult{}, ctx.Err()
 		}
 	}
-	return activities.StepResult{Summary: "did " + in.Step + " for " + in.Telescope}, nil
+	res := activities.StepResult{Summary: "did " + in.Step + " for " + in.Telescope}
+	if in.Step == kube.StepPowerOn {
+		res.Devices = []string{"Mount " + in.Telescope, "Camera " + in.Telescope + "-main"}
+	}
+	return res, nil
 }
 
 // observe stands in for ObserveDevices: it runs until cancelled, heartbeating, as the

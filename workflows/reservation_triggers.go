@@ -73,7 +73,9 @@ func (t *triggerPasses) request() {
 		// transition, so a second reservation's pass finds it done or adopts it.
 		SiteTiers: r.observatory != "",
 	}
-	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, triggerOptions), a.RunTriggers, in)
+	opts := triggerOptions
+	opts.Summary = "RunTriggers: a pass over the triggers of " + r.servers()
+	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), a.RunTriggers, in)
 }
 
 // add lets a wait wake for the end of a pass or the earliest `for`.
@@ -109,7 +111,8 @@ func (t *triggerPasses) ended(f workflow.Future) {
 		var tctx workflow.Context
 		tctx, t.timerCancel = workflow.WithCancel(t.ctx)
 		t.timerAt = *res.NextAt
-		t.timer = workflow.NewTimer(tctx, max(res.NextAt.Sub(t.r.now()), time.Second))
+		t.timer = workflow.NewTimerWithOptions(tctx, max(res.NextAt.Sub(t.r.now()), time.Second),
+			workflow.TimerOptions{Summary: "look at the triggers again at " + at(*res.NextAt) + ", when a `for` runs out"})
 	}
 	if t.again {
 		t.again = false

@@ -20,6 +20,7 @@ package workflows
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -163,6 +164,22 @@ func (l *telescopeLock) next() *TelescopeTicket {
 
 func (l *telescopeLock) idle() bool { return l.holder == nil && len(l.queue) == 0 }
 
+// details are the lock's current details in the Temporal UI: who holds, who waits.
+func (l *telescopeLock) details() string {
+	held := "Free"
+	if l.holder != nil {
+		held = "Held by Reservation **" + l.holder.Reservation + "**"
+	}
+	if len(l.queue) == 0 {
+		return held + "; nobody waits"
+	}
+	waiting := make([]string, len(l.queue))
+	for i, t := range l.queue {
+		waiting[i] = t.Reservation
+	}
+	return held + "; waiting, in order: " + strings.Join(waiting, ", ")
+}
+
 // Telescope runs one telescope's lock until nobody holds or waits for it.
 func Telescope(ctx workflow.Context, in TelescopeInput) error {
 	log := workflow.GetLogger(ctx)
@@ -181,6 +198,7 @@ func Telescope(ctx workflow.Context, in TelescopeInput) error {
 		if err := answer(ctx, l); err != nil {
 			return err
 		}
+		workflow.SetCurrentDetails(ctx, l.details())
 		if l.idle() {
 			// A request that arrived while the answers went out is taken first; one that
 			// arrives after this run ends starts the next run.

@@ -1,0 +1,298 @@
+// The words the Temporal UI shows of each lifecycle. A workflow's start carries a summary a
+// person reads at a glance in the list ("Reservation tonight: Telescope east for ada,
+// 21:00–23:00 UTC") and details in markdown with the kubectl commands that show the resource;
+// every activity and timer a workflow schedules carries a summary of what it does ("StartDevices:
+// Mount east, Camera east-main", "end at 23:00 UTC"); a reservation's current details follow
+// its phase, its step and the last thing it did.
+//
+// All of them are pure functions of what the caller knows, tested without a server. They never
+// touch replay: Temporal matches a recorded activity by its ID and type and a timer by its ID,
+// never by its summary, so old histories replay whatever the words say now.
+package workflows
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"liken.sh/runner/activities"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// Words is what the Temporal UI shows of a workflow started by the watcher or the worker:
+// StaticSummary and StaticDetails of its start.
+type Words struct {
+	// Summary is one line, shown in the workflow list.
+	Summary string
+	// Details is markdown, shown on the workflow's page.
+	Details string
+}
+
+// ReservationWords are a Reservation's workflow's words: who holds which telescope, when.
+func ReservationWords(namespace, name string, spec obsv1.ReservationSpec) Words {
+	holder := spec.Holder
+	if holder == "" {
+		holder = "nobody yet"
+	}
+	return Words{
+		Summary: fmt.Sprintf("Reservation %s: Telescope %s for %s, %s", name, spec.Telescope, holder, Window(spec.Start, spec.End)),
+		Details: fmt.Sprintf("The lifecycle of the Reservation `%s/%s` of the Telescope `%s`: Wait, the activation steps, "+
+			"Ready until its end or its delete, then the deactivation steps. Its status shows each step:\n\n%s",
+			namespace, name, spec.Telescope, kubectl(namespace, "reservation", name)),
+	}
+}
+
+// PersonWords are a Person's workflow's words.
+func PersonWords(name string) Words {
+	return Words{
+		Summary: "Person " + name + ": the picture in status.thumbnail, re-checked every " + kube.ShortDuration(RecheckEvery),
+		Details: fmt.Sprintf("Draws the initials of the Person `%s`, or reads its picture (fetched, inline, or baked in a pod "+
+			"for nfs:// and claim://), and writes status.thumbnail and the AvatarReady condition:\n\n%s", name, kubectl("", "person", name)),
+	}
+}
+
+// ShardWords are a people shard's words.
+func ShardWords(shard int) Words {
+	return Words{
+		Summary: fmt.Sprintf("People shard %d of %d: paints Persons in bursts, then hands each on to person/<name>", shard, PeopleShards),
+		Details: "Answers each batch of the watcher's signals in one workflow task: initials and inline pictures are " +
+			"painted here, everything else goes to the Person's own workflow at once. Every Person in this shard:\n\n" +
+			"```\nkubectl get people -o wide\n```",
+	}
+}
+
+// TelescopeLockWords are a telescope's lock's words.
+func TelescopeLockWords(namespace, name string) Words {
+	return Words{
+		Summary: fmt.Sprintf("Telescope %s (%s): one holder at a time; the others wait by start, creation and name", name, namespace),
+		Details: fmt.Sprintf("Grants the Telescope `%s/%s` to one Reservation at a time and tells the waiting ones who holds it. "+
+			"Its reservations: `Telescope = \"%s\"` in the workflow list.\n\n%s", namespace, name, name, kubectl(namespace, "telescope", name)),
+	}
+}
+
+// ObservatoryLockWords are an observatory's site lock's words.
+func ObservatoryLockWords(namespace, name string) Words {
+	return Words{
+		Summary: fmt.Sprintf("Observatory %s (%s): its site starts once for all its telescopes and stops with the last", name, namespace),
+		Details: fmt.Sprintf("Gives the Reservations of the Observatory `%s/%s` their turns at StartSite, Activation, Deactivation "+
+			"and StopSite, one at a time, and says which of them runs the site's part.\n\n%s", namespace, name, kubectl(namespace, "observatory", name)),
+	}
+}
+
+// ProbeWords are the Probe's words.
+func ProbeWords() Words {
+	return Words{
+		Summary: "Probe: one activity on a worker asks Kubernetes for its version",
+		Details: "`make run` runs this once, to show that the path from Temporal through a worker to the cluster works.",
+	}
+}
+
+// ReservationStartOptions start a Reservation's workflow, as the watcher does: its words, and
+// the search attributes it is listed by from its first moment (the workflow keeps them up
+// to date).
+func ReservationStartOptions(queue, namespace, name string, spec obsv1.ReservationSpec) client.StartWorkflowOptions {
+	w := ReservationWords(namespace, name, spec)
+	var sa []temporal.SearchAttributeUpdate
+	if spec.Telescope != "" {
+		sa = append(sa, SearchTelescope.ValueSet(spec.Telescope))
+	}
+	if spec.Holder != "" {
+		sa = append(sa, SearchHolder.ValueSet(spec.Holder))
+	}
+	return client.StartWorkflowOptions{
+		ID: ReservationWorkflowID(namespace, name), TaskQueue: queue,
+		StaticSummary: w.Summary, StaticDetails: w.Details, TypedSearchAttributes: temporal.NewSearchAttributes(sa...),
+	}
+}
+
+// PeopleStartOptions start a people shard, as the watcher does.
+func PeopleStartOptions(queue string, shard int) client.StartWorkflowOptions {
+	w := ShardWords(shard)
+	return client.StartWorkflowOptions{ID: PeopleWorkflowID(shard), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
+}
+
+// kubectl is markdown naming the commands that show a resource; an empty namespace is a
+// cluster-scoped one.
+func kubectl(namespace, kind, name string) string {
+	ns := ""
+	if namespace != "" {
+		ns = "-n " + namespace + " "
+	}
+	return "```\nkubectl " + ns + "get " + kind + " " + name + " -o wide\nkubectl " + ns + "describe " + kind + " " + name + "\n```"
+}
+
+// Window says when a reservation runs, in UTC: "2026-12-01 21:00–23:00 UTC", "from ... until
+// it is deleted", and so on.
+func Window(start, end *metav1.Time) string {
+	switch {
+	case start == nil && end == nil:
+		return "until it is deleted"
+	case start == nil:
+		return "until " + day(end.Time) + " " + clock(end.Time) + " UTC"
+	case end == nil:
+		return "from " + day(start.Time) + " " + clock(start.Time) + " UTC until it is deleted"
+	case day(start.Time) == day(end.Time):
+		return day(start.Time) + " " + clock(start.Time) + "–" + clock(end.Time) + " UTC"
+	}
+	return day(start.Time) + " " + clock(start.Time) + " – " + day(end.Time) + " " + clock(end.Time) + " UTC"
+}
+
+func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// clock is a time of day in UTC, with seconds only when it has some.
+func clock(t time.Time) string {
+	if t.Second() != 0 {
+		return t.UTC().Format("15:04:05")
+	}
+	return t.UTC().Format("15:04")
+}
+
+// at is a moment as a timer's summary names it.
+func at(t time.Time) string { return day(t) + " " + clock(t) + " UTC" }
+
+// stepWhat says what each working step does, of a telescope t and its observatory o; the
+// steps that act on the telescope's devices name them instead when they are known.
+var stepWhat = map[string]func(t, o string) string{
+	kube.StepStartSite:    func(_, o string) string { return "Observatory " + o + "'s INDI server and devices" },
+	kube.StepPowerOn:      func(t, _ string) string { return "Telescope " + t + "'s INDI server, Switches and power" },
+	kube.StepStartDevices: func(t, _ string) string { return "the devices of Telescope " + t },
+	kube.StepConnect:      func(t, _ string) string { return "the devices of Telescope " + t },
+	kube.StepConfigure:    func(t, _ string) string { return "the devices of Telescope " + t },
+	kube.StepActivation:   func(t, _ string) string { return "the activation procedures of Telescope " + t + " and its devices" },
+	kube.StepStartGuider:  func(t, _ string) string { return "the Guider of Telescope " + t },
+	kube.StepAbort:        func(t, _ string) string { return "stop exposures and slews on Telescope " + t },
+	kube.StepDeactivation: func(t, _ string) string { return "the deactivation procedures of Telescope " + t + " and its devices" },
+	kube.StepStopGuider:   func(t, _ string) string { return "the Guider of Telescope " + t },
+	kube.StepDisconnect:   func(t, _ string) string { return "the devices of Telescope " + t },
+	kube.StepStopDevices:  func(t, _ string) string { return "the devices of Telescope " + t },
+	kube.StepPowerOff:     func(t, _ string) string { return "power off, then Telescope " + t + "'s Switches and INDI server" },
+	kube.StepStopSite:     func(_, o string) string { return "Observatory " + o + "'s devices and INDI server" },
+}
+
+// stepsOnDevices are the steps whose summary names the telescope's devices (in the order the
+// step goes through them) once PowerOn has said which they are.
+var stepsOnDevices = map[string]bool{
+	kube.StepStartDevices: true, kube.StepConnect: true, kube.StepConfigure: true,
+	kube.StepDisconnect: true, kube.StepStopDevices: true,
+}
+
+// StepSummary is a step activity's summary: "StartDevices: Mount east, Camera east-main".
+// devices are the telescope's (Switches aside) in connect order, or nil when not known.
+func StepSummary(step, telescope, observatory string, devices []string) string {
+	what, ok := stepWhat[step]
+	if !ok {
+		return step
+	}
+	if stepsOnDevices[step] && len(devices) > 0 {
+		if step == kube.StepDisconnect || step == kube.StepStopDevices {
+			devices = reversed(devices)
+		}
+		return step + ": " + strings.Join(devices, ", ")
+	}
+	return step + ": " + what(telescope, observatory)
+}
+
+func reversed(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[len(s)-1-i] = v
+	}
+	return out
+}
+
+// localSummary is a reservation's bookkeeping local activity's summary.
+func localSummary(verb string, kind obsv1.Kind, name string) string {
+	return verb + " " + string(kind) + " " + name
+}
+
+// coordinatorSummary says what a reservation asks of its telescope's or observatory's lock.
+func coordinatorSummary(kind obsv1.Kind, name, op string) string {
+	return "SignalCoordinator: ask " + string(kind) + " " + name + "'s lock to " + op
+}
+
+// statusSummary is the summary of a status write: what the status says now.
+func statusSummary(st obsv1.ReservationStatus) string {
+	s := "WriteReservationStatus: " + string(st.Phase)
+	if st.Step != "" {
+		s += ", " + st.Step
+	}
+	return s
+}
+
+// fewNames lists up to a few names, then how many more: "ada, grace, hedy and 9 more".
+func fewNames(all []string) string {
+	const shown = 3
+	if len(all) <= shown {
+		return strings.Join(all, ", ")
+	}
+	return strings.Join(all[:shown], ", ") + " and " + strconv.Itoa(len(all)-shown) + " more"
+}
+
+// ReservationDetails are a reservation's current details (markdown), kept up to date as its
+// status changes: its phase and step, where to connect while Ready, and the last step done.
+func ReservationDetails(st obsv1.ReservationStatus) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**", orDash(string(st.Phase)))
+	if st.Step != "" {
+		fmt.Fprintf(&b, ", step **%s**", st.Step)
+		if rec := kube.FindStep(&st, st.Step); rec != nil && rec.Summary != "" {
+			fmt.Fprintf(&b, ": %s", rec.Summary)
+		}
+	}
+	if st.Endpoint != nil {
+		fmt.Fprintf(&b, "\n\nINDI server: `%s:%d`", st.Endpoint.Host, st.Endpoint.Port)
+	}
+	if last := lastFinished(st); last != nil {
+		fmt.Fprintf(&b, "\n\nLast: %s %s", last.Name, last.State)
+		if last.Summary != "" {
+			fmt.Fprintf(&b, ": %s", last.Summary)
+		}
+	}
+	return b.String()
+}
+
+// lastFinished is the step that stopped last (the later one in the list on a tie).
+func lastFinished(st obsv1.ReservationStatus) *obsv1.StepRecord {
+	var last *obsv1.StepRecord
+	for i := range st.Steps {
+		s := &st.Steps[i]
+		if s.StopTime == nil {
+			continue
+		}
+		if last == nil || !s.StopTime.Before(last.StopTime) {
+			last = s
+		}
+	}
+	return last
+}
+
+// personDetails are a Person's current details after a pass: its picture's source and
+// the AvatarReady reason, or why the pass failed.
+func personDetails(out activities.PersonOutcome, err error) string {
+	switch {
+	case err != nil:
+		return "The last pass failed; it is tried again in " + kube.ShortDuration(retryAfterFailure) + ": " + err.Error()
+	case out.Gone:
+		return "The Person is gone"
+	}
+	src := out.Source
+	if src == "" {
+		src = "none (initials)"
+	} else if len(src) > 80 {
+		src = src[:80] + "…"
+	}
+	return "AvatarReady: **" + orDash(out.Reason) + "**; picture: `" + src + "`"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

@@ -1,0 +1,151 @@
+package workflows
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"liken.sh/runner/activities"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+func mt(s string) *metav1.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return &metav1.Time{Time: t}
+}
+
+func TestWindowSaysWhenAReservationRunsInUTC(t *testing.T) {
+	for _, c := range []struct {
+		start, end *metav1.Time
+		want       string
+	}{
+		{nil, nil, "until it is deleted"},
+		{mt("2026-12-01T21:00:00Z"), mt("2026-12-01T23:00:00Z"), "2026-12-01 21:00–23:00 UTC"},
+		{mt("2026-12-01T21:00:00+01:00"), mt("2026-12-01T23:30:00+01:00"), "2026-12-01 20:00–22:30 UTC"},
+		{mt("2026-12-01T22:00:00Z"), mt("2026-12-02T02:00:00Z"), "2026-12-01 22:00 – 2026-12-02 02:00 UTC"},
+		{nil, mt("2026-12-01T22:14:37Z"), "until 2026-12-01 22:14:37 UTC"},
+		{mt("2026-12-01T21:00:00Z"), nil, "from 2026-12-01 21:00 UTC until it is deleted"},
+	} {
+		if got := Window(c.start, c.end); got != c.want {
+			t.Errorf("Window(%v, %v) = %q, want %q", c.start, c.end, got, c.want)
+		}
+	}
+}
+
+func TestAReservationsWordsSayWhoHoldsWhichTelescopeWhenAndHowToLook(t *testing.T) {
+	w := ReservationWords("observatory", "tonight", obsv1.ReservationSpec{
+		Telescope: "east", Holder: "ada", Start: mt("2026-12-01T21:00:00Z"), End: mt("2026-12-01T23:00:00Z"),
+	})
+	if want := "Reservation tonight: Telescope east for ada, 2026-12-01 21:00–23:00 UTC"; w.Summary != want {
+		t.Errorf("summary %q, want %q", w.Summary, want)
+	}
+	for _, want := range []string{"kubectl -n observatory get reservation tonight -o wide", "kubectl -n observatory describe reservation tonight", "`east`"} {
+		if !strings.Contains(w.Details, want) {
+			t.Errorf("details %q lack %q", w.Details, want)
+		}
+	}
+	if w := PersonWords("ada"); !strings.Contains(w.Details, "kubectl get person ada -o wide") || !strings.HasPrefix(w.Summary, "Person ada: ") {
+		t.Errorf("a Person's words %+v", w)
+	}
+	for _, w := range []Words{ShardWords(3), TelescopeLockWords("observatory", "east"), ObservatoryLockWords("observatory", "lab"), ProbeWords()} {
+		if w.Summary == "" || w.Details == "" || strings.Contains(w.Summary, "\n") {
+			t.Errorf("words %+v: a one-line summary and details, both", w)
+		}
+	}
+}
+
+func TestAStepsSummaryNamesTheDevicesOnceTheyAreKnown(t *testing.T) {
+	devices := []string{"Mount east", "Camera east-main"}
+	for _, c := range []struct {
+		step    string
+		devices []string
+		want    string
+	}{
+		{kube.StepStartDevices, devices, "StartDevices: Mount east, Camera east-main"},
+		{kube.StepStartDevices, nil, "StartDevices: the devices of Telescope east"},
+		{kube.StepConnect, devices, "Connect: Mount east, Camera east-main"},
+		{kube.StepDisconnect, devices, "Disconnect: Camera east-main, Mount east"},
+		{kube.StepStopDevices, devices, "StopDevices: Camera east-main, Mount east"},
+		{kube.StepStartSite, devices, "StartSite: Observatory lab's INDI server and devices"},
+		{kube.StepPowerOn, nil, "PowerOn: Telescope east's INDI server, Switches and power"},
+		{kube.StepAbort, devices, "Abort: stop exposures and slews on Telescope east"},
+	} {
+		if got := StepSummary(c.step, "east", "lab", c.devices); got != c.want {
+			t.Errorf("StepSummary(%s, %v) = %q, want %q", c.step, c.devices, got, c.want)
+		}
+	}
+	if devices[0] != "Mount east" {
+		t.Error("the summary reordered the caller's devices")
+	}
+	for step := range stepActivities {
+		if s := StepSummary(step, "east", "lab", nil); !strings.HasPrefix(s, step+": ") {
+			t.Errorf("step %s has no words of its own: %q", step, s)
+		}
+	}
+}
+
+func TestAReservationsDetailsFollowItsPhaseItsStepAndTheLastStepDone(t *testing.T) {
+	stopped := mt("2026-12-01T21:00:19Z")
+	ready := obsv1.ReservationStatus{
+		Phase:    obsv1.ReservationReady,
+		Endpoint: &obsv1.Endpoint{Host: "east-telescope.observatory.svc", Port: 7624},
+		Steps: []obsv1.StepRecord{
+			{Name: kube.StepConfigure, RunRecord: obsv1.RunRecord{State: obsv1.RunDone, StopTime: mt("2026-12-01T21:00:10Z"), Summary: "Configured Mount east"}},
+			{Name: kube.StepStartGuider, RunRecord: obsv1.RunRecord{State: obsv1.RunSkipped, StopTime: stopped, Summary: "no Guider for Telescope east"}},
+		},
+	}
+	running := obsv1.ReservationStatus{
+		Phase: obsv1.ReservationActivating, Step: kube.StepConnect,
+		Steps: []obsv1.StepRecord{{Name: kube.StepConnect, RunRecord: obsv1.RunRecord{State: obsv1.RunRunning, Summary: "Running"}}},
+	}
+	for _, c := range []struct {
+		st   obsv1.ReservationStatus
+		want string
+	}{
+		{obsv1.ReservationStatus{}, "**—**"},
+		{running, "**Activating**, step **Connect**: Running"},
+		{ready, "**Ready**\n\nINDI server: `east-telescope.observatory.svc:7624`\n\nLast: StartGuider Skipped: no Guider for Telescope east"},
+	} {
+		if got := ReservationDetails(c.st); got != c.want {
+			t.Errorf("ReservationDetails = %q, want %q", got, c.want)
+		}
+	}
+}
+
+func TestTheLocksAndPersonsSayWhereTheyStand(t *testing.T) {
+	l := &telescopeLock{holder: &TelescopeTicket{Reservation: "tonight"}, queue: []TelescopeTicket{{Reservation: "late"}, {Reservation: "later"}}}
+	if got, want := l.details(), "Held by Reservation **tonight**; waiting, in order: late, later"; got != want {
+		t.Errorf("lock details %q, want %q", got, want)
+	}
+	if got := (&telescopeLock{}).details(); got != "Free; nobody waits" {
+		t.Errorf("a free lock says %q", got)
+	}
+	s := SiteState{Server: SiteUp, Tiers: SitePartial, Members: []SiteMember{{Reservation: "tonight", Telescope: "east", Active: true}}}
+	if got, want := s.details(), "Server **Up**, its own procedures **Partial**; held: Telescope east (tonight, active)"; got != want {
+		t.Errorf("site details %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		out  activities.PersonOutcome
+		err  error
+		want string
+	}{
+		{activities.PersonOutcome{Reason: "Initials"}, nil, "AvatarReady: **Initials**; picture: `none (initials)`"},
+		{activities.PersonOutcome{Reason: "Baked", Source: "claim://people/portraits/grace.png"}, nil, "AvatarReady: **Baked**; picture: `claim://people/portraits/grace.png`"},
+		{activities.PersonOutcome{Gone: true}, nil, "The Person is gone"},
+		{activities.PersonOutcome{}, errors.New("the API server did not answer"), "The last pass failed; it is tried again in 30s: the API server did not answer"},
+	} {
+		if got := personDetails(c.out, c.err); got != c.want {
+			t.Errorf("personDetails = %q, want %q", got, c.want)
+		}
+	}
+	if got := fewNames([]string{"ada", "grace", "hedy", "joan", "mary"}); got != "ada, grace, hedy and 2 more" {
+		t.Errorf("fewNames = %q", got)
+	}
+}
