@@ -32,7 +32,7 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, TemporalDB: true}, &env)
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes}, &env)
 }
 
 const (

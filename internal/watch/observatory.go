@@ -22,9 +22,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -425,9 +425,8 @@ func (r *observatoryRun) childrenOf(inf cache.SharedIndexInformer, index string,
 // signal sends one Reservation's signal in the call's context; the queue retries it.
 func (r *observatoryRun) signal(call context.Context, key cache.ObjectName, why string) error {
 	change := r.changeFor(key, why)
-	id := workflows.ReservationWorkflowID(key.Namespace, key.Name)
-	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, id, workflows.ReservationChanged, change,
-		client.StartWorkflowOptions{ID: id, TaskQueue: r.cfg.TaskQueue},
+	opts := workflows.ReservationStartOptions(r.cfg.TaskQueue, key.Namespace, key.Name, r.spec(key))
+	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, workflows.ReservationChanged, change, opts,
 		workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: key.Namespace, Name: key.Name})
 	if err != nil {
 		return err
@@ -443,6 +442,18 @@ func (r *observatoryRun) signal(call context.Context, key cache.ObjectName, why 
 		"uid", change.UID, "generation", change.Generation, "deleted", change.Deleted,
 		"telescopeDeleted", change.TelescopeDeleted, "observatoryDeleted", change.ObservatoryDeleted)
 	return nil
+}
+
+// spec is the Reservation's spec as the cache has it, for the words its workflow starts
+// with; a Reservation that is gone (or does not fit its type) has none.
+func (r *observatoryRun) spec(key cache.ObjectName) obsv1.ReservationSpec {
+	var spec obsv1.ReservationSpec
+	if res := r.get(r.reservations, key); res != nil {
+		if m, ok := res.Object["spec"].(map[string]any); ok {
+			_ = runtime.DefaultUnstructuredConverter.FromUnstructured(m, &spec)
+		}
+	}
+	return spec
 }
 
 // changeFor reads the Reservation, its Telescope and its Observatory as the caches have them

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -248,6 +249,27 @@ func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNo
 	}
 	if wfType != workflows.ReservationWorkflow || in != (workflows.ReservationInput{Namespace: obsNS, Name: name}) {
 		t.Errorf("the signal started a %q workflow with %+v", wfType, in)
+	}
+	// What the Temporal UI lists it by, before any worker ran it.
+	d, err := temporalClient.DescribeWorkflow(ctx, workflows.ReservationWorkflowID(obsNS, name), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, err := d.GetStaticSummary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	details, _ := d.GetStaticDetails()
+	if want := "Reservation " + name + ": Telescope missing for ada, until it is deleted"; summary != want {
+		t.Errorf("the workflow's summary is %q, want %q", summary, want)
+	}
+	if !strings.Contains(details, "kubectl -n "+obsNS+" describe reservation "+name) {
+		t.Errorf("the workflow's details do not say how to look at the Reservation: %q", details)
+	}
+	tel, _ := d.TypedSearchAttributes.GetKeyword(workflows.SearchTelescope)
+	holder, _ := d.TypedSearchAttributes.GetKeyword(workflows.SearchHolder)
+	if tel != "missing" || holder != "ada" {
+		t.Errorf("the workflow started with Telescope %q and Holder %q, want missing and ada", tel, holder)
 	}
 
 	// The worker's status write, and a label: neither is worth a signal.

@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -330,9 +329,8 @@ func (r *peopleRun) signal(call context.Context, name, why string) error {
 	change := r.changeFor(name, why)
 	shard := workflows.PeopleShard(name)
 	err := r.shards.send(call, shard, change, func(call context.Context, changes []workflows.PersonChange) error {
-		id := workflows.PeopleWorkflowID(shard)
-		_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, id, workflows.PeopleChanged, changes,
-			client.StartWorkflowOptions{ID: id, TaskQueue: r.cfg.TaskQueue},
+		opts := workflows.PeopleStartOptions(r.cfg.TaskQueue, shard)
+		_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, workflows.PeopleChanged, changes, opts,
 			workflows.PeopleWorkflow, workflows.PeopleInput{Shard: shard})
 		return err
 	})
