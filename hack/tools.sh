@@ -7,13 +7,16 @@
 #   kube-v1.37.2/     kube-apiserver kube-controller-manager kube-scheduler kubectl etcd
 #   kwok-v0.8.0/      kwok, and stages.yaml (node ready + heartbeat, pods ready/complete/delete)
 #   temporal-v1.5.1/  temporal (the CLI, whose `server start-dev` is the dev server + Web UI)
-#   indiserver and the INDI simulators come from Debian's indi-bin (installed when missing).
+#   loopback-v1/      loopback.so, which makes the dev mode's indiservers listen on 127.0.0.1 only
+#   indiserver and the INDI simulators come from Debian's indi-bin (installed when missing), the
+#   C compiler for loopback.so from Debian's gcc.
 #   node: the real node's kubelet, kube-proxy, containerd and CoreDNS (see tools-node.sh).
 set -euo pipefail
 
 KUBE_VERSION=v1.37.2
 KWOK_VERSION=v0.8.0
 TEMPORAL_VERSION=v1.5.1
+LOOPBACK_VERSION=v1
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LIKEN_CACHE:-$root/.cache}
@@ -73,21 +76,35 @@ temporal() {
   GOBIN=$out go install -trimpath -ldflags "-s -w" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"
 }
 
+# apt PACKAGE...: installs Debian packages (with sudo unless root).
+apt() {
+  local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
+}
+
 indi() {
   command -v indiserver >/dev/null && command -v indi_simulator_telescope >/dev/null && return 0
   log "installing Debian's indi-bin (indiserver and the INDI simulators)"
-  local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq indi-bin >&2
+  apt indi-bin
 }
 
-want=${*:-kube kwok temporal indi node}
+loopback() {
+  if ! command -v cc >/dev/null || [ ! -e /usr/include/dlfcn.h ]; then
+    log "installing Debian's gcc (to build loopback.so)"
+    apt gcc libc6-dev
+  fi
+  cc -shared -fPIC -O2 -Wall -Wextra -o "$out/loopback.so" "$root/hack/loopback/loopback.c" -ldl
+}
+
+want=${*:-kube kwok temporal indi loopback node}
 for w in $want; do
   case $w in
     kube) build "kube-$KUBE_VERSION" kube ;;
     kwok) build "kwok-$KWOK_VERSION" kwok ;;
     temporal) build "temporal-$TEMPORAL_VERSION" temporal ;;
     indi) indi ;;
+    loopback) build "loopback-$LOOPBACK_VERSION" loopback ;;
     node) node ;;
     *) log "unknown tool $w"; exit 2 ;;
   esac

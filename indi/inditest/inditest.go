@@ -1,5 +1,6 @@
 // Package inditest runs real INDI servers for tests: Debian's indiserver with the simulator
-// drivers of indi-bin, each on a free 127.0.0.1 port with its own HOME (drivers keep their
+// drivers of indi-bin, each on a free port of 127.0.0.1 only (indiserver listens on every
+// interface, so loopback.so is preloaded: see hack/loopback) with its own HOME (drivers keep their
 // config under ~/.indi) and its own local socket (indiserver's default one allows a single
 // server per machine). A driver indiserver cannot run shows only in indiserver's log, so
 // Launch reads that log and fails with it instead of waiting for a device that never comes.
@@ -27,6 +28,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/internal/stack"
 )
 
 // startTimeout bounds Start: the simulators define their devices in well under a second, but
@@ -55,6 +57,9 @@ type Options struct {
 	// for its drivers, so a caller that records its servers loses none if it dies meanwhile.
 	// It may hear of a second one when the first could not bind its port.
 	Started func(*Server)
+	// Port is the port to listen on when it is free (a server started again keeps the
+	// address its clients were told); 0, or a port taken, means a free one.
+	Port int
 }
 
 // Start launches indiserver with the given drivers (see Launch), stops it when the test ends,
@@ -102,9 +107,13 @@ func LaunchWith(ctx context.Context, dir string, opts Options, drivers ...string
 			return nil, fmt.Errorf("INDI driver %s is not installed: run hack/tools.sh indi, or check its name", d)
 		}
 	}
+	preload, err := loopback()
+	if err != nil {
+		return nil, err
+	}
 	var lastErr error
 	for range 3 { // another process may take the free port before indiserver binds it
-		s, err := launch(ctx, dir, opts, drivers)
+		s, err := launch(ctx, dir, opts, preload, drivers)
 		if err == nil {
 			return s, nil
 		}
@@ -112,8 +121,29 @@ func LaunchWith(ctx context.Context, dir string, opts Options, drivers ...string
 		if !errors.Is(err, errBind) || ctx.Err() != nil {
 			break
 		}
+		opts.Port = 0
 	}
 	return nil, lastErr
+}
+
+// loopback finds loopback.so, which makes indiserver (it has no listen-address option)
+// listen on 127.0.0.1 only: $LIKEN_INDI_LOOPBACK, else the repository's tool cache when this
+// runs inside the repository (tests, and make run's processes).
+func loopback() (string, error) {
+	path := os.Getenv(stack.LoopbackEnv)
+	if path == "" {
+		wd, _ := os.Getwd()
+		if root, err := stack.Root(wd); err == nil {
+			path = stack.Loopback(stack.Cache(root))
+		}
+	}
+	if path == "" {
+		return "", fmt.Errorf("indiserver listens on every interface unless loopback.so is preloaded: set %s to it (hack/tools.sh loopback builds it)", stack.LoopbackEnv)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("indiserver listens on every interface unless loopback.so is preloaded, and %s is missing: run hack/tools.sh loopback", path)
+	}
+	return path, nil
 }
 
 var errBind = errors.New("indiserver could not bind its port")
@@ -127,10 +157,12 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func launch(ctx context.Context, dir string, opts Options, drivers []string) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+func launch(ctx context.Context, dir string, opts Options, preload string, drivers []string) (*Server, error) {
+	port, err := opts.Port, error(nil)
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
 	}
 	sock, err := os.MkdirTemp(dir, "sock")
 	if err != nil {
@@ -139,7 +171,7 @@ func launch(ctx context.Context, dir string, opts Options, drivers []string) (*S
 	args := []string{"-v", "-p", strconv.Itoa(port), "-u", filepath.Join(sock, "indiserver")}
 	cmd := exec.Command("indiserver", append(args, drivers...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir)
+	cmd.Env = append(os.Environ(), "HOME="+dir, "LD_PRELOAD="+preload)
 	log := newLogBuffer()
 	var logFile *os.File
 	if opts.Detached {

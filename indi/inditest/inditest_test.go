@@ -1,6 +1,6 @@
 // These tests check the helper's own promises: a driver that cannot run fails the launch with
 // indiserver's log instead of a timeout, a machine without indiserver is told how to get it,
-// two servers run side by side, and a detached server outlives the process that launched it
+// two servers run side by side on 127.0.0.1 only, and a detached server outlives the process that launched it
 // and is stopped by the one that attaches it.
 
 package inditest_test
@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,7 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/internal/testenv"
 )
 
 func TestADriverThatCannotRunFailsTheLaunchWithTheLog(t *testing.T) {
@@ -70,6 +72,32 @@ func TestTwoServersRunSideBySide(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Close()
+	}
+}
+
+func TestAServerListensOnLoopbackOnlyAndOnThePortItIsGiven(t *testing.T) {
+	t.Parallel()
+	first := inditest.StartServer(t, "indi_simulator_dome")
+	addrs, err := testenv.Listening(first.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(addrs) != 1 || addrs[0] != first.Addr {
+		t.Fatalf("indiserver listens on %v, want %s only", addrs, first.Addr)
+	}
+	// Started again on the port its clients were told, once that port is free.
+	_, port, _ := strings.Cut(first.Addr, ":")
+	first.Stop()
+	want, _ := strconv.Atoi(port)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	again, err := inditest.LaunchWith(ctx, t.TempDir(), inditest.Options{Port: want}, "indi_simulator_dome")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Stop()
+	if again.Addr != first.Addr {
+		t.Errorf("started again at %s, want %s", again.Addr, first.Addr)
 	}
 }
 

@@ -30,7 +30,17 @@ const (
 	KubeVersion     = "v1.37.2"
 	KwokVersion     = "v0.8.0"
 	TemporalVersion = "v1.5.1"
+	LoopbackVersion = "v1"
 )
+
+// LoopbackEnv names the environment variable that points at loopback.so (hack/loopback),
+// which makes a program with no listen-address option, indiserver, listen on 127.0.0.1 only.
+const LoopbackEnv = "LIKEN_INDI_LOOPBACK"
+
+// Loopback is where hack/tools.sh puts loopback.so in the cache.
+func Loopback(cache string) string {
+	return filepath.Join(cache, "loopback-"+LoopbackVersion, "loopback.so")
+}
 
 // Options chooses what to start.
 type Options struct {
