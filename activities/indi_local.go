@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,7 +32,8 @@ import (
 // LocalINDI resolves each INDI server (namespace and name) to an indiserver it starts on a
 // free 127.0.0.1 port, once, with the drivers asked for. A server that died is started again;
 // a server asked for a driver it lacks is restarted with the union of both sets (its clients
-// reconnect). Close stops them all.
+// reconnect). A server started again keeps its port while it can, so the address a person was
+// told stays good. Close stops them all.
 type LocalINDI struct {
 	// Dir records the servers (LocalINDIRecord) so that they outlive this process, and a
 	// later LocalINDI on the same Dir adopts those that still answer. Empty: the servers are
@@ -41,7 +43,9 @@ type LocalINDI struct {
 
 	mu      sync.Mutex
 	servers map[string]*localINDIServer
-	closed  bool
+	// ports are the ports each server last listened on, kept after it stops.
+	ports  map[string]int
+	closed bool
 }
 
 type localINDIServer struct {
@@ -90,9 +94,7 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	if l.closed {
 		return "", errLocalINDIClosed
 	}
-	if l.servers == nil {
-		l.servers = map[string]*localINDIServer{}
-	}
+	l.init()
 	key := s.Namespace + "/" + s.Name
 	covers := func(have []string) bool {
 		return !slices.ContainsFunc(s.Drivers, func(d string) bool { return !slices.Contains(have, d) })
@@ -113,6 +115,7 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 			adopted, had := l.recorded(ctx, key)
 			if adopted != nil && covers(adopted.drivers) {
 				l.servers[key] = adopted
+				l.remember(key, adopted.srv.Addr)
 				logFor(ctx).Info("adopted a local indiserver (dev mode)", "server", key, "address", adopted.srv.Addr, "pid", adopted.srv.Pid)
 				return adopted.srv.Addr, nil
 			}
@@ -130,6 +133,35 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	return l.launch(ctx, s, drivers)
 }
 
+// Lookup returns the address of the local indiserver of a server (namespace and name) when
+// one runs, without starting one: where a person points an INDI client, such as KStars.
+func (l *LocalINDI) Lookup(namespace, name string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := l.servers[namespace+"/"+name]
+	if cur == nil || l.closed || !cur.srv.Running() {
+		return "", false
+	}
+	return cur.srv.Addr, true
+}
+
+// init makes the maps; l.mu is held.
+func (l *LocalINDI) init() {
+	if l.servers == nil {
+		l.servers = map[string]*localINDIServer{}
+		l.ports = map[string]int{}
+	}
+}
+
+// remember keeps the port a server listens on, for the next server of that key; l.mu is held.
+func (l *LocalINDI) remember(key, addr string) {
+	if _, p, err := net.SplitHostPort(addr); err == nil {
+		if port, err := strconv.Atoi(p); err == nil {
+			l.ports[key] = port
+		}
+	}
+}
+
 // StopDrivers stops drivers of a local indiserver when a device leaves it: the server starts
 // again with the drivers it keeps (its clients reconnect), or stops when none is left.
 func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
@@ -138,6 +170,7 @@ func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
 	if l.closed {
 		return errLocalINDIClosed
 	}
+	l.init()
 	key := s.Namespace + "/" + s.Name
 	cur := l.servers[key]
 	if l.Dir != "" {
@@ -176,6 +209,7 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 	var recErr error
 	srv, err := inditest.LaunchWith(ctx, home, inditest.Options{
 		Detached: l.Dir != "",
+		Port:     l.ports[key],
 		Started: func(srv *inditest.Server) {
 			// Recorded before its drivers are up: a worker killed meanwhile leaves no server
 			// that no one knows of.
@@ -195,6 +229,7 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 		return "", fmt.Errorf("start a local indiserver for %s: %w", key, err)
 	}
 	l.servers[key] = &localINDIServer{srv: srv, drivers: drivers}
+	l.remember(key, srv.Addr)
 	logFor(ctx).Info("started a local indiserver (dev mode)", "server", key, "address", srv.Addr, "drivers", drivers, "pid", srv.Pid)
 	return srv.Addr, nil
 }
@@ -284,6 +319,9 @@ func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer,
 		srv.Stop() // runs, but does not answer
 	}
 	logFor(ctx).Info("a recorded local indiserver is gone; starting another (dev mode)", "server", key, "pid", r.Pid)
+	if l.ports[key] == 0 {
+		l.remember(key, r.Address)
+	}
 	removeHome(r.Home)
 	l.forget(key)
 	return nil, r.Drivers

@@ -173,7 +173,7 @@ func (a *Activities) WriteReservationStatus(ctx context.Context, in ReservationS
 		case err != nil:
 			return StatusWritten{}, fmt.Errorf("write the status of the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
 		}
-		for _, e := range in.Events {
+		for _, e := range append(in.Events, a.localEndpointEvents(in)...) {
 			// The status is written and a retry would not post again, so a failed post is
 			// logged, not retried.
 			ev := kube.ReservationEvent(in.Ref.Namespace, in.Ref.Name, u.GetUID(), e, a.instance(), a.now())

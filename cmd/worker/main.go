@@ -109,6 +109,10 @@ func run(args []string) error {
 		defer local.Close()
 		acts.INDI = local
 		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", devINDIDir)
+		// A stand-in stops with its pod, as a pod's containers stop with it.
+		if err := local.FollowPods(ctx, kube, log); err != nil {
+			return fmt.Errorf("follow the INDI server pods (dev mode): %w", err)
+		}
 	}
 	workflows.Register(w, acts)
 
