@@ -50,8 +50,14 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 		return out, nil
 	}
 	checked := p.Annotations[kube.AnnotationCheckAvatar]
-	if cfg.BakerImage == "" {
-		return a.finish(ctx, u, p, failedRead(p.Spec.Avatar, errNoImage, pictures.ReasonBakeFailed), checked, out)
+	nsFound, claimFound := true, true
+	if src.Kind == pictures.KindClaim {
+		if nsFound, claimFound, err = a.claimThere(ctx, src); err != nil {
+			return out, err
+		}
+	}
+	if why := bakeBlocker(src, nsFound, claimFound, cfg.BakerImage); why != "" {
+		return a.finish(ctx, u, p, kube.AvatarRead{Source: p.Spec.Avatar, Reason: pictures.ReasonBakeFailed, Message: why}, checked, out)
 	}
 	want, err := kube.BakerPod(kube.BakerPodInput{
 		Person: p.Name, PersonUID: p.UID, Avatar: p.Spec.Avatar, Source: src, Checked: checked,
@@ -119,6 +125,45 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 		return out, err
 	}
 	return out, a.deletePod(ctx, pod)
+}
+
+// bakeBlocker says what keeps a bake from starting, in the order that helps a person fix it:
+// a claim's namespace that does not exist, then its claim, and only then a worker that does
+// not know which image bakes. Empty: nothing does.
+func bakeBlocker(src pictures.Source, nsFound, claimFound bool, image string) string {
+	switch {
+	case src.Kind == pictures.KindClaim && !nsFound:
+		return fmt.Sprintf("the namespace %s does not exist", src.Namespace)
+	case src.Kind == pictures.KindClaim && !claimFound:
+		return fmt.Sprintf("the PersistentVolumeClaim %s/%s does not exist: create it, or name another claim in claim://<namespace>/<claim>/<path>", src.Namespace, src.Claim)
+	case image == "":
+		return errNoImage.Error()
+	}
+	return ""
+}
+
+// claimThere looks for a claim:// source's namespace and claim. A worker whose RBAC predates
+// these reads cannot tell, and goes on as if both were there: the pod's start tells.
+func (a *Activities) claimThere(ctx context.Context, src pictures.Source) (nsFound, claimFound bool, err error) {
+	_, err = a.Kube.CoreV1().Namespaces().Get(ctx, src.Namespace, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, false, nil
+	case apierrors.IsForbidden(err):
+		return true, true, nil
+	case err != nil:
+		return false, false, fmt.Errorf("read the namespace %s: %w", src.Namespace, err)
+	}
+	_, err = a.Kube.CoreV1().PersistentVolumeClaims(src.Namespace).Get(ctx, src.Claim, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, false, nil
+	case apierrors.IsForbidden(err):
+		return true, true, nil
+	case err != nil:
+		return true, false, fmt.Errorf("read the PersistentVolumeClaim %s/%s: %w", src.Namespace, src.Claim, err)
+	}
+	return true, true, nil
 }
 
 // startBaker creates the baker pod, or adopts the one already there when it is for the same

@@ -70,6 +70,7 @@ func TestBakerPods(t *testing.T) {
 	t.Run("a pass asks for a bake and deletes the pods of an older avatar", b.aPassAsksForABake)
 	t.Run("forgetting a Person deletes every baker pod of it and only of it", b.forgettingAPersonDeletesItsPods)
 	t.Run("a worker that does not know its image says so in the status", b.aWorkerWithoutAnImageSaysSo)
+	t.Run("a missing namespace or claim is told before a missing image", b.aMissingClaimIsToldBeforeAMissingImage)
 }
 
 type bakery struct{ k *testkubelet.Kubelet }
@@ -587,4 +588,43 @@ func (b bakery) aWorkerWithoutAnImageSaysSo(t *testing.T) {
 	assert.Equal(t, "BakeFailed", out.Reason)
 	assert.Contains(t, avatarReady(t, readPerson(t, p.Name)).Message, "--baker-image")
 	assert.Empty(t, podsOf(t, p.Name))
+}
+
+func (b bakery) aMissingClaimIsToldBeforeAMissingImage(t *testing.T) {
+	a := newActivities()
+	a.People.BakerImage = ""
+	for _, c := range []struct{ person, avatar, want string }{
+		{"order-ida", "claim://no-such-lab/pictures/ida.png", "the namespace no-such-lab does not exist"},
+		{"order-edith", "claim://lab/no-such-claim/edith.png", "the PersistentVolumeClaim lab/no-such-claim does not exist: " +
+			"create it, or name another claim in claim://<namespace>/<claim>/<path>"},
+	} {
+		p := createPerson(t, c.person, peoplev1.PersonSpec{DisplayName: "Ida Rhodes", Avatar: c.avatar}, nil)
+		out := mustBake(t, a, p.Name, false)
+		assert.Equal(t, "BakeFailed", out.Reason)
+		p = readPerson(t, p.Name)
+		assert.Equal(t, c.want, avatarReady(t, p).Message)
+		assert.Equal(t, c.want, eventWith(t, p, "BakeFailed").Message)
+		assert.Empty(t, podsOf(t, p.Name), "no pod was created")
+	}
+}
+
+func TestWhatKeepsABakeFromStartingIsToldInTheOrderThatHelps(t *testing.T) {
+	claim := pictures.Source{Kind: pictures.KindClaim, Namespace: "people", Claim: "portraits", Path: "grace.png"}
+	nfs := pictures.Source{Kind: pictures.KindNFS, Server: "files", Dir: "/photos", File: "grace.png"}
+	for _, c := range []struct {
+		src                 pictures.Source
+		nsFound, claimFound bool
+		image, want         string
+	}{
+		{claim, false, false, "", "the namespace people does not exist"},
+		{claim, true, false, "", "the PersistentVolumeClaim people/portraits does not exist: create it, or name another claim in claim://<namespace>/<claim>/<path>"},
+		{claim, true, true, "", errNoImage.Error()},
+		{claim, true, true, "runner:1", ""},
+		{nfs, true, true, "", errNoImage.Error()},
+		{nfs, true, true, "runner:1", ""},
+	} {
+		if got := bakeBlocker(c.src, c.nsFound, c.claimFound, c.image); got != c.want {
+			t.Errorf("bakeBlocker(%s, ns %v, claim %v, image %q) = %q, want %q", c.src.Kind, c.nsFound, c.claimFound, c.image, got, c.want)
+		}
+	}
 }

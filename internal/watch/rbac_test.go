@@ -122,7 +122,7 @@ func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 		},
 	}, {
 		// activities/person*.go and cmd/worker: read a Person, write its status, run baker
-		// pods anywhere, post and count Events in default.
+		// pods anywhere, read a claim's namespace and claim, post and count Events in default.
 		sa: workerSA,
 		may: []access{
 			{verb: "get", group: people, resource: "people", name: "ada"},
@@ -136,6 +136,8 @@ func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 			{verb: "get", resource: "pods", subresource: "log", namespace: "observatory", name: "avatar-ada"},
 			{verb: "create", resource: "events", namespace: "default"},
 			{verb: "patch", resource: "events", namespace: "default", name: "ada.1"},
+			{verb: "get", resource: "namespaces", name: "observatory"},
+			{verb: "get", resource: "persistentvolumeclaims", namespace: "people", name: "portraits"},
 		},
 		mayNo: []access{
 			{verb: "delete", group: people, resource: "people", name: "ada"},
@@ -151,7 +153,9 @@ func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 			{verb: "create", resource: "pods", subresource: "exec", namespace: leaseNamespace, name: "avatar-ada"},
 			{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: leaseName},
 			{verb: "get", resource: "secrets", namespace: leaseNamespace},
-			{verb: "get", resource: "namespaces", name: "observatory"},
+			{verb: "list", resource: "namespaces"},
+			{verb: "list", resource: "persistentvolumeclaims", namespace: "people"},
+			{verb: "update", resource: "persistentvolumeclaims", namespace: "people", name: "portraits"},
 		},
 	}}
 	for _, c := range cases {
