@@ -230,9 +230,11 @@ func lastPerPerson(changes []PersonChange) []PersonChange {
 func personSignals(changes []PersonChange) []activities.WorkflowSignal {
 	out := make([]activities.WorkflowSignal, len(changes))
 	for i, c := range changes {
+		w := PersonWords(c.Name)
 		out[i] = activities.WorkflowSignal{
 			WorkflowID: PersonWorkflowID(c.Name), WorkflowType: PersonWorkflow,
 			Signal: PersonChanged, Message: c, Input: PersonInput{Name: c.Name},
+			Summary: w.Summary, Details: w.Details,
 			// A deleted Person needs no workflow: one still running hears of it and ends.
 			OnlyIfRunning: c.Deleted,
 		}

@@ -143,4 +143,6 @@ func TestADeletedPersonIsHandedOnOnlyToAWorkflowThatStillRuns(t *testing.T) {
 	assert.False(t, got[0].OnlyIfRunning, "a change starts the Person's workflow if need be")
 	assert.True(t, got[1].OnlyIfRunning, "a delete must not start a workflow that would only end")
 	assert.Equal(t, PersonWorkflowID("bob"), got[1].WorkflowID)
+	assert.Equal(t, PersonWords("ada").Summary, got[0].Summary, "a Person's workflow starts with its words")
+	assert.Equal(t, PersonWords("ada").Details, got[0].Details)
 }
