@@ -561,6 +561,8 @@ func resource(t *testing.T, obj *unstructured.Unstructured) dynamic.ResourceInte
 		gvr = people.PersonResource
 	case gvk.Group == observatory.GroupName && observatory.Kind(gvk.Kind).Resource() != "":
 		gvr = observatory.Kind(gvk.Kind).GroupVersionResource()
+	case gvk.Group == "" && gvk.Kind == "PersistentVolumeClaim":
+		gvr = corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims")
 	default:
 		t.Fatalf("no resource for %s", gvk)
 	}
