@@ -11,9 +11,10 @@ KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 .PHONY: run test test-faults check build tools generate bench histories clean
 
 ## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops);
-## NODE=1 runs them on a real node instead, with deploy/ installed (needs root)
+## NODE=1 runs them on a real node instead, with deploy/ installed (needs root);
+## RUN_FLAGS passes flags on, such as RUN_FLAGS="-session 10m" (./bin/run -h lists them)
 run: tools build
-	./bin/run $(if $(NODE),-node)
+	./bin/run $(if $(NODE),-node) $(RUN_FLAGS)
 
 ## test: every check and every test, as CI runs them
 test: tools check

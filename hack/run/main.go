@@ -1,10 +1,14 @@
 // Command run is `make run`: the whole system on one machine. It starts the local control
 // plane and a Temporal dev server with its Web UI, applies the CRDs and examples/, starts the
 // watcher and the worker built by make, proves the path with one Probe workflow, prints where
-// to look, and keeps running until Ctrl-C, which stops everything in reverse order.
+// to look, and keeps running until Ctrl-C, which stops everything in reverse order. The
+// worker runs in dev mode, a local observatory on 127.0.0.1 (see local.go).
 //
-// State lives in .cache/run (under LIKEN_CACHE when set) and is wiped at each start: this is a
-// playground, not a cluster to keep.
+// Nothing it starts outlives it, however it ends: Ctrl-C (also when its output goes through a
+// pipe whose reader dies first), SIGTERM (make passes a kill on), or the death of make.
+//
+// State lives in .cache/run (under LIKEN_CACHE when set; -dir moves it) and is wiped at each
+// start: this is a playground, not a cluster to keep.
 package main
 
 import (
@@ -18,11 +22,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/stack"
@@ -42,8 +49,10 @@ func run() error {
 	bin := flag.String("bin", "bin", "folder with the watcher and worker binaries (make builds them)")
 	session := flag.Duration("session", 3*time.Minute, "how long the example reservation runs")
 	node := flag.Bool("node", false, "run on a real node, with deploy/ installed as pods (needs root; see README)")
+	runDir := flag.String("dir", "", "folder of the run's state and logs, wiped at start (default .cache/run)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	outliveNothing()
 
 	wd, _ := os.Getwd()
 	root, err := stack.Root(wd)
@@ -51,7 +60,17 @@ func run() error {
 		return err
 	}
 	cache := stack.Cache(root)
-	dir := filepath.Join(cache, "run")
+	dir := *runDir
+	if dir == "" {
+		dir = filepath.Join(cache, "run")
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	// A run that was killed may have left indiservers (they outlive a killed worker).
+	if err := stopIndiservers(dir); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -59,7 +78,7 @@ func run() error {
 		return err
 	}
 	for _, p := range []int{*temporalPort, *uiPort} {
-		if err := portFree(p); err != nil {
+		if err := portFree(p); p != 0 && err != nil {
 			return err
 		}
 	}
@@ -81,8 +100,22 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer s.Stop()
+	obs := observatory{dir}
+	defer func() {
+		s.Stop()
+		if err := stopIndiservers(dir); err != nil {
+			log.Warn("stop the local indiservers", "err", err)
+		}
+	}()
 	log.Info("stack is up", "in", time.Since(started).Round(time.Millisecond))
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
 
 	kubectlPath := filepath.Join(cache, "kube-"+stack.KubeVersion, "kubectl")
 	kubectl := func(args ...string) error {
@@ -95,6 +128,9 @@ func run() error {
 	}
 	if err := kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"); err != nil {
 		return err
+	}
+	if err := obs.backClaim(ctx, kube); err != nil {
+		return fmt.Errorf("back the example claim with a folder: %w", err)
 	}
 	if err := kubectl("apply", "--server-side", "-k", "examples"); err != nil {
 		return fmt.Errorf("apply examples/: %w", err)
@@ -115,10 +151,12 @@ func run() error {
 		"KUBECONFIG=" + s.Kubeconfig,
 		"TEMPORAL_ADDRESS=" + s.TemporalAddress,
 		"LIKEN_LOG_FORMAT=text",
-		// kwok's pods run nothing: the worker runs each INDI server as a local indiserver
-		// with the simulator drivers of its telescope (dev mode only).
-		"LIKEN_DEV_LOCAL_INDI=true",
 	}
+	kubelet, err := obs.kubelet(kube, s.KubeletPort, filepath.Join(root, *bin, "worker"))
+	if err != nil {
+		return err
+	}
+	defer kubelet.Stop()
 	for _, name := range []string{"watcher", "worker"} {
 		port, err := stack.FreePort()
 		if err != nil {
@@ -126,13 +164,18 @@ func run() error {
 		}
 		addr := "127.0.0.1:" + strconv.Itoa(port)
 		var args []string
+		procEnv := slices.Concat(env, []string{"LIKEN_HEALTH_ADDRESS=" + addr})
 		if name == "watcher" {
 			// Both sides in one process, each with its own Lease in liken-system.
 			args = []string{"--side=all"}
+		} else {
+			// kwok's pods run nothing: the worker stands a local indiserver in for each INDI
+			// server pod, with the simulator drivers of its devices (dev mode only).
+			procEnv = append(procEnv, obs.workerEnv(cache)...)
 		}
 		if err := s.Spawn(ctx, stack.Process{
 			Name: name, Path: filepath.Join(root, *bin, name), Args: args,
-			Env:   append(env, "LIKEN_HEALTH_ADDRESS="+addr),
+			Env:   procEnv,
 			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
 		}); err != nil {
 			return err
@@ -152,11 +195,15 @@ The local stack is up (in %s); the worker reached Kubernetes %s through Temporal
   Temporal UI:  %s
   Logs:         %s/{watcher,worker,kube-apiserver,temporal,...}.log
 
-The example reservation observatory/tonight is Ready within seconds and runs until %s,
-then deactivates and is Released (workflow reservation/observatory/tonight in the UI).
+The example reservation observatory/tonight is Ready within seconds (its INDI server's
+address on this machine is printed below) and runs until %s, then deactivates and is
+Released (workflow reservation/observatory/tonight in the UI). The Person grace's picture
+is baked from a claim backed by %s.
 
 Ctrl-C stops everything.
-`, time.Since(started).Round(time.Second), version, s.Kubeconfig, kubectlPath, s.TemporalUI, dir, sessionEnd.Local().Format("15:04:05"))
+`, time.Since(started).Round(time.Second), version, s.Kubeconfig, kubectlPath, s.TemporalUI, dir, sessionEnd.Local().Format("15:04:05"),
+		filepath.Join(obs.volumes(), claimNamespace, claimName))
+	go announce(ctx, kube, os.Stdout)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "\nstopping: watcher, worker, then the stack")
 	return nil
@@ -172,8 +219,9 @@ func probe(ctx context.Context, addr string) (string, error) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	words := workflows.ProbeWords()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: "probe", TaskQueue: app.DefaultTaskQueue,
+		ID: "probe", TaskQueue: app.DefaultTaskQueue, StaticSummary: words.Summary, StaticDetails: words.Details,
 	}, workflows.ProbeWorkflow)
 	if err != nil {
 		return "", err
@@ -183,6 +231,15 @@ func probe(ctx context.Context, addr string) (string, error) {
 		return "", fmt.Errorf("the Probe workflow: %w", err)
 	}
 	return r.KubernetesVersion, nil
+}
+
+// outliveNothing makes sure this process stops what it started however it is asked to end.
+// Its parent's death (make killed with SIGKILL) reaches it as SIGTERM. A write to a pipe whose
+// reader is gone (`make run | tee run.log`, Ctrl-C kills tee first) fails instead of killing
+// it, which would leave the worker's indiservers behind: they outlive a killed worker.
+func outliveNothing() {
+	syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }
 
 func portFree(port int) error {
