@@ -210,6 +210,34 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}
 		return run, endReservation(ctx, r, ns, name)
 	},
+	// A reservation of the example telescope that ends at its spec.end and stays Released;
+	// the watcher's resync then starts its workflow again, and that run ends at once, having
+	// first said where the reservation stands (search-every-run). The first run is saved
+	// as "released".
+	"again": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+		const ns, name = "observatory", "again"
+		run, id, err := startReady(ctx, r, ns, name, "joan")
+		if err != nil {
+			return nil, err
+		}
+		end := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339)
+		reservations := r.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
+		if _, err := reservations.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{}); err != nil {
+			return nil, err
+		}
+		if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Generation: 2, Why: "updated"}); err != nil {
+			return nil, err
+		}
+		if err := run.Get(ctx, nil); err != nil {
+			return nil, err
+		}
+		if err := r.save(ctx, "released", id); err != nil {
+			return nil, err
+		}
+		spec := obsv1.ReservationSpec{Telescope: "east", Holder: "joan"}
+		return r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Generation: 2, Why: "resync"},
+			ReservationStartOptions(r.queue, ns, name, spec), ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+	},
 	// A stormy session of the example telescope with triggers: the mount parks when the
 	// weather turns unsafe, the dome after it, and the dome opens after 5 s of calm. The wind
 	// rises, falls, and flaps within the 5 s; each change is a condition signal and a pass.
