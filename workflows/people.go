@@ -109,7 +109,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 	handOn := func(changes []PersonChange) {
 		handing++
 		opts := signalPeople
-		opts.Summary = "SignalWorkflows: hand " + fewNames(changedNames(changes)) + " on to their own workflows"
+		opts.Summary = "hand " + fewNames(changedNames(changes)) + " on to their own workflows"
 		actx := workflow.WithActivityOptions(ctx, opts)
 		sel.AddFuture(workflow.ExecuteActivity(actx, a.SignalWorkflows, personSignals(changes)), func(f workflow.Future) {
 			handing--
@@ -170,7 +170,7 @@ func paintBatch(ctx workflow.Context, batch []PersonChange) (painted, left []Per
 	persons := changedNames(batch)
 	var out activities.PaintOutcome
 	opts := paintPeople
-	opts.Summary = "PaintPeople: " + fewNames(persons) + ", unless their pictures need the network or a pod"
+	opts.Summary = "paint " + fewNames(persons) + ", unless their pictures need the network or a pod"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
 	if err := workflow.ExecuteLocalActivity(lctx, a.PaintPeople, persons).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("could not paint a batch; each Person's workflow will", "err", err)

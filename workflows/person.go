@@ -172,9 +172,9 @@ func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOut
 	in := activities.PersonPass{Name: name, Recheck: recheck}
 	var out activities.PersonOutcome
 	opts := syncPerson
-	opts.Summary = "SyncPerson: read " + name + "'s picture and write the status"
+	opts.Summary = "read " + name + "'s picture and write the status"
 	if recheck {
-		opts.Summary = "SyncPerson: check " + name + "'s picture again and write the status"
+		opts.Summary = "check " + name + "'s picture again and write the status"
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
 	if err := workflow.ExecuteLocalActivity(lctx, a.SyncPerson, in).Get(ctx, &out); err != nil {
@@ -186,7 +186,7 @@ func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOut
 	// A fresh value: decoding into out would keep the quick pass's NeedsBake (omitempty).
 	var baked activities.PersonOutcome
 	bake := bakePerson
-	bake.Summary = "BakePerson: read " + name + "'s " + out.Source + " in the baker pod " + kube.BakerPodName(name)
+	bake.Summary = "read " + name + "'s " + out.Source + " in the baker pod " + kube.BakerPodName(name)
 	actx := workflow.WithActivityOptions(ctx, bake)
 	err := workflow.ExecuteActivity(actx, a.BakePerson, in).Get(ctx, &baked)
 	return baked, err
@@ -194,7 +194,7 @@ func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOut
 
 func forget(ctx workflow.Context, name string) error {
 	opts := syncPerson
-	opts.Summary = "ForgetPerson: " + name + " is gone; delete its baker pods"
+	opts.Summary = name + " is gone: delete its baker pods"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
 	return workflow.ExecuteLocalActivity(lctx, a.ForgetPerson, name).Get(ctx, nil)
 }

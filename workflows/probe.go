@@ -36,7 +36,7 @@ var probeActivity = workflow.ActivityOptions{
 // Probe asks one worker which Kubernetes version it talks to.
 func Probe(ctx workflow.Context) (ProbeResult, error) {
 	opts := probeActivity
-	opts.Summary = "KubernetesVersion: ask the cluster which version it runs"
+	opts.Summary = "ask the cluster which version it runs"
 	ctx = workflow.WithActivityOptions(ctx, opts)
 	var r ProbeResult
 	err := workflow.ExecuteActivity(ctx, a.KubernetesVersion).Get(ctx, &r.KubernetesVersion)

@@ -487,7 +487,7 @@ func (r *reservation) heal() {
 		StartToCloseTimeout: healTimeout,
 		HeartbeatTimeout:    stepHeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-		Summary:             "HealPods: create again what was deleted of Telescope " + r.telescope,
+		Summary:             "create again what was deleted of Telescope " + r.telescope,
 	})
 	var res activities.HealResult
 	if err := workflow.ExecuteActivity(actx, a.HealPods, in).Get(r.ctx, &res); err != nil {
@@ -520,7 +520,7 @@ func (r *reservation) liveDevices() {
 		StartToCloseTimeout: liveDevicesTimeout,
 		HeartbeatTimeout:    stepHeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-		Summary:             "LiveDevices: the devices that join or leave " + r.servers() + ", and what was deleted",
+		Summary:             "the devices that join or leave " + r.servers() + ", and what was deleted",
 	})
 	var res activities.LiveResult
 	if err := workflow.ExecuteActivity(actx, a.LiveDevices, in).Get(r.ctx, &res); err != nil {
@@ -574,7 +574,7 @@ func (r *reservation) observe(tellConditions bool) (stop func()) {
 	}
 	ctx, cancel := workflow.WithCancel(r.ctx)
 	opts := observeOptions
-	opts.Summary = "ObserveDevices: the status of the devices of " + r.servers() + ", while Ready"
+	opts.Summary = "the status of the devices of " + r.servers() + ", while Ready"
 	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ObserveDevices, in)
 	stopped := false
 	workflow.Go(r.ctx, func(gctx workflow.Context) {
@@ -647,7 +647,7 @@ func (r *reservation) runUntilDone(step string) (ended bool, err error) {
 			if err != nil || ended {
 				return ended, err
 			}
-			if err := r.local("RemoveRetryAnnotation: the retry of "+step+" begins", a.RemoveRetryAnnotation, activities.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
+			if err := r.local("the retry of "+step+" begins", a.RemoveRetryAnnotation, activities.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
 				return false, err
 			}
 			r.state.Retry = ""
@@ -933,7 +933,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 // read reads the Reservation and what it needs, and arms the end timer for spec.end.
 func (r *reservation) read() error {
 	var st activities.ReservationState
-	if err := r.local(localSummary("ReadReservation: read", obsv1.KindReservation, r.in.Name), a.ReadReservation, r.ref, &st); err != nil {
+	if err := r.local(localSummary("read", obsv1.KindReservation, r.in.Name), a.ReadReservation, r.ref, &st); err != nil {
 		return err
 	}
 	r.reads++
@@ -1054,11 +1054,11 @@ func (r *reservation) coordinate(sig activities.WorkflowSignal, words Words, sum
 }
 
 func (r *reservation) addFinalizer(kind obsv1.Kind, name, uid string) (activities.FinalizerResult, error) {
-	return r.finalizer(a.AddDeactivateFinalizer, localSummary("AddDeactivateFinalizer: hold", kind, name), kind, name, uid)
+	return r.finalizer(a.AddDeactivateFinalizer, localSummary("hold", kind, name), kind, name, uid)
 }
 
 func (r *reservation) removeFinalizer(kind obsv1.Kind, name, uid string) error {
-	_, err := r.finalizer(a.RemoveDeactivateFinalizer, localSummary("RemoveDeactivateFinalizer: let go of", kind, name), kind, name, uid)
+	_, err := r.finalizer(a.RemoveDeactivateFinalizer, localSummary("let go of", kind, name), kind, name, uid)
 	return err
 }
 

@@ -74,7 +74,7 @@ func (t *triggerPasses) request() {
 		SiteTiers: r.observatory != "",
 	}
 	opts := triggerOptions
-	opts.Summary = "RunTriggers: a pass over the triggers of " + r.servers()
+	opts.Summary = "a pass over the triggers of " + r.servers()
 	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), a.RunTriggers, in)
 }
 

@@ -1,9 +1,10 @@
 // The words the Temporal UI shows of each lifecycle. A workflow's start carries a summary a
 // person reads at a glance in the list ("Reservation tonight: Telescope east for ada,
 // 21:00–23:00 UTC") and details in markdown with the kubectl commands that show the resource;
-// every activity and timer a workflow schedules carries a summary of what it does ("StartDevices:
-// Mount east, Camera east-main", "end at 23:00 UTC"); a reservation's current details follow
-// its phase, its step and the last thing it did.
+// every activity and timer a workflow schedules carries a summary of what it does, which the UI
+// shows beside the activity's name ("StartDevices • Mount east, Camera east-main", "end at
+// 2026-12-01 23:00 UTC"); a reservation's current details follow its phase, its step and the
+// last thing it did.
 //
 // All of them are pure functions of what the caller knows, tested without a server. They never
 // touch replay: Temporal matches a recorded activity by its ID and type and a timer by its ID,
@@ -182,20 +183,20 @@ var stepsOnDevices = map[string]bool{
 	kube.StepDisconnect: true, kube.StepStopDevices: true,
 }
 
-// StepSummary is a step activity's summary: "StartDevices: Mount east, Camera east-main".
-// devices are the telescope's (Switches aside) in connect order, or nil when not known.
+// StepSummary is a step activity's summary, which the Temporal UI shows beside the step's
+// name ("StartDevices • Mount east, Camera east-main"). devices are the telescope's
+// (Switches aside) in connect order, or nil when not known.
 func StepSummary(step, telescope, observatory string, devices []string) string {
 	what, ok := stepWhat[step]
-	if !ok {
+	switch {
+	case !ok:
 		return step
+	case stepsOnDevices[step] && len(devices) > 0 && (step == kube.StepDisconnect || step == kube.StepStopDevices):
+		return strings.Join(reversed(devices), ", ")
+	case stepsOnDevices[step] && len(devices) > 0:
+		return strings.Join(devices, ", ")
 	}
-	if stepsOnDevices[step] && len(devices) > 0 {
-		if step == kube.StepDisconnect || step == kube.StepStopDevices {
-			devices = reversed(devices)
-		}
-		return step + ": " + strings.Join(devices, ", ")
-	}
-	return step + ": " + what(telescope, observatory)
+	return what(telescope, observatory)
 }
 
 func reversed(s []string) []string {
@@ -206,19 +207,19 @@ func reversed(s []string) []string {
 	return out
 }
 
-// localSummary is a reservation's bookkeeping local activity's summary.
+// localSummary is a reservation's bookkeeping local activity's summary: "hold Telescope east".
 func localSummary(verb string, kind obsv1.Kind, name string) string {
 	return verb + " " + string(kind) + " " + name
 }
 
 // coordinatorSummary says what a reservation asks of its telescope's or observatory's lock.
 func coordinatorSummary(kind obsv1.Kind, name, op string) string {
-	return "SignalCoordinator: ask " + string(kind) + " " + name + "'s lock to " + op
+	return "ask " + string(kind) + " " + name + "'s lock to " + op
 }
 
 // statusSummary is the summary of a status write: what the status says now.
 func statusSummary(st obsv1.ReservationStatus) string {
-	s := "WriteReservationStatus: " + string(st.Phase)
+	s := "write the status: " + string(st.Phase)
 	if st.Step != "" {
 		s += ", " + st.Step
 	}

@@ -76,12 +76,12 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 	for _, s := range summaries {
 		byName[s.name] = append(byName[s.name], s.summary)
 	}
-	assert.Equal(t, []string{"StartDevices: Mount east, Camera east-main"}, byName["StartDevices"], "the devices PowerOn named")
-	assert.Equal(t, []string{"StopDevices: Camera east-main, Mount east"}, byName["StopDevices"])
-	assert.Equal(t, []string{"PowerOn: Telescope east's INDI server, Switches and power"}, byName["PowerOn"])
+	assert.Equal(t, []string{"Mount east, Camera east-main"}, byName["StartDevices"], "the devices PowerOn named")
+	assert.Equal(t, []string{"Camera east-main, Mount east"}, byName["StopDevices"])
+	assert.Equal(t, []string{"Telescope east's INDI server, Switches and power"}, byName["PowerOn"])
 	assert.Equal(t, []string{"end at " + at(end)}, byName["timer"], "the one timer is the end")
-	assert.Contains(t, byName["SignalCoordinator"], "SignalCoordinator: ask Telescope east's lock to take")
-	assert.Contains(t, byName["ObserveDevices"], "ObserveDevices: the status of the devices of Telescope east and Observatory lab, while Ready")
+	assert.Contains(t, byName["SignalCoordinator"], "ask Telescope east's lock to take")
+	assert.Contains(t, byName["ObserveDevices"], "the status of the devices of Telescope east and Observatory lab, while Ready")
 	for _, name := range []string{"ReadReservation", "WriteReservationStatus", "AddDeactivateFinalizer", "RemoveDeactivateFinalizer", "RunTriggers"} {
 		assert.NotEmpty(t, byName[name], "no %s in the history", name)
 	}

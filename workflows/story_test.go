@@ -68,14 +68,14 @@ func TestAStepsSummaryNamesTheDevicesOnceTheyAreKnown(t *testing.T) {
 		devices []string
 		want    string
 	}{
-		{kube.StepStartDevices, devices, "StartDevices: Mount east, Camera east-main"},
-		{kube.StepStartDevices, nil, "StartDevices: the devices of Telescope east"},
-		{kube.StepConnect, devices, "Connect: Mount east, Camera east-main"},
-		{kube.StepDisconnect, devices, "Disconnect: Camera east-main, Mount east"},
-		{kube.StepStopDevices, devices, "StopDevices: Camera east-main, Mount east"},
-		{kube.StepStartSite, devices, "StartSite: Observatory lab's INDI server and devices"},
-		{kube.StepPowerOn, nil, "PowerOn: Telescope east's INDI server, Switches and power"},
-		{kube.StepAbort, devices, "Abort: stop exposures and slews on Telescope east"},
+		{kube.StepStartDevices, devices, "Mount east, Camera east-main"},
+		{kube.StepStartDevices, nil, "the devices of Telescope east"},
+		{kube.StepConnect, devices, "Mount east, Camera east-main"},
+		{kube.StepDisconnect, devices, "Camera east-main, Mount east"},
+		{kube.StepStopDevices, devices, "Camera east-main, Mount east"},
+		{kube.StepStartSite, devices, "Observatory lab's INDI server and devices"},
+		{kube.StepPowerOn, nil, "Telescope east's INDI server, Switches and power"},
+		{kube.StepAbort, devices, "stop exposures and slews on Telescope east"},
 	} {
 		if got := StepSummary(c.step, "east", "lab", c.devices); got != c.want {
 			t.Errorf("StepSummary(%s, %v) = %q, want %q", c.step, c.devices, got, c.want)
@@ -85,7 +85,7 @@ func TestAStepsSummaryNamesTheDevicesOnceTheyAreKnown(t *testing.T) {
 		t.Error("the summary reordered the caller's devices")
 	}
 	for step := range stepActivities {
-		if s := StepSummary(step, "east", "lab", nil); !strings.HasPrefix(s, step+": ") {
+		if s := StepSummary(step, "east", "lab", nil); s == step || !strings.Contains(s, "east") && !strings.Contains(s, "lab") {
 			t.Errorf("step %s has no words of its own: %q", step, s)
 		}
 	}

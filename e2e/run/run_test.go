@@ -270,9 +270,9 @@ func assertTheTemporalUIsWords(t *testing.T, addr string) {
 		if p := ev.GetUserMetadata().GetSummary(); p != nil {
 			require.NoError(t, dc.FromPayload(p, &s))
 		}
-		assert.True(t, strings.HasPrefix(s, a.GetActivityType().GetName()+": "), "activity %s: summary %q", a.GetActivityType().GetName(), s)
+		assert.NotEmpty(t, s, "activity %s has no summary", a.GetActivityType().GetName())
 		if a.GetActivityType().GetName() == "StartDevices" {
-			assert.Contains(t, s, "Mount east")
+			assert.Equal(t, "Mount east, Focuser east-main, FilterWheel east-main, FlatPanel east-main, Camera east-main", s)
 		}
 	}
 	assert.Greater(t, scheduled, 7, "the activation steps ran")
