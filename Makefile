@@ -8,7 +8,7 @@ GO ?= go
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 
-.PHONY: run test test-faults check build tools generate bench histories clean
+.PHONY: run test test-faults check build tools generate bench histories screenshots clean
 
 ## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops);
 ## NODE=1 runs them on a real node instead, with deploy/ installed (needs root);
@@ -48,6 +48,10 @@ generate:
 bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem ./pictures/ ./indi/ ./kube/...
 	$(GO) run ./hack/bench
+
+## screenshots: the README's pictures of the Temporal UI (docs/*.png), from a fresh local observatory
+screenshots: tools build
+	$(GO) run ./hack/screenshots
 
 ## histories: re-record the replay histories in workflows/testdata (on purpose only)
 histories: tools
