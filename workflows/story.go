@@ -238,24 +238,23 @@ func fewNames(all []string) string {
 // ReservationDetails are a reservation's current details (markdown), kept up to date as its
 // status changes: its phase and step, where to connect while Ready, and the last step done.
 func ReservationDetails(st obsv1.ReservationStatus) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", orDash(string(st.Phase)))
+	out := "**" + orDash(string(st.Phase)) + "**"
 	if st.Step != "" {
-		fmt.Fprintf(&b, ", step **%s**", st.Step)
+		out += ", step **" + st.Step + "**"
 		if rec := kube.FindStep(&st, st.Step); rec != nil && rec.Summary != "" {
-			fmt.Fprintf(&b, ": %s", rec.Summary)
+			out += ": " + rec.Summary
 		}
 	}
 	if st.Endpoint != nil {
-		fmt.Fprintf(&b, "\n\nINDI server: `%s:%d`", st.Endpoint.Host, st.Endpoint.Port)
+		out += fmt.Sprintf("\n\nINDI server: `%s:%d`", st.Endpoint.Host, st.Endpoint.Port)
 	}
 	if last := lastFinished(st); last != nil {
-		fmt.Fprintf(&b, "\n\nLast: %s %s", last.Name, last.State)
+		out += "\n\nLast: " + last.Name + " " + string(last.State)
 		if last.Summary != "" {
-			fmt.Fprintf(&b, ": %s", last.Summary)
+			out += ": " + last.Summary
 		}
 	}
-	return b.String()
+	return out
 }
 
 // lastFinished is the step that stopped last (the later one in the list on a tie).
