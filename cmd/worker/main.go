@@ -109,10 +109,13 @@ func run(args []string) error {
 		defer local.Close()
 		acts.INDI = local
 		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", devINDIDir)
-		// A stand-in stops with its pod, as a pod's containers stop with it.
-		if err := local.FollowPods(ctx, kube, log); err != nil {
-			return fmt.Errorf("follow the INDI server pods (dev mode): %w", err)
-		}
+		// A stand-in stops with its pod, as a pod's containers stop with it. In the
+		// background: an API server that is away does not hold the worker's start.
+		go func() {
+			if err := local.FollowPods(ctx, kube, log); err != nil && ctx.Err() == nil {
+				log.Error("the local indiservers do not follow their pods (dev mode)", "err", err)
+			}
+		}()
 	}
 	workflows.Register(w, acts)
 
