@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
 	"liken.sh/runner/internal/images"
 	"liken.sh/runner/internal/stack"
 )
@@ -41,6 +44,19 @@ func runOnNode(ctx context.Context, log *slog.Logger, root, cache, dir string, u
 	restricted := map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}
 	if err := s.Install(ctx, root, nodeTag, restricted); err != nil {
 		return err
+	}
+	// The example claim is a folder of this machine here too: a hostPath volume the real
+	// baker pod mounts.
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if err := (observatory{dir}).backClaim(ctx, kube); err != nil {
+		return fmt.Errorf("back the example claim with a folder: %w", err)
 	}
 	if out, err := s.Kubectl(ctx, "apply", "--server-side", "-k", filepath.Join(root, "examples")); err != nil {
 		return fmt.Errorf("apply examples/: %w\n%s", err, out)
