@@ -7,9 +7,12 @@
 #   kube-v1.37.2/     kube-apiserver kube-controller-manager kube-scheduler kubectl etcd
 #   kwok-v0.8.0/      kwok, and stages.yaml (node ready + heartbeat, pods ready/complete/delete)
 #   temporal-v1.5.1/  temporal (the CLI, whose `server start-dev` is the dev server + Web UI)
+#   temporal-server-v1.29.1/  temporal-server and temporal-sql-tool (hack/temporalbins): the
+#                     server release that CLI embeds, which deploy/temporal/postgres runs
 #   loopback-v1/      loopback.so, which makes the dev mode's indiservers listen on 127.0.0.1 only
-#   indiserver and the INDI simulators come from Debian's indi-bin (installed when missing), the
-#   C compiler for loopback.so from Debian's gcc.
+#   indiserver and the INDI simulators come from Debian's indi-bin, initdb and postgres from
+#   Debian's postgresql, and the C compiler for loopback.so from Debian's gcc (each installed
+#   when missing).
 #   node: the real node's kubelet, kube-proxy, containerd and CoreDNS (see tools-node.sh).
 set -euo pipefail
 
@@ -17,6 +20,7 @@ KUBE_VERSION=v1.37.2
 KWOK_VERSION=v0.8.0
 TEMPORAL_VERSION=v1.5.1
 LOOPBACK_VERSION=v1
+TEMPORAL_SERVER_VERSION=v1.29.1 # hack/temporalbins/go.mod pins the same
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LIKEN_CACHE:-$root/.cache}
@@ -76,6 +80,15 @@ temporal() {
   GOBIN=$out go install -trimpath -ldflags "-s -w" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"
 }
 
+# The server's own schemas are embedded in temporal-sql-tool (--schema-name), as in the
+# admin-tools image the overlay's init container runs.
+temporal_server() {
+  (cd "$root/hack/temporalbins" && go build -trimpath -ldflags "-s -w" -o "$out/" \
+    go.temporal.io/server/cmd/server go.temporal.io/server/cmd/tools/sql)
+  mv "$out/server" "$out/temporal-server"
+  mv "$out/sql" "$out/temporal-sql-tool"
+}
+
 # apt PACKAGE...: installs Debian packages (with sudo unless root).
 apt() {
   local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
@@ -97,15 +110,38 @@ loopback() {
   cc -shared -fPIC -O2 -Wall -Wextra -o "$out/loopback.so" "$root/hack/loopback/loopback.c" -ldl
 }
 
-want=${*:-kube kwok temporal indi loopback node}
+# The stack runs PostgreSQL's initdb and postgres itself, in its own folder; Debian keeps them
+# off PATH, in /usr/lib/postgresql/<version>/bin. The package would create a cluster and start
+# it as a system service: a policy-rc.d refuses the start, and createcluster.d the cluster.
+postgres() {
+  command -v initdb >/dev/null && return 0
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && return 0
+  log "installing Debian's postgresql (initdb and postgres; no cluster, no service)"
+  local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  local policy=/usr/sbin/policy-rc.d ours=
+  if [ ! -e $policy ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee $policy >/dev/null
+    $sudo chmod 755 $policy
+    ours=1
+  fi
+  $sudo mkdir -p /etc/postgresql-common/createcluster.d
+  echo 'create_main_cluster = false' | $sudo tee /etc/postgresql-common/createcluster.d/liken.conf >/dev/null
+  apt postgresql
+  $sudo rm -f /etc/postgresql-common/createcluster.d/liken.conf
+  [ -z "$ours" ] || $sudo rm -f $policy
+}
+
+want=${*:-kube kwok temporal temporal-server indi postgres loopback node}
 for w in $want; do
   case $w in
     kube) build "kube-$KUBE_VERSION" kube ;;
     kwok) build "kwok-$KWOK_VERSION" kwok ;;
     temporal) build "temporal-$TEMPORAL_VERSION" temporal ;;
+    temporal-server) build "temporal-server-$TEMPORAL_SERVER_VERSION" temporal_server ;;
     indi) indi ;;
     loopback) build "loopback-$LOOPBACK_VERSION" loopback ;;
     node) node ;;
+    postgres) postgres ;;
     *) log "unknown tool $w"; exit 2 ;;
   esac
 done
