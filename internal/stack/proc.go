@@ -27,6 +27,12 @@ type proc struct {
 	dir   string
 	log   string
 	ready func(context.Context) error
+	// user runs the program as another user (PostgreSQL refuses root); nil: as we run.
+	user *syscall.Credential
+	// shutdown, when set, is the signal that makes the program stop cleanly by itself: stop
+	// sends it to the program alone, and the kernel sends it when our process dies, instead
+	// of SIGTERM to its process group and SIGKILL.
+	shutdown syscall.Signal
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -54,7 +60,10 @@ func (p *proc) start() error {
 	cmd.Env = append(os.Environ(), p.env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	// Own process group, so a stop reaches the children too; killed if we die.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: p.user}
+	if p.shutdown != 0 {
+		cmd.SysProcAttr.Pdeathsig = p.shutdown
+	}
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		return fmt.Errorf("start %s: %w", p.name, err)
@@ -100,7 +109,11 @@ func (p *proc) stop(grace time.Duration) {
 		return
 	default:
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	if p.shutdown != 0 {
+		syscall.Kill(cmd.Process.Pid, p.shutdown)
+	} else {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	}
 	select {
 	case <-done:
 	case <-time.After(grace):
@@ -114,6 +127,29 @@ func (p *proc) restart(ctx context.Context) error {
 		return err
 	}
 	return p.waitReady(ctx)
+}
+
+// runOnce runs a program to its end, as a Job or an init container runs, with its output in
+// <name>.log and the environment env added to ours; as runs it as another user. It fails with
+// the end of the log unless the program exits 0.
+func (s *Stack) runOnce(ctx context.Context, name string, as *syscall.Credential, env []string, path string, args ...string) error {
+	log := s.Logs(name)
+	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = s.opts.Dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: as}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	s.log.Info("running", "process", name, "log", log)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s failed: %v; the end of %s:\n%s", name, err, log, tail(log, 2000))
+	}
+	return nil
 }
 
 // tail returns the last n bytes of a file, for error messages.

@@ -1,9 +1,10 @@
 // Package stack runs a real local control plane (etcd, kube-apiserver, kube-controller-manager,
-// kube-scheduler, kwok for a fake node) and a Temporal dev server, all on 127.0.0.1, from the
-// binaries hack/tools.sh builds into the cache. `make run` and the integration tests share it,
-// so what a developer sees locally is what the tests prove. With Options.Node a real node
-// (node.go: containerd, the kubelet, kube-proxy, CoreDNS) stands in for kwok, and the API
-// server listens on the node's bridge instead of loopback, where its pods reach it.
+// kube-scheduler, kwok for a fake node) and a Temporal server (the dev server, or Temporal's own
+// on a PostgreSQL of the stack's own), all on 127.0.0.1, from the binaries hack/tools.sh builds
+// into the cache. `make run` and the integration tests share it, so what a developer sees
+// locally is what the tests prove. With Options.Node a real node (node.go: containerd, the
+// kubelet, kube-proxy, CoreDNS) stands in for kwok, and the API server listens on the node's
+// bridge instead of loopback, where its pods reach it.
 //
 // Every process gets a free port and a folder of its own under Dir, logs into <name>.log there,
 // and dies with the process that started it. Stop stops the API server before etcd: stopping
@@ -59,9 +60,13 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// Temporal configures the dev server.
+// Temporal configures the dev server, or Temporal's own server on PostgreSQL.
 type Temporal struct {
 	Enabled bool
+	// Postgres, when set, is the checkout's deploy/temporal/postgres: the stack then runs
+	// Temporal's own server on a PostgreSQL cluster of its own, configured by that overlay,
+	// instead of the dev server (see temporal_server.go). UI and DBFile are the dev server's.
+	Postgres string
 	// UI serves the Web UI on UIPort (0: a free port). Tests leave it off.
 	UI     bool
 	Port   int

@@ -15,6 +15,9 @@ import (
 )
 
 func (s *Stack) startTemporal(ctx context.Context) error {
+	if s.opts.Temporal.Postgres != "" {
+		return s.startTemporalServer(ctx)
+	}
 	bin, err := s.bin("temporal-"+TemporalVersion, "temporal")
 	if err != nil {
 		return err

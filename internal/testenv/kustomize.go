@@ -1,38 +1,28 @@
 package testenv
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
+	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"liken.sh/runner/internal/stack"
 )
 
-// Kustomize runs kubectl kustomize on dir (relative to the repository root, or absolute) and
-// returns the objects it renders.
+// Kustomize renders dir (relative to the repository root, or absolute) with the cache's
+// kubectl and returns its objects.
 func (e *Env) Kustomize(t testing.TB, ctx context.Context, dir string) []*unstructured.Unstructured {
 	t.Helper()
-	out, err := e.Kubectl(ctx, "kustomize", dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(e.Root, dir)
+	}
+	objs, err := stack.Kustomize(ctx, stack.Cache(e.Root), dir)
 	if err != nil {
-		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, out)
+		t.Fatal(err)
 	}
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(out), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		var u unstructured.Unstructured
-		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-			return objs
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if len(u.Object) > 0 {
-			objs = append(objs, &u)
-		}
-	}
+	return objs
 }
 
 // Find converts the object of kind and name in objs into into, or fails the test.
