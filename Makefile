@@ -16,9 +16,11 @@ KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 run: tools build
 	./bin/run $(if $(NODE),-node) $(RUN_FLAGS)
 
-## test: every check and every test, as CI runs them
+## test: every check and every test, as CI runs them; then the end-to-end tests each package
+## names (testenv's AlsoOnPostgres) again on Temporal's server with PostgreSQL
 test: tools check
 	$(GO) test -race -count=1 -timeout 60m ./...
+	LIKEN_TEMPORAL=postgres $(GO) test -race -count=1 -timeout 30m ./e2e/...
 
 ## test-faults: only the fault tests (e2e/faults; make test runs them too)
 test-faults: tools
@@ -31,12 +33,13 @@ check:
 	$(GO) run $(WORKFLOWCHECK) ./workflows/...
 	bash hack/generate.sh --check
 	$(KUBECTL) kustomize deploy/ > /dev/null
+	$(KUBECTL) kustomize deploy/temporal/postgres > /dev/null
 
 ## build: the worker and watcher binaries, and the run command, into bin/
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/worker ./cmd/watcher ./hack/run
 
-## tools: build the control plane, kwok and Temporal once into .cache; install indi-bin if missing
+## tools: build the control plane, kwok and Temporal once into .cache; install indi-bin and postgresql if missing
 tools:
 	bash hack/tools.sh
 

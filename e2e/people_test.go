@@ -37,7 +37,11 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true}, &env)
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, AlsoOnPostgres: []func(*testing.T){
+		TestAPersonGetsInitialsThenAnInlinePictureThenLeavesNoWorkflowBehind,
+		TestTheCheckAvatarAnnotationAsksForAnotherRead,
+		TestAThousandPersonsCreatedAtOnceAllGetTheirInitials,
+	}}, &env)
 }
 
 // system starts the watcher and the worker once for the package, as make run does.

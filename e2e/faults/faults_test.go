@@ -28,7 +28,11 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes}, &env)
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes,
+		AlsoOnPostgres: []func(*testing.T){
+			TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson,
+			TestTemporalAwayForAMinuteDuringAReservationLosesNoChange,
+		}}, &env)
 }
 
 // system is one copy of the watcher and the workers of a test, on a task queue and a Lease

@@ -110,19 +110,7 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 	assert.Equal(t, 9, created.count("Pod"), "the observatory's 3 pods and the telescope's 6: %v", created.keys())
 	assert.Equal(t, 1, created.count("Job"), "one Job for one job action: %v", created.keys())
 
-	// Nothing was left: the deactivation removed every managed object but the Job.
-	ctx := context.Background()
-	managed := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent}
-	assert.Empty(t, managedPods(t, ns), "no pod is left")
-	svcs, err := env.Kube.CoreV1().Services(ns).List(ctx, managed)
-	require.NoError(t, err)
-	assert.Empty(t, svcs.Items, "no Service is left")
-	cms, err := env.Kube.CoreV1().ConfigMaps(ns).List(ctx, managed)
-	require.NoError(t, err)
-	assert.Empty(t, cms.Items, "no ConfigMap is left")
-	claims, err := env.Kube.ResourceV1().ResourceClaims(ns).List(ctx, managed)
-	require.NoError(t, err)
-	assert.Empty(t, claims.Items, "no ResourceClaim is left")
+	assertNothingLeft(t, ns)
 
 	// The indiservers stood in for pods: each was started once, then adopted by every next
 	// worker; the last worker's graceful stop ends them all.
@@ -141,6 +129,23 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 	recs, err := activities.ReadLocalINDIRecords(k.dir)
 	require.NoError(t, err)
 	assert.Empty(t, recs, "the last worker's SIGTERM left no record")
+}
+
+// assertNothingLeft checks that the deactivation removed every managed object but the Jobs.
+func assertNothingLeft(t *testing.T, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	managed := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent}
+	assert.Empty(t, managedPods(t, ns), "no pod is left")
+	svcs, err := env.Kube.CoreV1().Services(ns).List(ctx, managed)
+	require.NoError(t, err)
+	assert.Empty(t, svcs.Items, "no Service is left")
+	cms, err := env.Kube.CoreV1().ConfigMaps(ns).List(ctx, managed)
+	require.NoError(t, err)
+	assert.Empty(t, cms.Items, "no ConfigMap is left")
+	claims, err := env.Kube.ResourceV1().ResourceClaims(ns).List(ctx, managed)
+	require.NoError(t, err)
+	assert.Empty(t, claims.Items, "no ResourceClaim is left")
 }
 
 // killer runs the worker binary, one process at a time, on the reservation's task queue.

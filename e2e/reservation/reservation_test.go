@@ -31,7 +31,11 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes}, &env)
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes,
+		AlsoOnPostgres: []func(*testing.T){
+			TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft,
+			TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLeft,
+		}}, &env)
 }
 
 // applyExample creates every object of examples/observatory.yaml in ns, the Reservation

@@ -1,7 +1,12 @@
 // Package testenv gives integration tests one real stack per test package (see
 // internal/stack): a package's TestMain calls Run, its tests use the clients on Env. A stack
-// that cannot start fails the package with the end of the failing process's log; nothing is
-// skipped, because a skipped integration test proves nothing.
+// that cannot start fails the package with the end of the failing process's log; no test is
+// skipped for a missing server, because a skipped integration test proves nothing.
+//
+// Temporal is the dev server, unless LIKEN_TEMPORAL=postgres: then it is Temporal's own server
+// on PostgreSQL, configured by deploy/temporal/postgres, and a package runs only the tests its
+// TestMain names in AlsoOnPostgres. `make test` runs the end-to-end packages both ways, so a
+// change that works only on the dev server's SQLite fails.
 package testenv
 
 import (
@@ -43,7 +48,13 @@ type Options struct {
 	// SearchAttributes are registered on the Temporal server (name to type); pass
 	// workflows.SearchAttributes (testenv cannot import workflows: its tests use testenv).
 	SearchAttributes map[string]string
+	// AlsoOnPostgres are the tests that run again on Temporal's server on PostgreSQL: with
+	// LIKEN_TEMPORAL=postgres only these run (all, when none is named; -run chooses others).
+	AlsoOnPostgres []func(*testing.T)
 }
+
+// temporalBackend is the environment variable that chooses the Temporal of the stacks.
+const temporalBackend = "LIKEN_TEMPORAL"
 
 // Env is a running stack and clients for it.
 type Env struct {
@@ -56,6 +67,9 @@ type Env struct {
 	Dynamic    dynamic.Interface
 
 	TemporalAddress string
+	// Postgres says Temporal is its own server on PostgreSQL (LIKEN_TEMPORAL=postgres); the
+	// stack's process "postgres" is the database.
+	Postgres bool
 }
 
 // Run starts the stack, runs the package's tests, stops the stack and exits. The stack's logs
@@ -65,6 +79,10 @@ func Run(m *testing.M, opts Options, env **Env) {
 }
 
 func run(m *testing.M, opts Options, env **Env) int {
+	if err := chooseTests(opts); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
 	e, dir, err := start(opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: the local stack did not start: %v\n(logs in %s)\n", err, dir)
@@ -100,10 +118,13 @@ func start(opts Options) (*Env, string, error) {
 		Node:  opts.Node,
 		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
+	postgres := os.Getenv(temporalBackend) == "postgres"
 	if opts.Temporal || opts.TemporalDB {
 		so.Temporal.Enabled = true
 		so.Temporal.SearchAttributes = opts.SearchAttributes
-		if opts.TemporalDB {
+		if postgres {
+			so.Temporal.Postgres = filepath.Join(root, "deploy", "temporal", "postgres")
+		} else if opts.TemporalDB {
 			so.Temporal.DBFile = filepath.Join(dir, "temporal.db")
 		}
 	}
@@ -122,7 +143,7 @@ func start(opts Options) (*Env, string, error) {
 			return nil, dir, err
 		}
 	}
-	e := &Env{Root: root, Stack: s, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress}
+	e := &Env{Root: root, Stack: s, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress, Postgres: postgres}
 	if so.Kube {
 		if err := e.connect(); err != nil {
 			s.Stop()
