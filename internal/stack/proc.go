@@ -86,7 +86,8 @@ func (p *proc) waitReady(ctx context.Context) error {
 		}
 		select {
 		case <-p.done:
-			if b, _ := os.ReadFile(p.log); strings.Contains(string(b), "address already in use") {
+			// Go says "address already in use", PostgreSQL "Address already in use".
+			if b, _ := os.ReadFile(p.log); strings.Contains(strings.ToLower(string(b)), "address already in use") {
 				return fmt.Errorf("%s: %w; see %s", p.name, errPortTaken, p.log)
 			}
 			return fmt.Errorf("%s exited before it was ready; the end of %s:\n%s", p.name, p.log, tail(p.log, 2000))

@@ -76,14 +76,19 @@ func TestTheKubeStackRunsPodsAndJobsAndEnforcesRBAC(t *testing.T) {
 func TestAProgramThatCannotBindItsPortIsReportedAsAPortTaken(t *testing.T) {
 	dir := t.TempDir()
 	s := &Stack{opts: Options{Dir: dir}, log: slog.Default()}
-	err := s.run(context.Background(), &proc{
-		name: "etcd", path: "/bin/sh", dir: dir,
-		args:  []string{"-c", `echo 'listen tcp 127.0.0.1:1: bind: address already in use'; echo 'a long panic trace'; exit 1`},
-		ready: func(context.Context) error { return errors.New("not yet") },
-	})
-	require.ErrorIs(t, err, errPortTaken)
+	for name, said := range map[string]string{
+		"etcd":     `listen tcp 127.0.0.1:1: bind: address already in use`,
+		"postgres": `LOG:  could not bind IPv4 address "127.0.0.1": Address already in use`,
+	} {
+		err := s.run(context.Background(), &proc{
+			name: name, path: "/bin/sh", dir: dir,
+			args:  []string{"-c", "echo '" + said + "'; echo 'a long panic trace'; exit 1"},
+			ready: func(context.Context) error { return errors.New("not yet") },
+		})
+		require.ErrorIs(t, err, errPortTaken, name)
+	}
 
-	err = s.run(context.Background(), &proc{
+	err := s.run(context.Background(), &proc{
 		name: "other", path: "/bin/sh", dir: dir,
 		args:  []string{"-c", "echo 'no such flag'; exit 2"},
 		ready: func(context.Context) error { return errors.New("not yet") },
