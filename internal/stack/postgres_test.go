@@ -78,6 +78,10 @@ func TestTheServerOnPostgresIsSetUpAndDiesWithTheProcessThatStartedIt(t *testing
 		require.NotEqual(t, 0, uidOf(t, st.Pids["postgres"]), "PostgreSQL runs as another user than root")
 	}
 
+	// PostgreSQL's backends and helpers lead sessions of their own (they call setsid), so they
+	// are found as the server's children, not in its process group.
+	backends := childrenOf(t, st.Pids["postgres"])
+	require.NotEmpty(t, backends, "Temporal's server holds connections to PostgreSQL")
 	require.NoError(t, child.Process.Kill())
 	<-exited
 	for _, name := range []string{"postgres", "temporal"} {
@@ -85,7 +89,33 @@ func TestTheServerOnPostgresIsSetUpAndDiesWithTheProcessThatStartedIt(t *testing
 		require.Eventually(t, func() bool { return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) },
 			30*time.Second, 100*time.Millisecond, "every process of %s ended with the process that started it", name)
 	}
+	for _, pid := range backends {
+		require.Eventually(t, func() bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) },
+			30*time.Second, 100*time.Millisecond, "PostgreSQL's process %d ended with its server", pid)
+	}
 	require.Empty(t, sharedMemoryOf(t, st.Pids["postgres"]), "PostgreSQL removed its shared memory")
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(t *testing.T, pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
 }
 
 // startAndWait is the child: it starts the stack, says so in dir, and waits to be killed.
