@@ -2,8 +2,10 @@
 // People: in one run and side by side, the bare limit of the API server (6 KB status PUTs, 8
 // workers, no operator), a plain client-go reconciler doing the same job one Person at a time,
 // and this project (the watcher and worker binaries over Temporal). Reservations: 1 and then
-// 20 telescopes reserved at once (reservations.go). Numbers are printed, never asserted: these
-// machines are noisy.
+// 20 telescopes reserved at once (reservations.go). Then this project again on Temporal's own
+// server with PostgreSQL (deploy/temporal/postgres), with one worker process and with two,
+// counting what each worker did and that no side effect happened twice (scale.go). Numbers
+// are printed, never asserted: these machines are noisy.
 //
 // `make bench` runs it after the Go micro-benchmarks.
 package main
@@ -36,8 +38,28 @@ type config struct {
 	singles      int // Persons created one after another, for the one-Person latency
 	people       bool
 	reservations string // telescope counts, comma-separated
+	postgres     bool   // run this project again on the server with PostgreSQL, 1 and 2 workers
 	keep         bool
 }
+
+// setup is the Temporal a workload runs on, and how many worker processes share its work.
+type setup struct {
+	postgres bool
+	workers  int
+}
+
+func (s setup) String() string {
+	if !s.postgres {
+		return "dev server"
+	}
+	if s.workers == 1 {
+		return "PostgreSQL, 1 worker"
+	}
+	return fmt.Sprintf("PostgreSQL, %d workers", s.workers)
+}
+
+// onPostgres are the setups of the runs on the server with PostgreSQL.
+var onPostgres = []setup{{postgres: true, workers: 1}, {postgres: true, workers: 2}}
 
 func main() {
 	var c config
@@ -45,6 +67,7 @@ func main() {
 	flag.IntVar(&c.singles, "singles", 40, "Persons created one at a time for the latency figures")
 	flag.BoolVar(&c.people, "people", true, "run the people bench")
 	flag.StringVar(&c.reservations, "reservations", "1,20", "run the reservation bench with this many telescopes at once, each in turn (empty: none)")
+	flag.BoolVar(&c.postgres, "postgres", true, "run this project's people and largest reservation run again on Temporal's server with PostgreSQL, with 1 and 2 workers")
 	flag.BoolVar(&c.keep, "keep", false, "keep the stacks' folders (logs) after the run")
 	flag.Parse()
 	if err := run(c); err != nil {
@@ -56,6 +79,7 @@ func main() {
 // bench holds a stack and the clients every scenario uses.
 type bench struct {
 	config
+	setup
 	root   string
 	s      *stack.Stack
 	kube   kubernetes.Interface
@@ -66,25 +90,48 @@ type bench struct {
 }
 
 func run(c config) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
+	counts, err := telescopeCounts(c.reservations)
+	if err != nil {
+		return err
+	}
 	if c.people {
-		if err := withBench(ctx, c, "people", runPeople); err != nil {
+		fmt.Printf("people bench: burst of %d, %d single Persons; 2 cores shared by every process\n\n", c.burst, c.singles)
+		out := &report{}
+		if err := withBench(ctx, c, setup{workers: 1}, "people", out, runPeople); err != nil {
 			return err
 		}
+		for _, su := range onPostgres {
+			if err := withBench(ctx, c, su, "people", out, step("this project", (*bench).project)); err != nil {
+				return err
+			}
+		}
+		out.print(os.Stdout)
 	}
-	if c.reservations != "" {
-		if err := withBench(ctx, c, "", runReservations); err != nil {
+	if len(counts) > 0 {
+		printReservationBench()
+		if err := withBench(ctx, c, setup{workers: 1}, "", nil, runReservations(counts)); err != nil {
 			return err
+		}
+		for _, su := range onPostgres {
+			// The largest run only: two cores cannot show a speed-up, but two workers share it.
+			if err := withBench(ctx, c, su, "", nil, runReservations(counts[len(counts)-1:])); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// withBench starts a fresh stack (the same Temporal as `make run`: SQLite in a file, WAL with
-// synchronous=normal), applies the CRDs (all, or one group's folder under deploy/crds), runs
-// f, and stops the stack.
-func withBench(ctx context.Context, c config, crds string, f func(context.Context, *bench) error) error {
+// withBench starts a fresh stack with the Temporal of su (the dev server as `make run` runs it,
+// SQLite in a file with WAL and synchronous=normal; or Temporal's own server with PostgreSQL,
+// configured by deploy/temporal/postgres), applies the CRDs (all, or one group's folder under
+// deploy/crds), runs f, and stops the stack. Rows go to out.
+func withBench(ctx context.Context, c config, su setup, crds string, out *report, f func(context.Context, *bench) error) error {
+	if su.postgres && !c.postgres {
+		return nil
+	}
 	wd, _ := os.Getwd()
 	root, err := stack.Root(wd)
 	if err != nil {
@@ -100,12 +147,15 @@ func withBench(ctx context.Context, c config, crds string, f func(context.Contex
 		defer os.RemoveAll(dir)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := stack.Start(ctx, stack.Options{
-		Dir: dir, Cache: stack.Cache(root), Kube: true, Log: log,
-		Temporal: stack.Temporal{Enabled: true, DBFile: filepath.Join(dir, "temporal.db"), SearchAttributes: workflows.SearchAttributes},
-	})
+	temporal := stack.Temporal{Enabled: true, SearchAttributes: workflows.SearchAttributes}
+	if su.postgres {
+		temporal.Postgres = filepath.Join(root, "deploy", "temporal", "postgres")
+	} else {
+		temporal.DBFile = filepath.Join(dir, "temporal.db")
+	}
+	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: stack.Cache(root), Kube: true, Log: log, Temporal: temporal})
 	if err != nil {
-		return err
+		return fmt.Errorf("start the stack (%s): %w", su, err)
 	}
 	defer s.Stop()
 	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
@@ -113,7 +163,7 @@ func withBench(ctx context.Context, c config, crds string, f func(context.Contex
 		return err
 	}
 	cfg.QPS, cfg.Burst = 1000, 2000
-	b := &bench{config: c, root: root, s: s, out: &report{}, binDir: filepath.Join(dir, "bin"), log: log}
+	b := &bench{config: c, setup: su, root: root, s: s, out: out, binDir: filepath.Join(dir, "bin"), log: log}
 	b.kube = kubernetes.NewForConfigOrDie(cfg)
 	b.dyn = dynamic.NewForConfigOrDie(cfg)
 
@@ -126,27 +176,36 @@ func withBench(ctx context.Context, c config, crds string, f func(context.Contex
 		"crd", "--all").CombinedOutput(); err != nil {
 		return fmt.Errorf("wait for the CRDs: %v: %s", err, out)
 	}
-	return f(ctx, b)
+	if err := f(ctx, b); err != nil {
+		return fmt.Errorf("%s: %w", su, err)
+	}
+	return nil
 }
 
+// runPeople runs the three people workloads on the dev server.
 func runPeople(ctx context.Context, b *bench) error {
-	fmt.Printf("people bench: burst of %d, %d single Persons; 2 cores shared by every process\n\n", b.burst, b.singles)
-	for _, step := range []struct {
-		name string
-		f    func(context.Context) error
-	}{
-		{"bare limit", b.bareLimit},
-		{"plain reconciler", b.plainReconciler},
-		{"this project", b.project},
+	for _, f := range []func(context.Context, *bench) error{
+		step("bare limit", (*bench).bareLimit),
+		step("plain reconciler", (*bench).plainReconciler),
+		step("this project", (*bench).project),
 	} {
-		started := time.Now()
-		if err := step.f(ctx); err != nil {
-			return fmt.Errorf("%s: %w", step.name, err)
+		if err := f(ctx, b); err != nil {
+			return err
 		}
-		fmt.Fprintf(os.Stderr, "bench: %s done in %s\n", step.name, time.Since(started).Round(time.Second))
 	}
-	b.out.print(os.Stdout)
 	return nil
+}
+
+// step names a workload in its error and says on stderr how long it took.
+func step(name string, f func(*bench, context.Context) error) func(context.Context, *bench) error {
+	return func(ctx context.Context, b *bench) error {
+		started := time.Now()
+		if err := f(b, ctx); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s (%s) done in %s\n", name, b.setup, time.Since(started).Round(time.Second))
+		return nil
+	}
 }
 
 // buildBinaries builds the watcher and the worker into b.binDir.
@@ -165,17 +224,36 @@ func (b *bench) buildBinaries(ctx context.Context) error {
 	return nil
 }
 
-// spawn runs the project's binary name with args, ready when its /readyz says so.
-func (b *bench) spawn(ctx context.Context, name string, args ...string) error {
+// spawn runs the project's binary bin as the process name with args, ready when its /readyz
+// says so. POD_NAME is the process's name, as a pod's would be: Events name their worker.
+func (b *bench) spawn(ctx context.Context, name, bin string, args ...string) error {
 	port, err := stack.FreePort()
 	if err != nil {
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	env := []string{"KUBECONFIG=" + b.s.Kubeconfig, "TEMPORAL_ADDRESS=" + b.s.TemporalAddress, "LIKEN_LOG_LEVEL=warn",
-		"LIKEN_HEALTH_ADDRESS=" + addr}
+		"LIKEN_HEALTH_ADDRESS=" + addr, "POD_NAME=" + name}
 	return b.s.Spawn(ctx, stack.Process{
-		Name: name, Path: filepath.Join(b.binDir, name), Args: args, Env: env,
+		Name: name, Path: filepath.Join(b.binDir, bin), Args: args, Env: env,
 		Ready: stack.HTTPReady("http://" + addr + "/readyz"),
 	})
+}
+
+// spawnWorkers runs the setup's worker processes: worker, worker-2, ...
+func (b *bench) spawnWorkers(ctx context.Context, args ...string) error {
+	for _, name := range b.workerNames() {
+		if err := b.spawn(ctx, name, "worker", args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) workerNames() []string {
+	names := []string{"worker"}
+	for i := 2; i <= b.workers; i++ {
+		names = append(names, fmt.Sprintf("worker-%d", i))
+	}
+	return names
 }

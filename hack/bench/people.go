@@ -40,18 +40,19 @@ func person(name string) *unstructured.Unstructured {
 	return u
 }
 
-// tracker watches every Person and records when each first shows a thumbnail. Its watch
-// resumes where it was if the API server ends it (as it ends a watcher that falls behind on a
-// busy machine), so it misses no write.
+// tracker watches every Person and records when each first shows a thumbnail, and how many
+// times each was written. Its watch resumes where it was if the API server ends it (as it ends
+// a watcher that falls behind on a busy machine), so it misses no write.
 type tracker struct {
 	mu      sync.Mutex
 	created map[string]time.Time
 	done    map[string]time.Time
+	writes  map[string]int
 	changed chan struct{}
 }
 
 func (b *bench) track(ctx context.Context) (*tracker, func(), error) {
-	t := &tracker{created: map[string]time.Time{}, done: map[string]time.Time{}, changed: make(chan struct{}, 1)}
+	t := &tracker{created: map[string]time.Time{}, done: map[string]time.Time{}, writes: map[string]int{}, changed: make(chan struct{}, 1)}
 	persons := b.dyn.Resource(people.PersonResource)
 	l, err := persons.List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
@@ -68,6 +69,11 @@ func (b *bench) track(ctx context.Context) (*tracker, func(), error) {
 			u, ok := ev.Object.(*unstructured.Unstructured)
 			if !ok || ev.Type == watch.Deleted {
 				continue
+			}
+			if ev.Type == watch.Modified {
+				t.mu.Lock()
+				t.writes[u.GetName()]++
+				t.mu.Unlock()
 			}
 			thumb, _, _ := unstructured.NestedString(u.Object, "status", "thumbnail")
 			if thumb == "" {
@@ -207,6 +213,12 @@ func (b *bench) latencyRun(ctx context.Context, prefix string, r *row) error {
 	}
 	r.burstTotal = time.Since(start)
 	r.burst = lat
+	r.writes = map[int]int{}
+	t.mu.Lock()
+	for _, n := range burst {
+		r.writes[t.writes[n]]++
+	}
+	t.mu.Unlock()
 	r.cpu = map[string]float64{}
 	for name, sec := range b.cpu() {
 		r.cpu[name] = sec - cpu0[name]
@@ -334,44 +346,68 @@ func (b *bench) reconcileOne(ctx context.Context, inf cache.SharedIndexInformer,
 	return err
 }
 
-// project runs the watcher and the worker binaries, as `make run` does.
+// project runs the watcher and the setup's workers (one, as `make run` does, or more).
 func (b *bench) project(ctx context.Context) error {
 	if err := b.buildBinaries(ctx); err != nil {
 		return err
 	}
-	for _, name := range []string{"watcher", "worker"} {
-		if err := b.spawn(ctx, name); err != nil {
-			return err
-		}
+	if err := b.spawn(ctx, "watcher", "watcher"); err != nil {
+		return err
 	}
-	r := &row{name: "this project"}
+	if err := b.spawnWorkers(ctx); err != nil {
+		return err
+	}
+	r := &row{name: "this project", setup: b.setup}
 	if err := b.latencyRun(ctx, "ours", r); err != nil {
 		return err
 	}
 	r.rss = map[string]int64{}
-	for _, name := range []string{"watcher", "worker"} {
+	for _, name := range append([]string{"watcher"}, b.workerNames()...) {
 		r.rss[name] = peakRSS(b.s.Pid(name))
 	}
-	if err := b.temporalCost(ctx, r, names("ours-burst", b.burst), b.burst+b.singles); err != nil {
+	burst := names("ours-burst", b.burst)
+	if err := b.temporalCost(ctx, r, burst, b.burst+b.singles); err != nil {
+		return err
+	}
+	var err error
+	if r.initialsOnce, r.initialsBy, err = b.initials(ctx, burst); err != nil {
 		return err
 	}
 	b.out.rows = append(b.out.rows, r)
 	return nil
 }
 
-// cpu reads the CPU seconds (user + system) each process of the stack has used so far.
+// cpu reads the CPU seconds (user + system) each process of the stack has used so far, with
+// the children in its process group; PostgreSQL's backends lead groups of their own (they call
+// setsid), so they count as its children. The workers count as one.
 func (b *bench) cpu() map[string]float64 {
+	named := map[int]string{}
+	for _, name := range append([]string{"etcd", "kube-apiserver", "temporal", "postgres", "watcher"}, b.workerNames()...) {
+		if pid := b.s.Pid(name); pid != 0 {
+			named[pid] = strings.TrimRight(strings.TrimRight(name, "0123456789"), "-")
+		}
+	}
 	out := map[string]float64{}
-	for _, name := range []string{"etcd", "kube-apiserver", "temporal", "watcher", "worker"} {
-		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", b.s.Pid(name)))
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		st, err := os.ReadFile("/proc/" + p.Name() + "/stat")
 		if err != nil {
 			continue
 		}
-		// Fields 14 and 15 (utime, stime) follow the parenthesised command name.
+		// After the parenthesised command name: state, ppid, pgrp, ..., utime and stime (14, 15).
 		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+2:]))
+		ppid, _ := strconv.Atoi(f[1])
+		pgid, _ := strconv.Atoi(f[2])
+		name, ok := named[pgid]
+		if !ok && named[ppid] == "postgres" {
+			name, ok = "postgres", true
+		}
+		if !ok {
+			continue
+		}
 		ut, _ := strconv.ParseFloat(f[11], 64)
 		stime, _ := strconv.ParseFloat(f[12], 64)
-		out[name] = (ut + stime) / 100 // clock ticks
+		out[name] += (ut + stime) / 100 // clock ticks
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -18,6 +20,7 @@ import (
 
 type row struct {
 	name       string
+	setup      setup
 	single     []time.Duration
 	burst      []time.Duration
 	burstTotal time.Duration
@@ -28,6 +31,20 @@ type row struct {
 	events, actions float64
 	rss             map[string]int64   // KiB, by process
 	cpu             map[string]float64 // CPU seconds during the burst, by process
+	// What users saw of the burst (this project): Persons by how many writes the watch saw,
+	// those with one Initials Event posted once, by worker; and the histories' split.
+	writes       map[int]int
+	initialsOnce int
+	initialsBy   map[string]int
+	split        *split
+}
+
+// label is the row's name, with its Temporal and workers when not the dev server's one.
+func (x *row) label() string {
+	if x.setup.postgres {
+		return x.name + ", " + x.setup.String()
+	}
+	return x.name
 }
 
 type report struct {
@@ -37,11 +54,11 @@ type report struct {
 
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "bare limit (6 KB status PUTs, 8 workers, no operator): %.0f writes/s\n\n", r.bareWritesPerSec)
-	fmt.Fprintf(w, "%-17s %9s %9s %10s %10s %9s %9s %8s %8s %8s\n",
+	fmt.Fprintf(w, "%-36s %9s %9s %10s %10s %9s %9s %8s %8s %8s\n",
 		"", "one p50", "one p99", "burst", "Persons/s", "per p50", "per p99", "ratio", "events", "actions")
 	for _, x := range r.rows {
 		perSec := float64(len(x.burst)) / x.burstTotal.Seconds()
-		fmt.Fprintf(w, "%-17s %9s %9s %10s %10.0f %9s %9s %8.2f %8s %8s\n", x.name,
+		fmt.Fprintf(w, "%-36s %9s %9s %10s %10.0f %9s %9s %8.2f %8s %8s\n", x.label(),
 			ms(percentile(x.single, 0.5)), ms(percentile(x.single, 0.99)),
 			x.burstTotal.Round(10*time.Millisecond), perSec,
 			ms(percentile(x.burst, 0.5)), ms(percentile(x.burst, 0.99)),
@@ -50,12 +67,21 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, x := range r.rows {
 		if x.settled > 0 {
-			fmt.Fprintf(w, "%s: every Person's own workflow started %s after the burst began\n", x.name, x.settled.Round(10*time.Millisecond))
+			fmt.Fprintf(w, "%s: every Person's own workflow started %s after the burst began\n", x.label(), x.settled.Round(10*time.Millisecond))
 		}
 	}
 	for _, x := range r.rows {
-		fmt.Fprintf(w, "%s, CPU seconds during the burst:", x.name)
-		for _, name := range []string{"etcd", "kube-apiserver", "temporal", "watcher", "worker"} {
+		if x.split == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%s, the burst's %d Persons:\n", x.label(), len(x.burst))
+		fmt.Fprintf(w, "  writes seen per Person: %s; one Initials Event posted once: %d (by %s)\n",
+			perPerson(x.writes), x.initialsOnce, byName(x.initialsBy))
+		x.split.print(w, "  ")
+	}
+	for _, x := range r.rows {
+		fmt.Fprintf(w, "%s, CPU seconds during the burst:", x.label())
+		for _, name := range []string{"etcd", "kube-apiserver", "temporal", "postgres", "watcher", "worker"} {
 			if sec, ok := x.cpu[name]; ok {
 				fmt.Fprintf(w, " %s %.1f", name, sec)
 			}
@@ -64,8 +90,8 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, x := range r.rows {
-		for name, kib := range x.rss {
-			fmt.Fprintf(w, "%s peak RSS: %.0f MiB\n", name, float64(kib)/1024)
+		for _, name := range slices.Sorted(maps.Keys(x.rss)) {
+			fmt.Fprintf(w, "%s: %s peak RSS %.0f MiB\n", x.label(), name, float64(x.rss[name])/1024)
 		}
 	}
 	fmt.Fprintln(w, "\nratio = Persons/s of the burst over the bare limit's writes/s, measured in this run.")
@@ -88,11 +114,14 @@ func count(f float64) string {
 // actions of each Person's history, plus the shards' (every run of every shard, spread over
 // every Person this run created, singles included).
 func (b *bench) temporalCost(ctx context.Context, r *row, persons []string, all int) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
 	c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	r.split = b.newSplit()
 	for _, p := range persons {
 		if err := waitForWorkflow(ctx, c, workflows.PersonWorkflowID(p)); err != nil {
 			return err
@@ -102,7 +131,7 @@ func (b *bench) temporalCost(ctx context.Context, r *row, persons []string, all 
 
 	var events, actions int
 	for _, p := range persons {
-		e, a, err := historyCost(ctx, c, workflows.PersonWorkflowID(p), "")
+		e, a, err := historyCost(ctx, c, workflows.PersonWorkflowID(p), "", r.split)
 		if err != nil {
 			return err
 		}
@@ -119,7 +148,7 @@ func (b *bench) temporalCost(ctx context.Context, r *row, persons []string, all 
 			return fmt.Errorf("list the shards' runs: %w", err)
 		}
 		for _, run := range page.GetExecutions() {
-			e, a, err := historyCost(ctx, c, run.GetExecution().GetWorkflowId(), run.GetExecution().GetRunId())
+			e, a, err := historyCost(ctx, c, run.GetExecution().GetWorkflowId(), run.GetExecution().GetRunId(), r.split)
 			if err != nil {
 				return err
 			}
@@ -154,14 +183,16 @@ func waitForWorkflow(ctx context.Context, c client.Client, id string) error {
 }
 
 // historyCost counts the events of one run and the actions among them (Temporal Cloud's
-// billing: starts, signals, activities, local activities (markers) and timers).
-func historyCost(ctx context.Context, c client.Client, id, run string) (events, actions int, err error) {
+// billing: starts, signals, activities, local activities (markers) and timers), and adds the
+// run's work to sp.
+func historyCost(ctx context.Context, c client.Client, id, run string, sp *split) (events, actions int, err error) {
 	it := c.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		e, err := it.Next()
 		if err != nil {
 			return 0, 0, fmt.Errorf("history of %s: %w", id, err)
 		}
+		sp.add(e)
 		events++
 		switch e.GetEventType() {
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,

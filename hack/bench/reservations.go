@@ -19,6 +19,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -34,31 +35,51 @@ const (
 	holdTime = 20 * time.Second
 )
 
-func runReservations(ctx context.Context, b *bench) error {
-	if err := b.buildBinaries(ctx); err != nil {
-		return err
+// telescopeCounts parses -reservations.
+func telescopeCounts(list string) ([]int, error) {
+	var counts []int
+	for _, f := range strings.Split(list, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-reservations %q: give telescope counts such as 1,20", list)
+		}
+		counts = append(counts, n)
 	}
-	if err := b.spawn(ctx, "watcher", "--side=observatory"); err != nil {
-		return err
-	}
-	if err := b.spawn(ctx, "worker", "--dev-local-indi"); err != nil {
-		return err
-	}
+	return counts, nil
+}
+
+func printReservationBench() {
 	fmt.Printf("\nreservation bench: each telescope has a mount and a camera, the site a dome (unparked at\n")
 	fmt.Printf("activation, parked at deactivation) and a weather station; INDI simulators run as local\n")
 	fmt.Printf("indiservers (the worker's dev mode); 2 cores shared by every process\n")
-	for _, f := range strings.Split(b.reservations, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return fmt.Errorf("-reservations %q: give telescope counts such as 1,20", b.reservations)
+}
+
+// runReservations runs the watcher and the setup's workers, then each count of telescopes in
+// turn.
+func runReservations(counts []int) func(context.Context, *bench) error {
+	return func(ctx context.Context, b *bench) error {
+		if err := b.buildBinaries(ctx); err != nil {
+			return err
 		}
-		started := time.Now()
-		if err := b.reservationRun(ctx, n); err != nil {
-			return fmt.Errorf("%d telescopes: %w", n, err)
+		if err := b.spawn(ctx, "watcher", "watcher", "--side=observatory"); err != nil {
+			return err
 		}
-		fmt.Fprintf(os.Stderr, "bench: %d telescopes done in %s\n", n, time.Since(started).Round(time.Second))
+		// The workers share one dev-mode folder, as workers share the pods they create.
+		if err := b.spawnWorkers(ctx, "--dev-local-indi"); err != nil {
+			return err
+		}
+		for _, n := range counts {
+			started := time.Now()
+			if err := b.reservationRun(ctx, n); err != nil {
+				return fmt.Errorf("%d telescopes: %w", n, err)
+			}
+			fmt.Fprintf(os.Stderr, "bench: %d telescopes (%s) done in %s\n", n, b.setup, time.Since(started).Round(time.Second))
+		}
+		return nil
 	}
-	return nil
 }
 
 // siteManifest is the observatory of one run, in the namespace ns, with n telescopes whose
@@ -133,6 +154,14 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	// RFC 3339 in the spec has whole seconds.
 	start := time.Now().Add(leadTime).Truncate(time.Second)
 	end := start.Add(holdTime)
+	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	pods, stopPods, err := b.podsCreated(ctx, ns)
+	if err != nil {
+		return err
+	}
+	defer stopPods()
 	kubectl := filepath.Join(stack.Cache(b.root), "kube-"+stack.KubeVersion, "kubectl")
 	apply := exec.CommandContext(ctx, kubectl, "--kubeconfig="+b.s.Kubeconfig, "apply", "--server-side", "-f", "-")
 	apply.Stdin = strings.NewReader(siteManifest(ns, n, start, end))
@@ -194,19 +223,22 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	for _, t := range released {
 		toReleased = append(toReleased, t.Sub(end))
 	}
-	fmt.Printf("\n%d telescope(s): spec.start → Ready p50 %s, last %s; spec.end → Released p50 %s, last %s\n", n,
+	fmt.Printf("\n%d telescope(s), %s: spec.start → Ready p50 %s, last %s; spec.end → Released p50 %s, last %s\n", n, b.setup,
 		percentile(toReady, 0.5).Round(10*time.Millisecond), slices.Max(toReady).Round(10*time.Millisecond),
 		percentile(toReleased, 0.5).Round(10*time.Millisecond), slices.Max(toReleased).Round(10*time.Millisecond))
 	busy := func(label string, from, to map[string]float64, wall time.Duration) {
 		fmt.Printf("  CPU seconds, %s (%s of wall time):", label, wall.Round(10*time.Millisecond))
-		for _, name := range []string{"worker", "watcher", "kube-apiserver", "etcd", "temporal"} {
-			fmt.Printf(" %s %.2f", name, to[name]-from[name])
+		for _, name := range []string{"worker", "watcher", "kube-apiserver", "etcd", "temporal", "postgres"} {
+			if _, ok := to[name]; ok {
+				fmt.Printf(" %s %.2f", name, to[name]-from[name])
+			}
 		}
 		ours := (to["worker"] - from["worker"]) + (to["watcher"] - from["watcher"])
 		fmt.Printf("; our code busy %.0f%% of it\n", 100*ours/wall.Seconds())
 	}
 	busy("start → all Ready", cpuStart, cpuReady, slices.Max(toReady))
 	busy("end → all Released", cpuEnd, cpuReleased, slices.Max(toReleased))
+	fmt.Printf("  %s\n", createdOnce(pods()))
 	return b.reservationCost(ctx, ns, n)
 }
 
@@ -219,6 +251,7 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 		return err
 	}
 	defer c.Close()
+	sp := b.newSplit()
 	steps := map[string][]time.Duration{}
 	var events, actions int
 	for i := range n {
@@ -231,6 +264,7 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 			if err != nil {
 				return fmt.Errorf("history of %s: %w", id, err)
 			}
+			sp.add(e)
 			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
 				scheduled[e.GetEventId()] = e.GetEventTime().AsTime()
 				names[e.GetEventId()] = a.GetActivityType().GetName()
@@ -240,21 +274,25 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 				steps[names[id]] = append(steps[names[id]], e.GetEventTime().AsTime().Sub(scheduled[id]))
 			}
 		}
-		for _, wid := range []string{id, workflows.TelescopeWorkflowID(ns, "t"+strconv.Itoa(i))} {
-			e, a, err := historyCost(ctx, c, wid, "")
-			if err != nil {
-				return err
-			}
-			events, actions = events+e, actions+a
+		// The reservation's own history is in sp already.
+		e, a, err := historyCost(ctx, c, id, "", nil)
+		if err != nil {
+			return err
 		}
+		events, actions = events+e, actions+a
+		if e, a, err = historyCost(ctx, c, workflows.TelescopeWorkflowID(ns, "t"+strconv.Itoa(i)), "", sp); err != nil {
+			return err
+		}
+		events, actions = events+e, actions+a
 	}
-	e, a, err := historyCost(ctx, c, workflows.ObservatoryWorkflowID(ns, "site"), "")
+	e, a, err := historyCost(ctx, c, workflows.ObservatoryWorkflowID(ns, "site"), "", sp)
 	if err != nil {
 		return err
 	}
 	events, actions = events+e, actions+a
 	fmt.Printf("  Temporal per reservation: %.0f history events, %.0f actions (its workflow, its telescope's, its share of the site's)\n",
 		float64(events)/float64(n), float64(actions)/float64(n))
+	sp.print(os.Stdout, "  ")
 
 	names := make([]string, 0, len(steps))
 	for name := range steps {
