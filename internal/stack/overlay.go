@@ -31,8 +31,11 @@ type overlay struct {
 	// config is where the server's container mounts its configuration, and the files there.
 	configMount string
 	config      map[string]string
-	// configMaps holds every ConfigMap by its rendered name (with kustomize's hash suffix).
+	// configMaps holds every ConfigMap by its rendered name (with kustomize's hash suffix);
+	// secrets and fields what connect gives the pods, as the user and the kubelet would.
 	configMaps map[string]map[string]string
+	secrets    map[string]map[string]string
+	fields     map[string]string
 }
 
 // parseOverlay finds the overlay's parts among the rendered objects.
@@ -94,18 +97,35 @@ func container(cs []corev1.Container, name string) (corev1.Container, bool) {
 	return corev1.Container{}, false
 }
 
-// connect merges a database's address into the ConfigMap temporal-postgres, as the overlay
-// asks a user to (configMapGenerator, behavior: merge), and returns the Secret temporal-postgres
-// the user creates, with its password.
-func (ov *overlay) connect(host, port, password string) (secrets map[string]map[string]string, err error) {
+// role is the PostgreSQL role the overlay's ConfigMap temporal-postgres names.
+func (ov *overlay) role() (string, error) {
 	name, err := ov.configMapName(overlayConnection)
 	if err != nil {
-		return nil, err
+		return "", err
+	}
+	return ov.configMaps[name]["user"], nil
+}
+
+// connect merges a database's address into the ConfigMap temporal-postgres, as the overlay
+// asks a user to (configMapGenerator, behavior: merge), and supplies what the cluster would:
+// the Secret temporal-postgres the user creates, with the password, and the pod's IP, which
+// is 127.0.0.1 here.
+func (ov *overlay) connect(host, port, password string) error {
+	name, err := ov.configMapName(overlayConnection)
+	if err != nil {
+		return err
 	}
 	cm := maps.Clone(ov.configMaps[name])
 	cm["host"], cm["port"], cm["tls"] = host, port, "false"
 	ov.configMaps[name] = cm
-	return map[string]map[string]string{overlayConnection: {"password": password}}, nil
+	ov.secrets = map[string]map[string]string{overlayConnection: {"password": password}}
+	ov.fields = map[string]string{"status.podIP": "127.0.0.1"}
+	return nil
+}
+
+// env is the environment of one of the overlay's containers, once connected.
+func (ov *overlay) env(c corev1.Container) ([]string, error) {
+	return containerEnv(c, ov.configMaps, ov.secrets, ov.fields)
 }
 
 // configMapName is the rendered name of the ConfigMap the overlay generates as base: kustomize

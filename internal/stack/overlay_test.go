@@ -80,10 +80,12 @@ func TestTheOverlayAsShippedIsWhatTheStackCanRun(t *testing.T) {
 	s := &Stack{opts: Options{Cache: Cache(root)}}
 	ov, err := s.renderOverlay(ctx, filepath.Join(root, "deploy", "temporal", "postgres"))
 	require.NoError(t, err)
-	secrets, err := ov.connect("127.0.0.1", "15432", "secret")
+	role, err := ov.role()
 	require.NoError(t, err)
+	require.Equal(t, "temporal", role)
+	require.NoError(t, ov.connect("127.0.0.1", "15432", "secret"))
 	for _, c := range []corev1.Container{ov.schema, ov.server, ov.setup} {
-		env, err := containerEnv(c, ov.configMaps, secrets, map[string]string{"status.podIP": "127.0.0.1"})
+		env, err := ov.env(c)
 		require.NoError(t, err, c.Name)
 		if c.Name != ov.setup.Name {
 			require.Subset(t, env, []string{"POSTGRES_DATABASE=temporal", "POSTGRES_VISIBILITY_DATABASE=temporal_visibility"}, c.Name)

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -62,31 +63,43 @@ func (s *Stack) startTemporalServer(ctx context.Context) error {
 	if t.Port != 0 {
 		ports[0] = t.Port
 	}
-	connection, err := ov.configMapName(overlayConnection)
+	role, err := ov.role()
 	if err != nil {
 		return err
 	}
-	pg, err := s.startPostgres(ctx, ports[len(ports)-1], ov.configMaps[connection]["user"])
+	pg, err := s.startPostgres(ctx, ports[len(ports)-1], role)
 	if err != nil {
 		return err
 	}
-	secrets, err := ov.connect(pg.Host, pg.Port, pg.Password)
-	if err != nil {
+	if err := ov.connect(pg.Host, pg.Port, pg.Password); err != nil {
 		return err
 	}
-	fields := map[string]string{"status.podIP": "127.0.0.1"}
+	if err := s.runScript(ctx, "temporal-schema", ov, ov.schema, ov.schema.Args, serverBin); err != nil {
+		return err
+	}
+	if err := s.startServer(ctx, ov, serverBin, ports[:len(serverPorts)]); err != nil {
+		return err
+	}
+	// The Job's arguments are the search attributes to create: this stack's.
+	return s.runScript(ctx, "temporal-setup", ov, ov.setup, nameTypes(t.SearchAttributes), cli,
+		"TEMPORAL_ADDRESS="+s.TemporalAddress)
+}
 
-	// The init container: databases and schema.
-	schemaEnv, err := containerEnv(ov.schema, ov.configMaps, secrets, fields)
+// runScript runs a container of the overlay (its command, then args) as a one-off program,
+// with its environment, and the folder of bin first on PATH for the tools it calls.
+func (s *Stack) runScript(ctx context.Context, name string, ov *overlay, c corev1.Container, args []string, bin string, extra ...string) error {
+	env, err := ov.env(c)
 	if err != nil {
 		return err
 	}
-	argv := slices.Concat(ov.schema.Command, ov.schema.Args)
-	if err := s.runOnce(ctx, "temporal-schema", nil, append(schemaEnv, pathWith(serverBin)), argv[0], argv[1:]...); err != nil {
-		return err
-	}
+	env = append(append(env, extra...), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	argv := slices.Concat(c.Command, args)
+	return s.runOnce(ctx, name, nil, env, argv[0], argv[1:]...)
+}
 
-	// The server, with the overlay's configuration files where it reads them.
+// startServer runs the overlay's server container as the process "temporal", with the
+// overlay's configuration files where it reads them, on ports (serverPorts, in order).
+func (s *Stack) startServer(ctx context.Context, ov *overlay, bin string, ports []int) error {
 	configDir, err := mkdir(s.opts.Dir, "temporal-config")
 	if err != nil {
 		return err
@@ -96,34 +109,23 @@ func (s *Stack) startTemporalServer(ctx context.Context) error {
 			return err
 		}
 	}
-	serverEnv, err := containerEnv(ov.server, ov.configMaps, secrets, fields)
+	env, err := ov.env(ov.server)
 	if err != nil {
 		return err
 	}
-	serverEnv = append(serverEnv, "BIND_ON_IP=127.0.0.1")
+	env = append(env, "BIND_ON_IP=127.0.0.1")
 	for i, name := range serverPorts {
-		serverEnv = append(serverEnv, name+"="+strconv.Itoa(ports[i]))
+		env = append(env, name+"="+strconv.Itoa(ports[i]))
 	}
-	argv = ov.mounted(slices.Concat(ov.server.Command, ov.server.Args), configDir)
-	if filepath.Base(argv[0]) != filepath.Base(serverBin) {
-		return fmt.Errorf("the overlay's server runs %s; the stack has %s", argv[0], serverBin)
+	argv := ov.mounted(slices.Concat(ov.server.Command, ov.server.Args), configDir)
+	if filepath.Base(argv[0]) != filepath.Base(bin) {
+		return fmt.Errorf("the overlay's server runs %s; the stack has %s", argv[0], bin)
 	}
 	s.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", ports[0])
-	if err := s.run(ctx, &proc{
-		name: "temporal", path: serverBin, dir: s.opts.Dir, args: argv[1:], env: serverEnv,
+	return s.run(ctx, &proc{
+		name: "temporal", path: bin, dir: s.opts.Dir, args: argv[1:], env: env,
 		ready: func(ctx context.Context) error { return temporalHealthy(ctx, s.TemporalAddress) },
-	}); err != nil {
-		return err
-	}
-
-	// The setup Job: the namespace and the search attributes, those of this stack.
-	setupEnv, err := containerEnv(ov.setup, ov.configMaps, secrets, fields)
-	if err != nil {
-		return err
-	}
-	setupEnv = append(setupEnv, "TEMPORAL_ADDRESS="+s.TemporalAddress, pathWith(cli))
-	argv = slices.Concat(ov.setup.Command, nameTypes(t.SearchAttributes))
-	return s.runOnce(ctx, "temporal-setup", nil, setupEnv, argv[0], argv[1:]...)
+	})
 }
 
 // renderOverlay renders deploy/temporal/postgres with the cache's kubectl, finds its parts and
@@ -167,9 +169,4 @@ func Kustomize(ctx context.Context, cache, dir string) ([]*unstructured.Unstruct
 			objs = append(objs, u)
 		}
 	}
-}
-
-// pathWith is PATH with the folder of bin first, for the overlay's scripts.
-func pathWith(bin string) string {
-	return "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
 }
