@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/internal/stack"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -29,7 +30,8 @@ import (
 )
 
 // Lead time before spec.start (the objects and reservations are created meanwhile), and how
-// long each reservation holds once Ready.
+// long the reservations hold once all are Ready: their end is set then, as a person changes it,
+// so that a slow start on a busy machine cannot end one before it is Ready.
 const (
 	leadTime = 15 * time.Second
 	holdTime = 20 * time.Second
@@ -153,7 +155,7 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	ns := fmt.Sprintf("bench-%d", n)
 	// RFC 3339 in the spec has whole seconds.
 	start := time.Now().Add(leadTime).Truncate(time.Second)
-	end := start.Add(holdTime)
+	end := start.Add(time.Hour) // until all are Ready
 	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
@@ -204,6 +206,14 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 		}
 		if cpuReady == nil && len(ready) == n {
 			cpuReady = b.cpu()
+			// Whole seconds, as RFC 3339 in the spec has, and never before now.
+			end = time.Now().Add(holdTime + time.Second).Truncate(time.Second)
+			if err := b.setEnd(ctx, ns, n, end); err != nil {
+				return err
+			}
+		}
+		if cpuReady == nil && time.Since(start) > 5*time.Minute {
+			return fmt.Errorf("%d of %d reservations Ready 5 minutes after their start", len(ready), n)
 		}
 		if time.Since(end) > 5*time.Minute {
 			return fmt.Errorf("%d of %d reservations released 5 minutes after their end", len(released), n)
@@ -240,6 +250,18 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	busy("end → all Released", cpuEnd, cpuReleased, slices.Max(toReleased))
 	fmt.Printf("  %s\n", createdOnce(pods()))
 	return b.reservationCost(ctx, ns, n)
+}
+
+// setEnd sets the end of the run's reservations r0, r1, ...
+func (b *bench) setEnd(ctx context.Context, ns string, n int, end time.Time) error {
+	res := b.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
+	patch := []byte(`{"spec":{"end":"` + end.UTC().Format(time.RFC3339) + `"}}`)
+	for i := range n {
+		if _, err := res.Patch(ctx, "r"+strconv.Itoa(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "bench"}); err != nil {
+			return fmt.Errorf("set the end of r%d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // reservationCost prints where the steps spent their time (each step's activity, scheduled to
