@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -89,6 +90,8 @@ type bench struct {
 	log    *slog.Logger
 }
 
+// run runs every workload; one that fails is said at once, the others still run, and the run
+// ends with all the failures.
 func run(c config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
@@ -96,30 +99,32 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	var failed []error
+	note := func(err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			failed = append(failed, err)
+		}
+	}
 	if c.people {
 		fmt.Printf("people bench: burst of %d, %d single Persons; 2 cores shared by every process\n\n", c.burst, c.singles)
 		out := &report{}
-		if err := withBench(ctx, c, setup{workers: 1}, "people", out, runPeople); err != nil {
-			return err
-		}
+		note(withBench(ctx, c, setup{workers: 1}, "people", out, runPeople))
 		for _, su := range onPostgres {
-			if err := withBench(ctx, c, su, "people", out, step("this project", (*bench).project)); err != nil {
-				return err
-			}
+			note(withBench(ctx, c, su, "people", out, step("this project", (*bench).project)))
 		}
 		out.print(os.Stdout)
 	}
 	if len(counts) > 0 {
 		printReservationBench()
-		if err := withBench(ctx, c, setup{workers: 1}, "", nil, runReservations(counts)); err != nil {
-			return err
-		}
+		note(withBench(ctx, c, setup{workers: 1}, "", nil, runReservations(counts)))
 		for _, su := range onPostgres {
 			// The largest run only: two cores cannot show a speed-up, but two workers share it.
-			if err := withBench(ctx, c, su, "", nil, runReservations(counts[len(counts)-1:])); err != nil {
-				return err
-			}
+			note(withBench(ctx, c, su, "", nil, runReservations(counts[len(counts)-1:])))
 		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of the runs failed (each is said above): %w", len(failed), errors.Join(failed...))
 	}
 	return nil
 }
