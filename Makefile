@@ -16,11 +16,12 @@ KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 run: tools build
 	./bin/run $(if $(NODE),-node) $(RUN_FLAGS)
 
-## test: every check and every test, as CI runs them; then the end-to-end tests each package
-## names (testenv's AlsoOnPostgres) again on Temporal's server with PostgreSQL
+## test: every check and every test, as CI runs them; then the end-to-end tests each of these
+## packages names (testenv's AlsoOnPostgres) again on Temporal's server with PostgreSQL
+POSTGRES_E2E := ./e2e ./e2e/faults ./e2e/reservation
 test: tools check
 	$(GO) test -race -count=1 -timeout 60m ./...
-	LIKEN_TEMPORAL=postgres $(GO) test -race -count=1 -timeout 30m ./e2e/...
+	LIKEN_TEMPORAL=postgres $(GO) test -race -count=1 -timeout 30m $(POSTGRES_E2E)
 
 ## test-faults: only the fault tests (e2e/faults; make test runs them too)
 test-faults: tools

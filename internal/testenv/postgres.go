@@ -15,19 +15,24 @@ import (
 )
 
 // chooseTests checks LIKEN_TEMPORAL and, on PostgreSQL, has the package run only the tests its
-// TestMain names in AlsoOnPostgres, unless -run chooses.
-func chooseTests(opts Options) error {
+// TestMain names in AlsoOnPostgres, unless -run chooses; a package that names none has nothing
+// to run there (none is false), so it starts no stack.
+func chooseTests(opts Options) (none bool, err error) {
 	switch v := os.Getenv(temporalBackend); v {
 	case "", "dev":
-		return nil
+		return false, nil
 	case "postgres":
 	default:
-		return fmt.Errorf("%s=%q: want dev (the default) or postgres", temporalBackend, v)
+		return false, fmt.Errorf("%s=%q: want dev (the default) or postgres", temporalBackend, v)
 	}
 	flag.Parse()
 	run := flag.Lookup("test.run")
-	if len(opts.AlsoOnPostgres) == 0 || run == nil || run.Value.String() != "" {
-		return nil
+	if run == nil || run.Value.String() != "" {
+		return false, nil
+	}
+	if len(opts.AlsoOnPostgres) == 0 {
+		fmt.Fprintln(os.Stderr, "testenv: this package names no test to run again on Temporal's server with PostgreSQL")
+		return true, nil
 	}
 	names := make([]string, len(opts.AlsoOnPostgres))
 	for i, f := range opts.AlsoOnPostgres {
@@ -35,7 +40,7 @@ func chooseTests(opts Options) error {
 		names[i] = full[strings.LastIndex(full, ".")+1:]
 	}
 	fmt.Fprintf(os.Stderr, "testenv: on Temporal's server with PostgreSQL: %s\n", strings.Join(names, ", "))
-	return run.Value.Set("^(" + strings.Join(names, "|") + ")$")
+	return false, run.Value.Set("^(" + strings.Join(names, "|") + ")$")
 }
 
 // RequirePostgres skips a test of the PostgreSQL-backed Temporal itself (a restart of the

@@ -79,9 +79,13 @@ func Run(m *testing.M, opts Options, env **Env) {
 }
 
 func run(m *testing.M, opts Options, env **Env) int {
-	if err := chooseTests(opts); err != nil {
+	none, err := chooseTests(opts)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
 		return 1
+	}
+	if none {
+		return 0
 	}
 	e, dir, err := start(opts)
 	if err != nil {
