@@ -10,8 +10,8 @@
 #
 # and installs what Debian ships when missing: runc, the CNI plugins, iptables, nftables (the
 # node's teardown deletes the tables it made), conntrack, socat (the device pods' images carry
-# it) and busybox-static (the Job actions' image). No
-# service is started by the install: a policy-rc.d refuses them while apt runs.
+# it) and busybox-static (the Job actions' image), through tools.sh's apt, which starts no
+# service.
 
 CONTAINERD_VERSION=v2.4.2
 COREDNS_VERSION=v1.15.0
@@ -49,18 +49,7 @@ node_apt() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing Debian's ${missing[*]} (the real node's runtime, network and images)"
-  local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-  # No service may start: the node's stack runs its own processes, and stops them.
-  local rcd=/usr/sbin/policy-rc.d placed=
-  if [ ! -e $rcd ]; then
-    printf '#!/bin/sh\nexit 101\n' | $sudo tee $rcd >/dev/null && $sudo chmod +x $rcd && placed=1
-  fi
-  local rc=0
-  $sudo apt-get update -qq >&2 &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
-      "${missing[@]}" >&2 || rc=$?
-  [ -z "$placed" ] || $sudo rm -f $rcd
-  return $rc
+  apt "${missing[@]}"
 }
 
 node() {

@@ -89,11 +89,20 @@ temporal_server() {
   mv "$out/sql" "$out/temporal-sql-tool"
 }
 
-# apt PACKAGE...: installs Debian packages (with sudo unless root).
+# apt PACKAGE...: installs Debian packages (with sudo unless root). No service may start: the
+# stack runs its own processes and stops them, so a policy-rc.d refuses every start while apt
+# runs. Another apt (a test machine's own) may hold the lock for a while: wait for it.
 apt() {
   local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
+  local rcd=/usr/sbin/policy-rc.d placed=
+  if [ ! -e $rcd ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee $rcd >/dev/null && $sudo chmod 755 $rcd && placed=1
+  fi
+  local rc=0
+  $sudo apt-get update -qq >&2 &&
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=300 "$@" >&2 || rc=$?
+  [ -z "$placed" ] || $sudo rm -f $rcd
+  return $rc
 }
 
 indi() {
@@ -111,24 +120,19 @@ loopback() {
 }
 
 # The stack runs PostgreSQL's initdb and postgres itself, in its own folder; Debian keeps them
-# off PATH, in /usr/lib/postgresql/<version>/bin. The package would create a cluster and start
-# it as a system service: a policy-rc.d refuses the start, and createcluster.d the cluster.
+# off PATH, in /usr/lib/postgresql/<version>/bin. The package would also create a cluster of
+# its own: createcluster.d refuses it (apt refuses the service).
 postgres() {
   command -v initdb >/dev/null && return 0
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && return 0
   log "installing Debian's postgresql (initdb and postgres; no cluster, no service)"
   local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-  local policy=/usr/sbin/policy-rc.d ours=
-  if [ ! -e $policy ]; then
-    printf '#!/bin/sh\nexit 101\n' | $sudo tee $policy >/dev/null
-    $sudo chmod 755 $policy
-    ours=1
-  fi
   $sudo mkdir -p /etc/postgresql-common/createcluster.d
   echo 'create_main_cluster = false' | $sudo tee /etc/postgresql-common/createcluster.d/liken.conf >/dev/null
-  apt postgresql
+  local rc=0
+  apt postgresql || rc=$?
   $sudo rm -f /etc/postgresql-common/createcluster.d/liken.conf
-  [ -z "$ours" ] || $sudo rm -f $policy
+  return $rc
 }
 
 want=${*:-kube kwok temporal temporal-server indi postgres loopback node}
