@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/indi"
@@ -224,32 +223,6 @@ func ObserveDevice(kind obsv1.Kind, name string, props []indi.Property) DeviceOb
 	return obs
 }
 
-// StartingDeviceStatus is st once the device's pod is created: Starting, unless the observer
-// has seen its driver already (a pod created again while Ready).
-func StartingDeviceStatus(st obsv1.DeviceStatus) obsv1.DeviceStatus {
-	out := *st.DeepCopy()
-	if out.Phase != obsv1.DeviceConnected && out.Phase != obsv1.DeviceConnecting {
-		out.Phase = obsv1.DeviceStarting
-	}
-	return out
-}
-
-// StoppedDeviceStatus is st once the device's pod is gone (at the end of a reservation, or
-// as it left one): Idle, or Inventory when it has no parent any more; and what only a
-// running driver reports (its state conditions, readings, display and properties) is dropped
-// rather than left stale.
-func StoppedDeviceStatus(st obsv1.DeviceStatus, d DeviceRef) obsv1.DeviceStatus {
-	out := *st.DeepCopy()
-	out.Phase = obsv1.DeviceIdle
-	if d.Telescope == "" && d.OpticalTrain == "" && d.Observatory == "" {
-		out.Phase = obsv1.DeviceInventory
-	}
-	kind := d.Kind
-	out.Conditions = WithoutConditions(out.Conditions, StateConditionTypes(kind)...)
-	out.Readings, out.Display, out.Properties = nil, nil, nil
-	return out
-}
-
 // ObservedDeviceStatus is st with what obs says about the device whose INDI name is
 // indiDevice: Connected with its state conditions, readings and display; or, while the
 // driver runs but the hardware is not connected (a driver that returned disconnected, or a
@@ -264,37 +237,22 @@ func ObservedDeviceStatus(st obsv1.DeviceStatus, kind obsv1.Kind, indiDevice str
 	if !obs.Connected {
 		out.Phase = obsv1.DeviceConnecting
 		out.Conditions = WithoutConditions(out.Conditions, StateConditionTypes(kind)...)
+		out.Conditions = WithCondition(out.Conditions, ReadyCondition(string(out.Phase), "Connecting "+indiDevice), generation, now)
 		return out
 	}
 	out.Phase = obsv1.DeviceConnected
+	out.Conditions = WithCondition(out.Conditions, ReadyCondition(string(out.Phase), "Connected as "+indiDevice), generation, now)
 	for _, c := range obs.Conditions {
 		out.Conditions = WithCondition(out.Conditions, c, generation, now)
 	}
 	return out
 }
 
-// DeviceConditionEvents are the Events of the state conditions that changed from old to
-// updated, in updated's order: one per condition whose status or reason changed (Safe going
-// from Warning to Danger is news; a new message alone is not), with the condition's reason
-// and message. Safe=False is a Warning. A condition that went away posts nothing: its device
-// stopped being Connected, which is not a state of the device.
+// DeviceConditionEvents are the Events of the state conditions and the Ready condition that
+// changed from old to updated (see ConditionEvents): Safe going from Warning to Danger is news,
+// a new message alone is not.
 func DeviceConditionEvents(kind obsv1.Kind, old, updated []obsv1.Condition) []Event {
-	var out []Event
-	for _, typ := range StateConditionTypes(kind) {
-		c := findCondition(updated, typ)
-		if c == nil {
-			continue
-		}
-		if prev := findCondition(old, typ); prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
-			continue
-		}
-		e := Event{Type: corev1.EventTypeNormal, Reason: c.Reason, Message: c.Message}
-		if c.Type == obsv1.ConditionSafe && c.Status == metav1.ConditionFalse {
-			e.Type = corev1.EventTypeWarning
-		}
-		out = append(out, e)
-	}
-	return out
+	return ConditionEvents(old, updated, append(StateConditionTypes(kind), obsv1.ConditionReady)...)
 }
 
 // StatusProperties are the properties as status.properties shows them: every vector with its

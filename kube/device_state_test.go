@@ -237,9 +237,11 @@ func TestThePropertiesShowEveryVectorWithoutBLOBData(t *testing.T) {
 
 func TestAnObservedStatusKeepsTheTransitionTimeUntilTheStateChanges(t *testing.T) {
 	t0 := time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
-	ready := obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready", LastTransitionTime: metav1.NewTime(t0)}
-	st := obsv1.DeviceStatus{StatusBase: obsv1.StatusBase{Conditions: []obsv1.Condition{ready}}, Pod: "lab-dome",
+	parent := obsv1.Condition{Type: obsv1.ConditionParentFound, Status: metav1.ConditionTrue, Reason: "Found", LastTransitionTime: metav1.NewTime(t0)}
+	st := obsv1.DeviceStatus{StatusBase: obsv1.StatusBase{Conditions: []obsv1.Condition{parent}}, Pod: "lab-dome",
 		Procedures: []obsv1.ProcedureRecord{{Trigger: TriggerActivation}}}
+	ready := obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionTrue, ObservedGeneration: 2,
+		LastTransitionTime: metav1.NewTime(t0), Reason: "Connected", Message: "Connected as Dome Simulator"}
 	dome := func(park string, state indi.State) DeviceObservation {
 		return ObserveDevice(obsv1.KindDome, "lab", []indi.Property{connected, sw("DOME_PARK", state, park, "PARK", "UNPARK"),
 			sw("DOME_SHUTTER", indi.Ok, "SHUTTER_CLOSE", "SHUTTER_OPEN", "SHUTTER_CLOSE")})
@@ -250,10 +252,11 @@ func TestAnObservedStatusKeepsTheTransitionTimeUntilTheStateChanges(t *testing.T
 	assert.Equal(t, "Dome Simulator", parked.IndiDevice)
 	assert.Equal(t, "lab-dome", parked.Pod, "what others write stays")
 	assert.Len(t, parked.Procedures, 1)
-	require.Len(t, parked.Conditions, 3)
-	assert.Equal(t, ready, parked.Conditions[0])
+	require.Len(t, parked.Conditions, 4)
+	assert.Equal(t, parent, parked.Conditions[0], "what others write stays")
+	assert.Equal(t, ready, parked.Conditions[1])
 	assert.Equal(t, obsv1.Condition{Type: "Parked", Status: metav1.ConditionTrue, ObservedGeneration: 2,
-		LastTransitionTime: metav1.NewTime(t0), Reason: "Parked", Message: "Dome lab is parked"}, parked.Conditions[1])
+		LastTransitionTime: metav1.NewTime(t0), Reason: "Parked", Message: "Dome lab is parked"}, parked.Conditions[2])
 	assert.Equal(t, "Parked", parked.Readings[obsv1.ReadingPark])
 	assert.Empty(t, st.Phase, "the input is not changed")
 
@@ -265,20 +268,23 @@ func TestAnObservedStatusKeepsTheTransitionTimeUntilTheStateChanges(t *testing.T
 	// Unparking: Unknown/Moving, then False/Unparked, each with its own time.
 	t1, t2 := t0.Add(time.Hour), t0.Add(time.Hour+time.Minute)
 	moving := ObservedDeviceStatus(again, obsv1.KindDome, "Dome Simulator", dome("UNPARK", indi.Busy), 2, t1)
-	assert.Equal(t, metav1.NewTime(t1), moving.Conditions[1].LastTransitionTime)
+	assert.Equal(t, metav1.NewTime(t1), moving.Conditions[2].LastTransitionTime)
 	assert.Equal(t, []Event{{Type: corev1.EventTypeNormal, Reason: "Moving", Message: "Dome lab is unparking"}},
 		DeviceConditionEvents(obsv1.KindDome, again.Conditions, moving.Conditions))
 	unparked := ObservedDeviceStatus(moving, obsv1.KindDome, "Dome Simulator", dome("UNPARK", indi.Ok), 2, t2)
-	assert.Equal(t, metav1.NewTime(t2), unparked.Conditions[1].LastTransitionTime)
-	assert.Equal(t, metav1.NewTime(t0), unparked.Conditions[2].LastTransitionTime, "the shutter stayed closed")
+	assert.Equal(t, metav1.NewTime(t2), unparked.Conditions[2].LastTransitionTime)
+	assert.Equal(t, metav1.NewTime(t0), unparked.Conditions[3].LastTransitionTime, "the shutter stayed closed")
 
-	// Disconnected: Connecting, and the state conditions and readings go; Ready stays.
+	// Disconnected: Connecting, and the state conditions and readings go; Ready says so.
 	off := ObservedDeviceStatus(unparked, obsv1.KindDome, "Dome Simulator", ObserveDevice(obsv1.KindDome, "lab",
 		[]indi.Property{sw("CONNECTION", indi.Ok, "DISCONNECT", "CONNECT", "DISCONNECT")}), 2, t2)
 	assert.Equal(t, obsv1.DeviceConnecting, off.Phase)
-	assert.Equal(t, []obsv1.Condition{ready}, off.Conditions)
+	connecting := obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: 2,
+		LastTransitionTime: metav1.NewTime(t2), Reason: "Connecting", Message: "Connecting Dome Simulator"}
+	assert.Equal(t, []obsv1.Condition{parent, connecting}, off.Conditions)
 	assert.Nil(t, off.Readings)
-	assert.Empty(t, DeviceConditionEvents(obsv1.KindDome, unparked.Conditions, off.Conditions))
+	assert.Equal(t, []Event{{Type: corev1.EventTypeNormal, Reason: "Connecting", Message: "Connecting Dome Simulator"}},
+		DeviceConditionEvents(obsv1.KindDome, unparked.Conditions, off.Conditions), "only Ready is news: the others went")
 }
 
 func TestEachStateTransitionPostsOneEventAndUnsafeWeatherIsAWarning(t *testing.T) {
@@ -295,7 +301,12 @@ func TestEachStateTransitionPostsOneEventAndUnsafeWeatherIsAWarning(t *testing.T
 	assert.Equal(t, []Event{{Type: "Warning", Reason: "Danger", Message: danger.Message}},
 		DeviceConditionEvents(k, []obsv1.Condition{warn}, []obsv1.Condition{danger}), "a worse verdict is news")
 	assert.Empty(t, DeviceConditionEvents(k, []obsv1.Condition{warn}, []obsv1.Condition{warnGust}), "a new message alone is not")
-	assert.Empty(t, DeviceConditionEvents(k, nil, []obsv1.Condition{ready}), "other conditions are their writers' to report")
+	assert.Equal(t, []Event{{Type: "Warning", Reason: "Error", Message: "the pod failed"}},
+		DeviceConditionEvents(k, nil, []obsv1.Condition{ready}), "Ready with reason Error is a Warning")
+	parent := stateCond("ParentFound", metav1.ConditionFalse, "NotFound", "Missing Observatory lab")
+	assert.Empty(t, DeviceConditionEvents(k, nil, []obsv1.Condition{parent}), "ParentFound is the inventory's to report")
+	assert.Equal(t, []Event{{Type: "Warning", Reason: "NotFound", Message: "Missing Observatory lab"}},
+		ConditionEvents(nil, []obsv1.Condition{parent}, "ParentFound"), "ParentFound=False is a Warning")
 }
 
 func TestASitesWeatherIsItsStationsWorstVerdict(t *testing.T) {
@@ -311,41 +322,4 @@ func TestASitesWeatherIsItsStationsWorstVerdict(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, SiteWeather(tc.verdicts), "%v", tc.verdicts)
 	}
-}
-
-func TestADeviceIsStartingWithItsPodAndIdleWithoutItsStateOnceStopped(t *testing.T) {
-	t0 := time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
-	ready := obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready"}
-	connectedDome := ObservedDeviceStatus(obsv1.DeviceStatus{StatusBase: obsv1.StatusBase{Conditions: []obsv1.Condition{ready}},
-		Procedures: []obsv1.ProcedureRecord{{Trigger: TriggerActivation}}}, obsv1.KindDome, "Dome Simulator",
-		ObserveDevice(obsv1.KindDome, "lab", []indi.Property{connected, sw("DOME_PARK", indi.Ok, "PARK", "PARK", "UNPARK")}), 1, t0)
-	require.Equal(t, obsv1.DeviceConnected, connectedDome.Phase)
-	require.NotEmpty(t, connectedDome.Readings)
-
-	for name, tc := range map[string]struct {
-		phase, want obsv1.DevicePhase
-	}{
-		"never run":                 {"", obsv1.DeviceStarting},
-		"idle since the last night": {obsv1.DeviceIdle, obsv1.DeviceStarting},
-		"in error":                  {obsv1.DeviceError, obsv1.DeviceStarting},
-		"connected (pod created again while Ready)": {obsv1.DeviceConnected, obsv1.DeviceConnected},
-		"connecting": {obsv1.DeviceConnecting, obsv1.DeviceConnecting},
-	} {
-		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, tc.want, StartingDeviceStatus(obsv1.DeviceStatus{Phase: tc.phase}).Phase)
-		})
-	}
-
-	dome := DeviceRef{ResourceID: ResourceID{Kind: obsv1.KindDome, Name: "lab"}, Observatory: "lab"}
-	stopped := StoppedDeviceStatus(connectedDome, dome)
-	assert.Equal(t, obsv1.DeviceIdle, stopped.Phase)
-	dome.Observatory = ""
-	assert.Equal(t, obsv1.DeviceInventory, StoppedDeviceStatus(connectedDome, dome).Phase, "back on the shelf")
-	assert.Equal(t, []obsv1.Condition{ready}, stopped.Conditions, "Ready stays; Parked and Open go")
-	assert.Empty(t, stopped.Readings)
-	assert.Empty(t, stopped.Display)
-	assert.Empty(t, stopped.Properties)
-	assert.Equal(t, "Dome Simulator", stopped.IndiDevice)
-	assert.Len(t, stopped.Procedures, 1, "the records stay")
-	assert.Equal(t, obsv1.DeviceConnected, connectedDome.Phase, "the input is not changed")
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -34,12 +32,6 @@ type LiveDevice struct {
 	Driver  string
 }
 
-// Refusal is a joiner that is not started, and why.
-type Refusal struct {
-	Device  LiveDevice
-	Message string
-}
-
 // LivePlan is what a server's devices need while Ready.
 type LivePlan struct {
 	// Join are the devices whose drivers the server does not run yet, in the order given.
@@ -56,26 +48,14 @@ type LivePlan struct {
 // it (running). A joiner is refused when a linked device, or an earlier joiner, holds its
 // driver.
 func PlanLiveDevices(server string, want []LiveDevice, linked []string, running []ResourceID) LivePlan {
-	var p LivePlan
-	held := map[string]LiveDevice{}
+	p := LivePlan{Refuse: DriverRefusals(server, want, linked)}
 	wanted := map[ResourceID]bool{}
 	for _, d := range want {
 		wanted[ResourceID{Kind: d.Kind, Name: d.Name}] = true
-		if slices.Contains(linked, d.Service) {
-			held[d.Driver] = d
+		refused := slices.ContainsFunc(p.Refuse, func(r Refusal) bool { return r.Device == d })
+		if !refused && !slices.Contains(linked, d.Service) {
+			p.Join = append(p.Join, d)
 		}
-	}
-	for _, d := range want {
-		if slices.Contains(linked, d.Service) {
-			continue
-		}
-		if h, ok := held[d.Driver]; ok {
-			p.Refuse = append(p.Refuse, Refusal{Device: d, Message: DuplicateDriverMessage(
-				string(h.Kind)+" "+h.Name, string(d.Kind)+" "+d.Name, d.Driver, server)})
-			continue
-		}
-		held[d.Driver] = d
-		p.Join = append(p.Join, d)
 	}
 	for _, r := range running {
 		r := ResourceID{Kind: r.Kind, Name: r.Name}
@@ -140,9 +120,4 @@ func FailedJoinerActivation(records []obsv1.ProcedureRecord, since time.Time) *o
 		return nil
 	}
 	return act
-}
-
-// ErrorCondition is the Ready condition of a device that cannot run, with why.
-func ErrorCondition(message string) obsv1.Condition {
-	return obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonError, Message: message}
 }
