@@ -121,7 +121,9 @@ func TestEveryDeviceSaysWhereItStandsFromWhatTheNamespaceHolds(t *testing.T) {
 		{"the Observatory missing, up the way", func(n *Namespace) { n.Observatories = nil },
 			obsv1.KindFlatPanel, "east-main", obsv1.DeviceError, "Error", "Missing Observatory lab, named by Telescope east",
 			false, "NotFound", "Missing Observatory lab, named by Telescope east"},
-		{"a driver no image holds", func(n *Namespace) { findDevice(n, obsv1.KindFocuser, "east-main").Spec.Driver.Name = "indi_nosuchdriver" },
+		{"a driver no image holds", func(n *Namespace) {
+			findDevice(n, obsv1.KindFocuser, "east-main").Spec.Driver.Name = "indi_nosuchdriver"
+		},
 			obsv1.KindFocuser, "east-main", obsv1.DeviceError, "Error",
 			"Focuser/east-main: no image of the runner holds the driver indi_nosuchdriver; set spec.driver.image to an image that has it on its PATH",
 			true, "Found", "OpticalTrain east-main of Telescope east of Observatory lab"},
