@@ -8,6 +8,8 @@ import (
 	"context"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/phd2"
@@ -95,7 +97,7 @@ func (a *Activities) observeGuider(ctx context.Context, g *observedGuider) {
 	guiding := g.client.Guiding()
 	wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
 	defer cancel()
-	err := updateTypedStatus(wctx, a, g.id, func(st obsv1.GuiderStatus) obsv1.GuiderStatus {
+	_, err := writeStatus(wctx, a, g.id, nil, func(st obsv1.GuiderStatus, _ metav1.Object) obsv1.GuiderStatus {
 		return kube.ObservedGuiderStatus(st, guiding, g.scale)
 	})
 	if err != nil {

@@ -460,6 +460,10 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 		case end.err != nil || end.state == obsv1.RunFailed:
 		case act.Job != nil:
 			end = a.runJobAction(ctx, in, trigger, r, i, act, prior[i], hb)
+		case trigger == kube.TriggerDeactivation && !a.deviceRuns(ctx, r):
+			// Its pod never ran (the activation failed first), or is gone: there is no
+			// driver to bring anywhere, and the teardown goes on.
+			end = actionEnd{state: obsv1.RunSkipped, summary: string(r.id.Kind) + " " + r.id.Name + " does not run: nothing to " + act.label()}
 		default:
 			if client == nil {
 				var err error
@@ -742,6 +746,16 @@ func (a *Activities) deleteFailedJobs(ctx context.Context, r *procResource, trig
 		logFor(ctx).Info("deleted a failed Job to run it again", "namespace", j.Namespace, "job", j.Name)
 	}
 	return nil
+}
+
+// deviceRuns says whether r is a device whose pod exists; a failed read counts as running,
+// so the action goes on as before and fails, or succeeds, on its own.
+func (a *Activities) deviceRuns(ctx context.Context, r *procResource) bool {
+	if !r.id.Kind.IsDevice() {
+		return true
+	}
+	pod, err := a.Kube.CoreV1().Pods(r.id.Namespace).Get(ctx, kube.ObjectName(r.id.Kind, r.id.Name), metav1.GetOptions{})
+	return !apierrors.IsNotFound(err) && (err != nil || pod.DeletionTimestamp == nil)
 }
 
 // dialINDI connects to the INDI server that serves r.

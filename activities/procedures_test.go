@@ -439,6 +439,18 @@ func connectedSimulator(t *testing.T, driver, device string) (context.Context, *
 	return ctx, c, addr
 }
 
+// driverPod creates the pod a device's driver would run in, so the device counts as running.
+func driverPod(t *testing.T, ns string, kind obsv1.Kind, name string) {
+	t.Helper()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: kube.ObjectName(kind, name), Namespace: ns},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "driver", Image: "example.com/driver:1"}}}}
+	_, err := env.Kube.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = env.Kube.CoreV1().Pods(ns).Delete(context.Background(), pod.Name, *metav1.NewDeleteOptions(0))
+	})
+}
+
 // (The name is short: indiserver's socket lives under the test's temporary folder, and a
 // socket path has at most 108 bytes.)
 func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
@@ -464,6 +476,7 @@ func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
 	require.NoError(t, unstructured.SetNestedField(dome.Object, device, "status", "indiDevice"))
 	_, err := env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, dome, metav1.UpdateOptions{})
 	require.NoError(t, err)
+	driverPod(t, ns, obsv1.KindDome, "lab")
 
 	resolver := &fixedResolver{addr: addr}
 	a := procActivities()
@@ -541,6 +554,7 @@ func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *
 
 	a := procActivities()
 	a.INDI = &fixedResolver{addr: f.Addr}
+	driverPod(t, ns, obsv1.KindMount, "east")
 	_, err = a.Deactivation(ctx, procInput(ns, kube.StepDeactivation, false))
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "%v", err)
@@ -668,6 +682,38 @@ func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testin
 	assert.Equal(t, obsv1.RunDone, res.Actions[0].State)
 }
 
+func TestADeviceWhosePodNeverRanIsPassedOverByDeactivation(t *testing.T) {
+	const device = "Telescope Simulator"
+	f := inditest.NewFake(t)
+	f.Device(device)
+	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
+	ns := observatoryNamespace(t, "proc-never-ran")
+	createLab(t, ns)
+	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"}, Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
+	mount := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
+			ParkProcedures: obsv1.ParkProcedures{Deactivation: []obsv1.ParkAction{{State: obsv1.Parked}}}},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	// Its INDI name from an earlier night: a driver ran it once, but none runs it now.
+	require.NoError(t, unstructured.SetNestedField(mount.Object, device, "status", "indiDevice"))
+	_, err := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, mount, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	a := procActivities()
+	a.INDI = &fixedResolver{addr: f.Addr}
+	res, err := a.Deactivation(ctx, procInput(ns, kube.StepDeactivation, false))
+	require.NoError(t, err, "the teardown goes on")
+	require.Len(t, res.Actions, 1)
+	assert.Equal(t, obsv1.RunSkipped, res.Actions[0].State)
+	assert.Equal(t, "Mount east does not run: nothing to state: Parked", res.Actions[0].Summary)
+	assert.Empty(t, f.Received(device, "TELESCOPE_PARK"), "nothing is sent to a driver that does not run")
+}
+
 func TestWithoutItsTelescopeActivationFailsAndDeactivationStillRunsTheDevices(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-no-telescope")
 	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
@@ -720,6 +766,7 @@ func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
 	require.NoError(t, unstructured.SetNestedField(cam.Object, device, "status", "indiDevice"))
 	_, err := env.Dynamic.Resource(obsv1.KindCamera.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, cam, metav1.UpdateOptions{})
 	require.NoError(t, err)
+	driverPod(t, ns, obsv1.KindCamera, "east-main")
 	resolver := &fixedResolver{addr: addr}
 	a := procActivities()
 	a.INDI = resolver

@@ -8,8 +8,8 @@
 //     device) and its finalizer goes, unless another held server runs it;
 //   - a joiner gets its finalizer, pod, Service and claim, its driver on the running server
 //     (DriverStarted), connect and configure, and its activation when its parent is Active;
-//   - a joiner whose driver another device of the server holds is refused: its Ready
-//     condition says why (reason Error), and nothing is started for it.
+//   - a joiner whose driver another device of the server holds is refused: its phase is
+//     Error and its Ready condition says why (reportRefusals), and nothing is started for it.
 //
 // It also heals (the pods deleted while Ready, the Guider's too, are created again), since
 // both read the same servers and a refused joiner must not stop the heal; HealPods, which
@@ -104,11 +104,9 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 			changed[s.Name] = true
 		}
 		refused := map[kube.ResourceID]bool{}
+		a.reportRefusals(ctx, in.Namespace, plan.Refuse)
 		for _, r := range plan.Refuse {
 			refused[kube.ResourceID{Kind: r.Device.Kind, Name: r.Device.Name}] = true
-			if err := a.refuse(ctx, in.Namespace, r); err != nil {
-				return out, err
-			}
 			out.Refused = append(out.Refused, string(r.Device.Kind)+" "+r.Device.Name)
 		}
 		servers[i].Devices = only(s.Devices, func(d stepDevice) bool {
@@ -325,44 +323,6 @@ func (a *Activities) leave(ctx context.Context, in LiveInput, s stepServer, r ku
 		pod, _ := kube.ValidObjectName(r.Kind, r.Name)
 		a.postObsEvent(ctx, r, kube.Event{Type: corev1.EventTypeNormal, Reason: kube.ReasonPodDeleted,
 			Message: fmt.Sprintf("Deleted the pod %s: %s left %s", pod, label, string(s.Owner.Kind)+" "+s.Owner.Name)})
-	}
-	return nil
-}
-
-// refuse writes a refused joiner's Ready condition (Error) and phase, and posts a Warning when
-// they change.
-func (a *Activities) refuse(ctx context.Context, ns string, r kube.Refusal) error {
-	id := kube.ResourceID{Kind: r.Device.Kind, Namespace: ns, Name: r.Device.Name}
-	u, err := a.resource(id.Kind, ns).Get(ctx, id.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read the %s %s/%s: %w", id.Kind, ns, id.Name, err)
-	}
-	id.UID = u.GetUID()
-	cond := kube.ErrorCondition(r.Message)
-	changed := false
-	err = a.updateStatusField(ctx, id, "conditions", func(raw []byte) (any, error) {
-		var conds []obsv1.Condition
-		decodeRaw(raw, &conds)
-		for _, c := range conds {
-			if c.Type == cond.Type && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
-				changed = false
-				return conds, nil
-			}
-		}
-		changed = true
-		return kube.WithCondition(conds, cond, u.GetGeneration(), a.now()), nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := a.updateStatusField(ctx, id, "phase", func([]byte) (any, error) { return obsv1.DeviceError, nil }); err != nil {
-		return err
-	}
-	if changed {
-		a.postObsEvent(ctx, id, kube.Event{Type: corev1.EventTypeWarning, Reason: cond.Reason, Message: cond.Message})
 	}
 	return nil
 }

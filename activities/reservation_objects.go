@@ -39,20 +39,6 @@ var stepScheme = func() *runtime.Scheme {
 	return s
 }()
 
-// telescopeDeviceKinds are the kinds a telescope's server runs, Switches first (PowerOn
-// starts them), then in the spec's Connect order.
-var telescopeDeviceKinds = []obsv1.Kind{
-	obsv1.KindSwitch,
-	obsv1.KindMount, obsv1.KindGPS, obsv1.KindPolarAligner,
-	obsv1.KindFocuser, obsv1.KindFilterWheel, obsv1.KindRotator, obsv1.KindDustCap, obsv1.KindFlatPanel,
-	obsv1.KindSkyQualityMeter, obsv1.KindReceiver, obsv1.KindCamera,
-}
-
-// observatoryDeviceKinds are the kinds an observatory's server runs, in connect order.
-var observatoryDeviceKinds = []obsv1.Kind{
-	obsv1.KindSwitch, obsv1.KindDome, obsv1.KindWeatherStation, obsv1.KindSkyQualityMeter, obsv1.KindReceiver,
-}
-
 // stepPollEvery is how often a step looks again at what it waits for (pods Ready, pods gone).
 const stepPollEvery = 250 * time.Millisecond
 
@@ -61,7 +47,7 @@ type stepDevice struct {
 	kube.DeviceRef
 	Object runtime.Object
 	// Pod is the device's pod and Service name (<name>-<kind>); empty when the name is
-	// invalid (stepServer.Invalid says why).
+	// invalid (stepServer.refusals says why).
 	Pod string
 }
 
@@ -78,8 +64,8 @@ type stepServer struct {
 	Guider *obsv1.Guider
 	// Trains are the telescope's optical trains by name.
 	Trains map[string]*obsv1.OpticalTrain
-	// Invalid are the name errors of the server and its devices: the step fails with them.
-	Invalid []error
+	// Invalid is why the server's own name gives no pod name: every step fails with it.
+	Invalid error
 }
 
 // stepFailed is a failure a user must fix: non-retryable, "Failed: ...".
@@ -155,11 +141,11 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 		Trains: map[string]*obsv1.OpticalTrain{},
 	}
 	if s.Name, err = kube.ValidObjectName(kind, name); err != nil {
-		s.Invalid = append(s.Invalid, err)
+		s.Invalid = err
 	}
-	kinds := observatoryDeviceKinds
+	kinds := kube.ObservatoryDeviceKinds
 	if kind == obsv1.KindTelescope {
-		kinds = telescopeDeviceKinds
+		kinds = kube.TelescopeDeviceKinds
 		trains, err := a.listTyped(ctx, obsv1.KindOpticalTrain, ns)
 		if err != nil {
 			return s, err
@@ -202,8 +188,7 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 			}
 			sd := stepDevice{DeviceRef: d, Object: o}
 			if sd.Pod, err = kube.ValidObjectName(d.Kind, d.Name); err != nil {
-				sd.Pod = ""
-				s.Invalid = append(s.Invalid, err)
+				sd.Pod = "" // refused: see stepServer.refusals
 			}
 			s.Devices = append(s.Devices, sd)
 		}
@@ -211,24 +196,46 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 	return s, nil
 }
 
-// check fails the step when a generated name is invalid, or when two devices of the server
-// share a driver (one indiserver runs a driver once).
-func (s stepServer) check() error {
-	if len(s.Invalid) > 0 {
-		msgs := make([]string, len(s.Invalid))
-		for i, e := range s.Invalid {
-			msgs[i] = e.Error()
-		}
-		return stepFailed("%s", strings.Join(msgs, "; "))
-	}
-	by := map[string]stepDevice{}
+// refusals are the devices of s that cannot run: a name that gives no pod name or a driver
+// another device of s holds (one indiserver runs a driver once), for every device; and what
+// the objects of those to start cannot be built from. The rules are kube.ServerRefusals',
+// with nothing linked yet.
+func (s stepServer) refusals(start []stepDevice) []kube.Refusal {
+	var out, live []kube.Refusal
+	var valid []kube.LiveDevice
 	for _, d := range s.Devices {
-		if o, ok := by[d.Spec.Driver.Name]; ok {
-			return stepFailed("%s", kube.DuplicateDriverMessage(o.Label(), d.Label(), d.Spec.Driver.Name, s.Name))
+		ld := kube.LiveDevice{Kind: d.Kind, Name: d.Name, Service: d.Pod, Driver: d.Spec.Driver.Name}
+		if d.Pod == "" {
+			_, err := kube.ValidObjectName(d.Kind, d.Name)
+			out = append(out, kube.Refusal{Device: ld, Message: err.Error()})
+			continue
 		}
-		by[d.Spec.Driver.Name] = d
+		valid = append(valid, ld)
 	}
-	return nil
+	live = kube.DriverRefusals(s.Name, valid, nil)
+	out = append(out, live...)
+	for _, d := range start {
+		refused := slices.ContainsFunc(out, func(r kube.Refusal) bool { return r.Device.Kind == d.Kind && r.Device.Name == d.Name })
+		if msg := kube.BuildRefusal(d.DeviceRef); msg != "" && !refused {
+			out = append(out, kube.Refusal{Device: kube.LiveDevice{Kind: d.Kind, Name: d.Name}, Message: msg})
+		}
+	}
+	return out
+}
+
+// checkServer fails the step when the server's name is invalid or a device of it cannot run
+// (see refusals), after writing each refusal on the device at fault, so the user reads it
+// there too; start are the devices the step starts.
+func (a *Activities) checkServer(ctx context.Context, s stepServer, start []stepDevice) error {
+	if s.Invalid != nil {
+		return stepFailed("%v", s.Invalid)
+	}
+	refused := s.refusals(start)
+	if len(refused) == 0 {
+		return nil
+	}
+	a.reportRefusals(ctx, s.Owner.Namespace, refused)
+	return stepFailed("%s", kube.RefusalMessage(refused))
 }
 
 // services are the Service names of every device of the server: its drivers annotation.
@@ -453,8 +460,7 @@ func (a *Activities) startDevices(ctx context.Context, s stepServer, devices []s
 		if err := a.ensurePod(ctx, pod); err != nil {
 			return started, err
 		}
-		if err := a.updateDeviceStatus(ctx, kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: d.UID},
-			kube.StartingDeviceStatus); err != nil {
+		if err := a.markStarting(ctx, d, deviceRun(d, pod)); err != nil {
 			return started, err
 		}
 		started = append(started, d)
@@ -469,8 +475,17 @@ type deviceObjects struct {
 	claim *resourcev1.ResourceClaim
 }
 
-// buildDevices builds every device's objects, so a driver no image holds or a claim that is
-// not a ResourceClaimSpec fails the step before anything is created.
+// deviceRun is where the device's pod runs the driver, as its status shows it.
+func deviceRun(d stepDevice, pod *corev1.Pod) kube.DeviceRun {
+	run := kube.DeviceRun{Pod: pod.Name, Node: pod.Spec.NodeName, Driver: d.Spec.Driver.Name}
+	if len(pod.Spec.Containers) > 0 {
+		run.Image = pod.Spec.Containers[0].Image
+	}
+	return run
+}
+
+// buildDevices builds every device's objects; checkServer has refused what they cannot be
+// built from, so a failure here is a check this forgot.
 func buildDevices(s stepServer, devices []stepDevice) ([]deviceObjects, error) {
 	out := make([]deviceObjects, len(devices))
 	for i, d := range devices {
@@ -684,10 +699,7 @@ func resourceLabels(rs []kube.ResourceID) string {
 // bringUp is the object part of StartSite, PowerOn and StartDevices: the server, then the
 // chosen devices, then both Ready.
 func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	if _, err := buildDevices(s, devices); err != nil {
+	if err := a.checkServer(ctx, s, devices); err != nil {
 		return nil, err
 	}
 	if err := a.startServer(ctx, s); err != nil {
@@ -701,7 +713,20 @@ func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDe
 	for _, d := range started {
 		names = append(names, d.Pod)
 	}
-	return started, a.waitPodsReady(ctx, s.Owner.Namespace, names)
+	if err := a.waitPodsReady(ctx, s.Owner.Namespace, names); err != nil {
+		return started, err
+	}
+	// Each device's status names the node its pod runs on.
+	for _, d := range started {
+		pod, err := a.Kube.CoreV1().Pods(d.Namespace).Get(ctx, d.Pod, metav1.GetOptions{})
+		if err != nil {
+			return started, fmt.Errorf("read the pod %s/%s: %w", d.Namespace, d.Pod, err)
+		}
+		if err := a.markStarting(ctx, d, deviceRun(d, pod)); err != nil {
+			return started, err
+		}
+	}
+	return started, nil
 }
 
 // asStepError keeps a step error as it is, and wraps anything else so the worker's log

@@ -87,22 +87,27 @@ func TestADeviceIsPoweredByTheFirstServerThatHasItsSwitch(t *testing.T) {
 	assert.Empty(t, links)
 }
 
-func TestAServerRefusesInvalidNamesAndADriverTwice(t *testing.T) {
-	ok := stepServer{Name: "east-telescope", Devices: []stepDevice{dev(obsv1.KindMount, "east", "", "a"), dev(obsv1.KindCamera, "east", "", "b")}}
-	assert.NoError(t, ok.check())
+func TestAServerRefusesInvalidNamesADriverTwiceAndADriverNoImageHolds(t *testing.T) {
+	ok := stepServer{Name: "east-telescope", Devices: []stepDevice{dev(obsv1.KindMount, "east", "", "indi_simulator_telescope"),
+		dev(obsv1.KindCamera, "east", "", "indi_simulator_ccd")}}
+	assert.Empty(t, ok.refusals(ok.Devices))
+	dotted := dev(obsv1.KindCamera, "east.main", "", "indi_simulator_ccd")
+	dotted.Pod = "" // as readServer leaves it
 	_, nameErr := kube.ValidObjectName(obsv1.KindCamera, "east.main")
+	unknown := dev(obsv1.KindFocuser, "bad", "", "indi_nosuchdriver")
 	for _, tc := range []struct {
-		s    stepServer
-		want string
+		s     stepServer
+		start []stepDevice
+		want  string
 	}{
-		{stepServer{Name: "east-telescope", Devices: []stepDevice{dev(obsv1.KindMount, "east", "", "a"), dev(obsv1.KindCamera, "east", "", "a")}},
-			"Failed: Mount east and Camera east both use the driver a, which the INDI server east-telescope can run only once"},
-		{stepServer{Name: "east-telescope", Invalid: []error{nameErr}}, "Failed: " + nameErr.Error()},
+		{stepServer{Name: "east-telescope", Devices: []stepDevice{dev(obsv1.KindMount, "east", "", "a"), dev(obsv1.KindCamera, "east", "", "a")}}, nil,
+			"Mount east and Camera east both use the driver a, which the INDI server east-telescope can run only once"},
+		{stepServer{Name: "east-telescope", Devices: []stepDevice{dotted}}, nil, nameErr.Error()},
+		{stepServer{Name: "east-telescope", Devices: []stepDevice{unknown}}, nil, ""},
+		{stepServer{Name: "east-telescope", Devices: []stepDevice{unknown}}, []stepDevice{unknown},
+			"Focuser/bad: no image of the runner holds the driver indi_nosuchdriver; set spec.driver.image to an image that has it on its PATH"},
 	} {
-		var app *temporal.ApplicationError
-		require.ErrorAs(t, tc.s.check(), &app)
-		assert.Equal(t, tc.want, app.Message())
-		assert.True(t, app.NonRetryable())
+		assert.Equal(t, tc.want, kube.RefusalMessage(tc.s.refusals(tc.start)))
 	}
 }
 

@@ -58,10 +58,18 @@ func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult,
 	if err := a.ensurePod(ctx, pod); err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
+	id := kube.ResourceIDOf(obsv1.KindGuider, s.Guider)
+	ep := obsv1.Endpoint{Service: svc.Name, Host: kube.ServerHost(svc.Name, in.Namespace), Port: kube.GuiderPort}
+	if err := a.markGuider(ctx, id, pod.Name, ep, false); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
 	if err := a.waitPodsReady(ctx, in.Namespace, []string{pod.Name}); err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
 	if err := a.connectGuider(ctx, s.Guider.Name, GuiderServer{Namespace: in.Namespace, Name: svc.Name}); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
+	if err := a.markGuider(ctx, id, pod.Name, ep, true); err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
 	return StepResult{Summary: fmt.Sprintf("Started Guider %s (pod %s, camera %s, mount %s); %s",
@@ -89,11 +97,8 @@ func (a *Activities) guiderInput(ctx context.Context, s stepServer) (kube.Guider
 			mount = &s.Devices[i]
 		}
 	}
-	if camera == nil {
-		return in, stepFailed("Guider %s: OpticalTrain %s has no Camera to guide with", g.Name, g.Spec.OpticalTrain)
-	}
-	if mount == nil && g.Spec.Pulses != obsv1.PulsesCamera {
-		return in, stepFailed("Guider %s sends pulses to the Mount, but Telescope %s has no Mount", g.Name, g.Spec.Telescope)
+	if msg := kube.GuiderRefusal(g, camera != nil, mount != nil); msg != "" {
+		return in, stepFailed("%s", msg)
 	}
 	need := []*stepDevice{camera}
 	if mount != nil {
@@ -191,5 +196,43 @@ func (a *Activities) StopGuider(ctx context.Context, in StepInput) (StepResult, 
 	if len(st.Resources) == 0 {
 		return StepResult{Skipped: true, Summary: "no guider of Telescope " + in.Telescope + " runs"}, nil
 	}
+	for _, r := range st.Resources {
+		err := a.writeGuider(ctx, r, func(st obsv1.GuiderStatus, gen int64) obsv1.GuiderStatus {
+			return kube.StoppedGuiderStatus(st, gen, a.now())
+		})
+		if err != nil {
+			return StepResult{}, asStepError(in.Step, err)
+		}
+	}
 	return StepResult{Summary: "Stopped " + resourceLabels(st.Resources)}, nil
+}
+
+// markGuider writes where the Guider's PHD2 runs, and whether it has connected its camera
+// and mount, with the Event of its Ready condition's transition.
+func (a *Activities) markGuider(ctx context.Context, id kube.ResourceID, pod string, ep obsv1.Endpoint, connected bool) error {
+	p, err := a.Kube.CoreV1().Pods(id.Namespace).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("read the pod %s/%s: %w", id.Namespace, pod, err)
+	}
+	node := ""
+	if err == nil {
+		node = p.Spec.NodeName
+	}
+	return a.writeGuider(ctx, id, func(st obsv1.GuiderStatus, gen int64) obsv1.GuiderStatus {
+		return kube.StartedGuiderStatus(st, pod, node, ep, connected, gen, a.now())
+	})
+}
+
+// writeGuider writes a Guider's status as change makes it, and posts the Event of its Ready
+// condition's transition.
+func (a *Activities) writeGuider(ctx context.Context, id kube.ResourceID, change func(obsv1.GuiderStatus, int64) obsv1.GuiderStatus) error {
+	w, err := writeStatus(ctx, a, id, nil, func(st obsv1.GuiderStatus, m metav1.Object) obsv1.GuiderStatus {
+		return change(st, m.GetGeneration())
+	})
+	if err == nil && w.wrote {
+		for _, e := range kube.ConditionEvents(w.before.Conditions, w.after.Conditions, obsv1.ConditionReady) {
+			a.postObsEvent(ctx, w.id, e)
+		}
+	}
+	return err
 }

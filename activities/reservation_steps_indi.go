@@ -1,5 +1,6 @@
-// The steps that talk INDI to a reservation's servers: Connect, Configure, Abort and
-// Disconnect, and the connecting part of StartSite and PowerOn. Each reaches its server
+// The steps that talk INDI to a reservation's servers: Connect and Configure, and the
+// connecting part of StartSite and PowerOn (Abort and Disconnect are teardown's:
+// reservation_steps_teardown.go). Each reaches its server
 // through the INDI resolver (the pod's Service in a cluster, a local indiserver in dev mode),
 // finds each device by the driver that defines it (a simulator's device is "Telescope
 // Simulator", a ZWO camera's its model), and sets target states, so a retried step sends
@@ -15,8 +16,10 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"liken.sh/runner/indi"
@@ -206,29 +209,39 @@ func (a *Activities) telescopeINDIServer(ctx context.Context, in StepInput) (ste
 	if err != nil {
 		return s, false, err
 	}
-	runs := false
-	if slices.Contains(kube.ActivationSteps, in.Step) {
-		if runs, err = a.serverRuns(ctx, in.Namespace, s.Name); err != nil {
-			return s, false, err
-		}
-	} else if s, runs, err = a.runningDevices(ctx, s); err != nil {
+	if !slices.Contains(kube.ActivationSteps, in.Step) {
+		// What runs passed the checks when it started.
+		return a.runningDevices(ctx, s)
+	}
+	runs, err := a.serverRuns(ctx, in.Namespace, s.Name)
+	if err != nil {
 		return s, false, err
 	}
-	return s, runs, s.check()
+	return s, runs, a.checkServer(ctx, s, nil)
 }
 
-// runningDevices narrows s to the devices its server pod links (its drivers annotation);
-// runs is false when the pod does not run, and s is then as it was.
+// runningDevices narrows s to the devices its server pod links (its drivers annotation) and
+// whose own pods exist: one whose pod was never created (its step failed first) runs no
+// driver, and nothing waits for it. runs is false when the server pod does not run, and s
+// is then as it was.
 func (a *Activities) runningDevices(ctx context.Context, s stepServer) (_ stepServer, runs bool, _ error) {
-	pod, err := a.Kube.CoreV1().Pods(s.Owner.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+	pods := a.Kube.CoreV1().Pods(s.Owner.Namespace)
+	pod, err := pods.Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return s, false, nil
 	}
 	if err != nil {
 		return s, false, fmt.Errorf("read the pod %s: %w", s.Name, err)
 	}
+	sel := labels.SelectorFromSet(labels.Set{kube.LabelServer: s.Name, kube.LabelRole: string(kube.RoleDevice)})
+	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return s, false, fmt.Errorf("list the device pods of %s: %w", s.Name, err)
+	}
 	linked := kube.LinkedServices(pod.Annotations[kube.AnnotationDrivers])
-	s.Devices = only(s.Devices, func(d stepDevice) bool { return slices.Contains(linked, d.Pod) })
+	s.Devices = only(s.Devices, func(d stepDevice) bool {
+		return slices.Contains(linked, d.Pod) && slices.ContainsFunc(list.Items, func(p corev1.Pod) bool { return p.Name == d.Pod })
+	})
 	return s, true, nil
 }
 
@@ -250,46 +263,6 @@ func (a *Activities) Connect(ctx context.Context, in StepInput) (StepResult, err
 		return StepResult{}, asStepError(in.Step, err)
 	}
 	return StepResult{Summary: "C" + sum[1:]}, nil
-}
-
-// Disconnect disconnects the telescope's devices in the reverse of Connect's order. A server
-// that does not run has nothing connected: Skipped.
-func (a *Activities) Disconnect(ctx context.Context, in StepInput) (StepResult, error) {
-	s, runs, err := a.telescopeINDIServer(ctx, in)
-	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
-	}
-	if !runs || len(s.Devices) == 0 {
-		return StepResult{Skipped: true, Summary: s.Name + " does not run"}, nil
-	}
-	sum, err := a.disconnectAll(ctx, s)
-	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
-	}
-	return StepResult{Summary: "D" + sum[1:]}, nil
-}
-
-// disconnectAll disconnects a server's devices in the reverse of their connect order:
-// "disconnected Camera east-main, ...".
-func (a *Activities) disconnectAll(ctx context.Context, s stepServer) (string, error) {
-	c, err := a.dialServer(ctx, s)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	var done []string
-	for _, d := range slices.Backward(s.Devices) {
-		name, err := indiDevice(ctx, c, s, d)
-		if err != nil {
-			return "", indiStepError(d, err)
-		}
-		stepHeartbeat(ctx, "disconnecting "+d.Label())
-		if _, err := c.Disconnect(ctx, name); err != nil {
-			return "", indiStepError(d, err)
-		}
-		done = append(done, d.Label())
-	}
-	return "disconnected " + strings.Join(done, ", "), nil
 }
 
 // Configure writes what the devices must know: the site's location, the devices each driver
@@ -473,66 +446,4 @@ func (a *Activities) getTyped(ctx context.Context, kind obsv1.Kind, ns, name str
 		return nil, fmt.Errorf("the %s %s/%s does not fit its Go type: %w", kind, ns, name, err)
 	}
 	return obj, nil
-}
-
-// Abort stops what moves: PHD2's capture first, since guiding would go on exposing and
-// pulsing the mount, then each camera's running exposure and each mount's motion. A PHD2
-// that cannot be reached is noted in the summary, never a failure: Abort must not keep the
-// telescope from being released.
-func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error) {
-	guided, notes := a.stopGuiders(ctx, in.Namespace, in.Telescope)
-	var sum []string
-	if g := guiderSummary(guided); g != "" {
-		sum = append(sum, g)
-	}
-	s, runs, err := a.telescopeINDIServer(ctx, in)
-	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
-	}
-	movers := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount || d.Kind == obsv1.KindCamera })
-	if !runs || len(movers) == 0 {
-		why := s.Name + " does not run"
-		if runs {
-			why = "Telescope " + in.Telescope + " has no mount or camera"
-		}
-		return StepResult{Skipped: len(guided) == 0, Summary: strings.Join(append(append(sum, why), notes...), "; ")}, nil
-	}
-	c, err := a.dialServer(ctx, s)
-	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
-	}
-	defer c.Close()
-	var aborted, idle []string
-	for _, d := range movers {
-		name, err := indiDevice(ctx, c, s, d)
-		if err != nil {
-			return StepResult{}, asStepError(in.Step, indiStepError(d, err))
-		}
-		stepHeartbeat(ctx, "aborting "+d.Label())
-		var sent bool
-		if d.Kind == obsv1.KindMount {
-			sent, err = c.AbortMotion(ctx, name)
-		} else {
-			sent, err = c.AbortExposure(ctx, name)
-		}
-		var missing *indi.MissingError
-		if errors.As(err, &missing) {
-			err = nil // not connected: nothing of it moves
-		}
-		if err != nil {
-			return StepResult{}, asStepError(in.Step, indiStepError(d, err))
-		}
-		if sent {
-			aborted = append(aborted, d.Label())
-		} else {
-			idle = append(idle, d.Label())
-		}
-	}
-	if len(aborted) > 0 {
-		sum = append(sum, "Aborted "+strings.Join(aborted, ", "))
-	}
-	if len(idle) > 0 {
-		sum = append(sum, "Nothing ran on "+strings.Join(idle, ", "))
-	}
-	return StepResult{Summary: strings.Join(append(sum, notes...), "; ")}, nil
 }

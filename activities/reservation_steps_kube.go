@@ -111,7 +111,7 @@ func (a *Activities) StartDevices(ctx context.Context, in StepInput) (StepResult
 	if err != nil {
 		return StepResult{}, asStepError(in.Step, err)
 	}
-	if err := s.check(); err != nil {
+	if err := a.checkServer(ctx, s, nil); err != nil {
 		return StepResult{}, err
 	}
 	devices := only(s.Devices, func(d stepDevice) bool { return !isSwitch(d) })
@@ -163,9 +163,27 @@ func (a *Activities) PowerOff(ctx context.Context, in StepInput) (StepResult, er
 	return a.powerOffAndStop(ctx, in, server, s.Devices, servers)
 }
 
-// powerOffAndStop turns the devices' outputs off, then stops the server's Switches and the
-// server.
+// running narrows servers to the devices that run (see runningDevices), whose Switches can
+// turn outputs off.
+func (a *Activities) running(ctx context.Context, servers []stepServer) ([]stepServer, error) {
+	out := make([]stepServer, len(servers))
+	for i, s := range servers {
+		var err error
+		if out[i], _, err = a.runningDevices(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// powerOffAndStop turns the devices' outputs off (every device's, even one whose pod never
+// ran: PowerOn turned its output on), through the Switches that run, then stops the server's
+// Switches and the server.
 func (a *Activities) powerOffAndStop(ctx context.Context, in StepInput, server string, devices []stepDevice, servers []stepServer) (StepResult, error) {
+	servers, err := a.running(ctx, servers)
+	if err != nil {
+		return StepResult{}, asStepError(in.Step, err)
+	}
 	links, _ := powerLinks(devices, false, servers...)
 	power, err := a.setPower(ctx, links, false)
 	if err != nil {
@@ -193,10 +211,10 @@ func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, er
 		return StepResult{}, asStepError(in.Step, err)
 	}
 	var disc string
-	if runs, err := a.serverRuns(ctx, in.Namespace, server); err != nil {
+	if on, runs, err := a.runningDevices(ctx, s); err != nil {
 		return StepResult{}, asStepError(in.Step, err)
-	} else if runs && len(s.Devices) > 0 {
-		if disc, err = a.disconnectAll(ctx, s); err != nil {
+	} else if runs && len(on.Devices) > 0 {
+		if disc, err = a.disconnectAll(ctx, on); err != nil {
 			return StepResult{}, asStepError(in.Step, err)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
@@ -113,6 +114,28 @@ func statusString(t *testing.T, ns string, kind obsv1.Kind, name, field string) 
 	return v
 }
 
+// readyOf is a resource's Ready condition's reason and message.
+func readyOf(t *testing.T, ns string, kind obsv1.Kind, name string) (string, string) {
+	t.Helper()
+	var st obsv1.StatusBase
+	readObjectStatus(t, ns, kind, name, &st)
+	for _, c := range st.Conditions {
+		if c.Type == obsv1.ConditionReady {
+			return c.Reason, c.Message
+		}
+	}
+	return "", ""
+}
+
+func readObjectStatus(t *testing.T, ns string, kind obsv1.Kind, name string, into any) {
+	t.Helper()
+	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	if st, ok := u.Object["status"].(map[string]any); ok {
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(st, into))
+	}
+}
+
 func hasDeactivateFinalizer(t *testing.T, ns string, kind obsv1.Kind, name string) bool {
 	t.Helper()
 	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
@@ -181,6 +204,15 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	}
 	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
 	assert.Equal(t, string(obsv1.DeviceStarting), statusString(t, ns, obsv1.KindMount, "east", "phase"))
+	var mount obsv1.DeviceStatus
+	readObjectStatus(t, ns, obsv1.KindMount, "east", &mount)
+	assert.Equal(t, "east-mount", mount.Pod)
+	assert.NotEmpty(t, mount.Node, "where its pod runs")
+	assert.Equal(t, "indi_simulator_telescope", mount.Driver)
+	assert.Equal(t, kube.SimulatorImage, mount.Image)
+	reason, msg := readyOf(t, ns, obsv1.KindMount, "east")
+	assert.Equal(t, "Starting", reason)
+	assert.Equal(t, "Pod east-mount runs on "+mount.Node+"; waiting for the driver indi_simulator_telescope", msg)
 
 	// Connect and Configure, on the local indiserver that stands in for east-telescope.
 	res, err = a.Connect(ctx, stepInput(ns, kube.StepConnect))
@@ -255,6 +287,7 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	p, ok := c.Property("CCD Simulator", "CONNECTION")
 	require.True(t, ok)
 	assert.True(t, p.SwitchOn("DISCONNECT"))
+	assert.Equal(t, string(obsv1.DeviceDisconnecting), statusString(t, ns, obsv1.KindCamera, "east-main", "phase"))
 
 	// The stop steps, in the order the workflow runs them.
 	res, err = a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
@@ -267,6 +300,10 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
 	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindCamera, "east-main"))
 	assert.Equal(t, string(obsv1.DeviceIdle), statusString(t, ns, obsv1.KindCamera, "east-main", "phase"))
+	assert.Empty(t, statusString(t, ns, obsv1.KindCamera, "east-main", "pod"), "nothing runs it")
+	reason, msg = readyOf(t, ns, obsv1.KindCamera, "east-main")
+	assert.Equal(t, "Idle", reason)
+	assert.Equal(t, "Not reserved", msg)
 	requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
 		uids["Telescope/east"], "indi", 7624)
 
@@ -307,6 +344,12 @@ func TestADeviceWhosePodNameIsNotADNSLabelFailsStartDevicesNamingIt(t *testing.T
 	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, pods.Items, "nothing is created before every name is checked")
+	// The Focuser at fault says so too, in the step's words, with a Warning.
+	assert.Equal(t, string(obsv1.DeviceError), statusString(t, ns, obsv1.KindFocuser, "east.guide", "phase"))
+	reason, msg := readyOf(t, ns, obsv1.KindFocuser, "east.guide")
+	assert.Equal(t, "Error", reason)
+	assert.Equal(t, strings.TrimPrefix(app.Message(), "Failed: "), msg)
+	assert.Equal(t, corev1.EventTypeWarning, eventReasons(t, ns, obsv1.KindFocuser, "east.guide")["Error"])
 }
 
 func TestTwoDevicesOfOneServerWithTheSameDriverFailTheStep(t *testing.T) {
@@ -323,6 +366,10 @@ func TestTwoDevicesOfOneServerWithTheSameDriverFailTheStep(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.Equal(t, "Failed: Dome lab and SkyQualityMeter lab both use the driver indi_simulator_dome, which the INDI server lab-observatory can run only once", app.Message())
+	_, msg := readyOf(t, ns, obsv1.KindSkyQualityMeter, "lab")
+	assert.Equal(t, strings.TrimPrefix(app.Message(), "Failed: "), msg, "the device that came second is at fault")
+	assert.Equal(t, corev1.EventTypeWarning, eventReasons(t, ns, obsv1.KindSkyQualityMeter, "lab")["Error"])
+	assert.Empty(t, statusString(t, ns, obsv1.KindDome, "lab", "phase"), "the Dome holds its driver")
 }
 
 // guidersAt resolves every guider to one address, such as a fake PHD2's, and keeps what it
@@ -503,4 +550,7 @@ func TestADriverNoImageHoldsFailsStartDevicesBeforeAnythingIsCreated(t *testing.
 	require.NoError(t, err)
 	assert.Empty(t, pods.Items, "nothing is created before every device's objects are built")
 	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
+	assert.Equal(t, string(obsv1.DeviceError), statusString(t, ns, obsv1.KindRotator, "east-main", "phase"))
+	_, msg := readyOf(t, ns, obsv1.KindRotator, "east-main")
+	assert.Equal(t, strings.TrimPrefix(app.Message(), "Failed: "), msg)
 }

@@ -57,3 +57,37 @@ func wholeSeconds(t time.Time) *metav1.Time {
 	}
 	return &metav1.Time{Time: t.UTC().Truncate(time.Second)}
 }
+
+// The phases of a Guider while a reservation runs it (the inventory writes the others).
+const (
+	GuiderPhaseStarting = "Starting"
+	GuiderPhaseRunning  = "Running"
+)
+
+// StartedGuiderStatus is st once the Guider's pod is created (connected false: PHD2 is on its
+// way) or once PHD2 has connected its camera and mount: where it runs, and Ready only then.
+// status.pod set says the reservation runs it (see inventory.go).
+func StartedGuiderStatus(st obsv1.GuiderStatus, pod, node string, endpoint obsv1.Endpoint, connected bool, generation int64, now time.Time) obsv1.GuiderStatus {
+	out := *st.DeepCopy()
+	out.Pod, out.Node = pod, node
+	ep := endpoint
+	out.Endpoint = &ep
+	ready := ReadyCondition(GuiderPhaseStarting, "Starting PHD2 in pod "+pod)
+	out.Phase = GuiderPhaseStarting
+	if connected {
+		out.Phase = GuiderPhaseRunning
+		ready = ReadyCondition(ReasonReady, "PHD2 connected its camera and mount")
+	}
+	out.Conditions = WithCondition(out.Conditions, ready, generation, now)
+	return out
+}
+
+// StoppedGuiderStatus is st once the Guider's pod is gone: Idle and Stopped, where it ran
+// dropped; what PHD2 last measured stays for the record.
+func StoppedGuiderStatus(st obsv1.GuiderStatus, generation int64, now time.Time) obsv1.GuiderStatus {
+	out := *st.DeepCopy()
+	out.Pod, out.Node, out.Endpoint = "", "", nil
+	out.Phase, out.State = string(obsv1.DeviceIdle), obsv1.GuiderStopped
+	out.Conditions = WithCondition(out.Conditions, ReadyCondition(string(obsv1.DeviceIdle), MessageNotReserved), generation, now)
+	return out
+}
