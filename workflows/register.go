@@ -17,6 +17,7 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})
 	r.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: TelescopeWorkflow})
 	r.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
+	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: InventoryWorkflow})
 }
 
 // Register puts every workflow and activity on a worker.
