@@ -10,14 +10,20 @@
 // A deleted pod of the worker's signals every Reservation of its namespace, so the Ready one
 // creates it again. The retry annotation set or changed on a device, a Telescope or an
 // Observatory signals every Reservation of its namespace too, so the one holding the Failed
-// trigger runs re-runs them. The 14 device kinds are watched, metadata only, for that and for
-// devices that may join or leave a Ready reservation: one created or deleted, its spec
-// changed (its generation: a parent edit) or its delete begun.
+// trigger runs re-runs them. The 14 device kinds are watched for that and for devices that
+// may join or leave a Ready reservation: one created or deleted, its spec changed (its
+// generation: a parent edit) or its delete begun (observatory_devices.go).
+//
+// A Reservation at rest (Released, its finalizer gone: its workflow has ended) is signalled
+// only for a change of its own spec, so the namespace of a year of reservations starts no
+// workflow when a device changes. The same informers also tell each namespace's inventory
+// when a status may have to change (inventory.go).
 package watch
 
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,13 +108,15 @@ func (o *Observatory) Idle() bool {
 	o.mu.Lock()
 	r := o.cur
 	o.mu.Unlock()
-	return r == nil || r.q.idle()
+	return r == nil || (r.q.idle() && r.inv.idle())
 }
 
 // observatoryRun is one term of leadership, with its own informers and queue.
 type observatoryRun struct {
 	*Observatory
-	q             *signalQueue[cache.ObjectName]
+	q *signalQueue[cache.ObjectName]
+	// inv holds namespaces whose inventory is to look again (inventory.go).
+	inv           *signalQueue[string]
 	reservations  cache.SharedIndexInformer
 	telescopes    cache.SharedIndexInformer
 	observatories cache.SharedIndexInformer
@@ -124,12 +132,14 @@ func (o *Observatory) Run(ctx context.Context) error {
 	r := &observatoryRun{
 		Observatory: o,
 		q:           newSignalQueue[cache.ObjectName]("reservations", &o.Stats, o.cfg.Log),
+		inv:         newSignalQueue[string]("inventories", &o.Stats, o.cfg.Log),
 		gone:        map[cache.ObjectName]workflows.ReservationChange{},
 	}
 	o.mu.Lock()
 	o.cur = r
 	o.mu.Unlock()
 	defer r.q.shutDown()
+	defer r.inv.shutDown()
 
 	stop := make(chan struct{})
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.cfg.Dynamic, o.cfg.Resync, metav1.NamespaceAll, nil)
@@ -146,30 +156,40 @@ func (o *Observatory) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			r.q.shutDown()
+			r.inv.shutDown()
 		case <-stop:
 		}
 	}()
 
 	pods := podFactory.ForResource(podsResource).Informer()
-	if err := pods.SetTransform(trimToMetadata); err != nil {
+	if err := pods.SetTransform(trimPodToPlace); err != nil {
 		return err
 	}
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: r.parentDeleted(r.podGone)}); err != nil {
 		return err
 	}
-	// The devices, for their retry annotation only: metadata is all that needs, and it keeps
-	// the INDI properties the worker writes into their status out of memory.
+	if _, err := pods.AddEventHandler(r.inventoryHandler("pod")); err != nil {
+		return err
+	}
+	// The devices, for their retry annotation, their joining and leaving, and their summary
+	// (the inventory's): the summary of their status keeps the INDI properties the worker
+	// writes into it out of memory.
 	synced := map[string]cache.InformerSynced{"observatory pod": pods.HasSynced}
 	for _, k := range obsv1.Kinds {
-		if !k.IsDevice() {
+		if !k.IsDevice() && !slices.Contains(inventoryKinds, k) {
 			continue
 		}
 		inf := factory.ForResource(k.GroupVersionResource()).Informer()
-		if err := inf.SetTransform(trimToMetadata); err != nil {
+		if err := inf.SetTransform(trimToSummary); err != nil {
 			return err
 		}
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-			AddFunc: r.deviceAdded, UpdateFunc: r.deviceUpdated, DeleteFunc: r.parentDeleted(r.deviceGone)}); err != nil {
+		if k.IsDevice() {
+			if _, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+				AddFunc: r.deviceAdded, UpdateFunc: r.deviceUpdated, DeleteFunc: r.parentDeleted(r.deviceGone)}); err != nil {
+				return err
+			}
+		}
+		if _, err := inf.AddEventHandler(r.inventoryHandler(string(k))); err != nil {
 			return err
 		}
 		synced[string(k)] = inf.HasSynced
@@ -179,20 +199,25 @@ func (o *Observatory) Run(ctx context.Context) error {
 	r.telescopes = factory.ForResource(obsv1.KindTelescope.GroupVersionResource()).Informer()
 	r.observatories = factory.ForResource(obsv1.KindObservatory.GroupVersionResource()).Informer()
 	for _, s := range []struct {
+		kind    obsv1.Kind
 		inf     cache.SharedIndexInformer
 		index   string
 		parent  string
 		handler cache.ResourceEventHandler
 	}{
-		{r.reservations, byTelescope, "telescope", cache.ResourceEventHandlerDetailedFuncs{
+		{obsv1.KindReservation, r.reservations, byTelescope, "telescope", cache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: r.reservationAdded, UpdateFunc: r.reservationUpdated, DeleteFunc: r.reservationDeleted}},
-		{r.telescopes, byObservatory, "observatory", cache.ResourceEventHandlerFuncs{
+		{obsv1.KindTelescope, r.telescopes, byObservatory, "observatory", cache.ResourceEventHandlerFuncs{
 			UpdateFunc: r.parentUpdated(r.telescopeEnding), DeleteFunc: r.parentDeleted(r.telescopeEnding)}},
-		{r.observatories, "", "", cache.ResourceEventHandlerFuncs{
+		{obsv1.KindObservatory, r.observatories, "", "", cache.ResourceEventHandlerFuncs{
 			UpdateFunc: r.parentUpdated(r.observatoryEnding), DeleteFunc: r.parentDeleted(r.observatoryEnding)}},
 	} {
-		// The same trim suits every custom resource: metadata and spec, no status.
-		if err := s.inf.SetTransform(trimPerson); err != nil {
+		// Metadata, spec and the summary of the status (a Reservation's phase: whether it
+		// rests), as for the devices.
+		if err := s.inf.SetTransform(trimToSummary); err != nil {
+			return err
+		}
+		if _, err := s.inf.AddEventHandler(r.inventoryHandler(string(s.kind))); err != nil {
 			return err
 		}
 		if s.index != "" {
@@ -223,7 +248,14 @@ func (o *Observatory) Run(ctx context.Context) error {
 
 	o.watching.Store(true)
 	defer o.watching.Store(false)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.inv.work(ctx, inventoryWorkers, r.signalInventory)
+	}()
 	r.q.work(ctx, o.cfg.Workers, r.signal)
+	r.inv.shutDown()
+	<-done
 	return nil
 }
 
@@ -251,6 +283,10 @@ func (r *observatoryRun) reservationAdded(obj any, initial bool) {
 	r.mu.Lock()
 	delete(r.gone, key)
 	r.mu.Unlock()
+	if rests(u) {
+		r.Stats.Ignored.Add(1)
+		return
+	}
 	if initial {
 		r.q.add(key, whyResync)
 		return
@@ -264,11 +300,20 @@ func (r *observatoryRun) reservationUpdated(oldObj, newObj any) {
 	if !ok1 || !ok2 {
 		return
 	}
-	if why := specUpdate(o, n, kube.AnnotationRetry); why != "" {
+	if why := specUpdate(o, n, kube.AnnotationRetry); why != "" && (why != whyResync || !rests(n)) {
 		r.q.add(cache.MetaObjectToName(n), why)
 		return
 	}
 	r.Stats.Ignored.Add(1)
+}
+
+// rests says whether a Reservation is at rest: Released, with its finalizer gone. Its
+// workflow has ended and nothing it could hear would change it, so it is signalled only when
+// its own spec or annotation changes: a device, a pod, its Telescope or a resync of a
+// namespace that keeps a year of reservations starts no workflow for it.
+func rests(u *unstructured.Unstructured) bool {
+	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+	return phase == string(obsv1.ReservationReleased) && !kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate)
 }
 
 func (r *observatoryRun) reservationDeleted(obj any) {
@@ -277,6 +322,10 @@ func (r *observatoryRun) reservationDeleted(obj any) {
 	}
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
+		return
+	}
+	if rests(u) {
+		r.Stats.Ignored.Add(1) // nothing to undo
 		return
 	}
 	key := cache.MetaObjectToName(u)
@@ -305,40 +354,6 @@ func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) 
 	}
 }
 
-// deviceUpdated queues a device's namespace's Reservations when its retry annotation is set
-// or changed, or when it may join or leave a running server: its spec changed (a parent
-// edit) or its delete began. Any other update of a device (a status write) is nothing to the
-// watcher.
-func (r *observatoryRun) deviceUpdated(oldObj, newObj any) {
-	o, ok1 := oldObj.(*unstructured.Unstructured)
-	n, ok2 := newObj.(*unstructured.Unstructured)
-	if !ok1 || !ok2 {
-		return
-	}
-	switch {
-	case retryAsked(o, n):
-		r.namespaceReservations(n.GetNamespace(), whyRetry)
-	case o.GetGeneration() != n.GetGeneration(), o.GetDeletionTimestamp() == nil && n.GetDeletionTimestamp() != nil:
-		r.namespaceReservations(n.GetNamespace(), whyDevice)
-	default:
-		r.Stats.Ignored.Add(1)
-	}
-}
-
-// deviceAdded queues a new device's namespace's Reservations: it may join one. The
-// informer's first list is no news.
-func (r *observatoryRun) deviceAdded(obj any, initial bool) {
-	if u, ok := obj.(*unstructured.Unstructured); ok && !initial {
-		r.namespaceReservations(u.GetNamespace(), whyDevice)
-	}
-}
-
-// deviceGone queues a deleted device's namespace's Reservations: one deleted without a
-// finalizer may have left a running server.
-func (r *observatoryRun) deviceGone(dev *unstructured.Unstructured) {
-	r.namespaceReservations(dev.GetNamespace(), whyDevice)
-}
-
 // retryAsked says whether an update of a device, Telescope or Observatory asks for a retry:
 // its retry annotation now has a value, and not the one it had. The worker removing it, a
 // status write, another annotation or a resync (the same object again) do not.
@@ -362,7 +377,9 @@ func (r *observatoryRun) parentDeleted(ending func(*unstructured.Unstructured)) 
 // telescopeEnding queues each Reservation of the Telescope.
 func (r *observatoryRun) telescopeEnding(tel *unstructured.Unstructured) {
 	r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
-		r.q.add(cache.MetaObjectToName(res), whyTelescope)
+		if !rests(res) {
+			r.q.add(cache.MetaObjectToName(res), whyTelescope)
+		}
 	})
 }
 
@@ -370,18 +387,15 @@ func (r *observatoryRun) telescopeEnding(tel *unstructured.Unstructured) {
 func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
 	r.childrenOf(r.telescopes, byObservatory, obs, func(tel *unstructured.Unstructured) {
 		r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
-			r.q.add(cache.MetaObjectToName(res), whyObservatory)
+			if !rests(res) {
+				r.q.add(cache.MetaObjectToName(res), whyObservatory)
+			}
 		})
 	})
 }
 
-// podGone queues each Reservation of a deleted pod's namespace: the one that is Ready there
-// creates its pods again, the others find nothing to do.
-func (r *observatoryRun) podGone(pod *unstructured.Unstructured) {
-	r.namespaceReservations(pod.GetNamespace(), whyPod)
-}
-
-// namespaceReservations queues each Reservation of a namespace (one site) with why.
+// namespaceReservations queues each Reservation of a namespace (one site) with why, but
+// those at rest.
 func (r *observatoryRun) namespaceReservations(namespace, why string) {
 	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	if err != nil {
@@ -389,24 +403,10 @@ func (r *observatoryRun) namespaceReservations(namespace, why string) {
 		return
 	}
 	for _, obj := range objs {
-		if res, ok := obj.(*unstructured.Unstructured); ok {
+		if res, ok := obj.(*unstructured.Unstructured); ok && !rests(res) {
 			r.q.add(cache.MetaObjectToName(res), why)
 		}
 	}
-}
-
-// trimToMetadata keeps an object's metadata (no managed fields): all a pod's delete and a
-// device's retry annotation need.
-func trimToMetadata(obj any) (any, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		u.SetManagedFields(nil)
-		for k := range u.Object {
-			if k != "metadata" && k != "apiVersion" && k != "kind" {
-				delete(u.Object, k)
-			}
-		}
-	}
-	return obj, nil
 }
 
 func (r *observatoryRun) childrenOf(inf cache.SharedIndexInformer, index string, parent *unstructured.Unstructured, each func(*unstructured.Unstructured)) {

@@ -1,6 +1,6 @@
 // deploy/observatory on a real API server with RBAC, after a server-side apply as a user would
-// do it: the observatory watcher may read Reservations, Telescopes, Observatories and the 14
-// device kinds (for their retry annotation) and hold its own Lease, nothing more; the worker may do what the spec's ClusterRole lists for the
+// do it: the observatory watcher may read every observatory kind (the Reservations, their
+// parents and devices, and the rest for the inventory) and hold its own Lease, nothing more; the worker may do what the spec's ClusterRole lists for the
 // observatory side, and not more. And the base as kustomize renders it: the Deployment's
 // layout, and deploy/ with one Namespace for both sides.
 package watch_test
@@ -61,7 +61,7 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
 	}
-	for _, r := range append([]string{"reservations", "telescopes", "observatories"}, devices...) {
+	for _, r := range append([]string{"reservations", "telescopes", "observatories", "opticaltubes", "opticaltrains", "guiders"}, devices...) {
 		for _, v := range []string{"get", "list", "watch"} {
 			watcherMay = append(watcherMay, access{verb: v, group: astro, resource: r})
 		}
@@ -71,10 +71,7 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 		{verb: "update", group: astro, resource: "reservations", subresource: "status", namespace: "observatory", name: "r1"},
 		{verb: "patch", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
 		{verb: "delete", group: astro, resource: "telescopes", namespace: "observatory", name: "t1"},
-		// The kinds it has no use for: the spec's "all 20 kinds" is the worker's.
-		{verb: "list", group: astro, resource: "opticaltubes"},
-		{verb: "list", group: astro, resource: "opticaltrains"},
-		{verb: "list", group: astro, resource: "guiders"},
+		{verb: "update", group: astro, resource: "opticaltubes", subresource: "status", namespace: "observatory", name: "o1"},
 		{verb: "list", group: "people.liken.sh", resource: "people"},
 		{verb: "create", resource: "pods", namespace: "observatory"},
 		{verb: "delete", resource: "pods", namespace: "observatory", name: "lab-observatory"},

@@ -41,7 +41,7 @@ func astroAtEnd(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		sel := metav1.ListOptions{LabelSelector: testLabel + "=" + testID(t)}
-		for _, k := range []obsv1.Kind{obsv1.KindReservation, obsv1.KindTelescope, obsv1.KindObservatory, obsv1.KindMount} {
+		for _, k := range []obsv1.Kind{obsv1.KindReservation, obsv1.KindTelescope, obsv1.KindObservatory, obsv1.KindMount, obsv1.KindOpticalTube} {
 			rc := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS)
 			list, err := rc.List(ctx, sel)
 			if err != nil {

@@ -1,0 +1,63 @@
+// The devices and pods of the observatory side: a device created, deleted, edited (its
+// parent may have changed) or whose delete began may join or leave the Ready reservation of
+// its namespace, and a deleted pod of the runner's is created again by it, so each signals
+// the reservations there that do not rest.
+package watch
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// deviceUpdated queues a device's namespace's Reservations when its retry annotation is set
+// or changed, or when it may join or leave a running server: its spec changed (a parent
+// edit) or its delete began. Any other update of a device (a status write) is nothing to the
+// watcher.
+func (r *observatoryRun) deviceUpdated(oldObj, newObj any) {
+	o, ok1 := oldObj.(*unstructured.Unstructured)
+	n, ok2 := newObj.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return
+	}
+	switch {
+	case retryAsked(o, n):
+		r.namespaceReservations(n.GetNamespace(), whyRetry)
+	case o.GetGeneration() != n.GetGeneration(), o.GetDeletionTimestamp() == nil && n.GetDeletionTimestamp() != nil:
+		r.namespaceReservations(n.GetNamespace(), whyDevice)
+	default:
+		r.Stats.Ignored.Add(1)
+	}
+}
+
+// deviceAdded queues a new device's namespace's Reservations: it may join one. The
+// informer's first list is no news.
+func (r *observatoryRun) deviceAdded(obj any, initial bool) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && !initial {
+		r.namespaceReservations(u.GetNamespace(), whyDevice)
+	}
+}
+
+// deviceGone queues a deleted device's namespace's Reservations: one deleted without a
+// finalizer may have left a running server.
+func (r *observatoryRun) deviceGone(dev *unstructured.Unstructured) {
+	r.namespaceReservations(dev.GetNamespace(), whyDevice)
+}
+
+// podGone queues each Reservation of a deleted pod's namespace: the one that is Ready there
+// creates its pods again, the others find nothing to do.
+func (r *observatoryRun) podGone(pod *unstructured.Unstructured) {
+	r.namespaceReservations(pod.GetNamespace(), whyPod)
+}
+
+// trimToMetadata keeps an object's metadata (no managed fields): all a pod's delete and a
+// device's retry annotation need.
+func trimToMetadata(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.SetManagedFields(nil)
+		for k := range u.Object {
+			if k != "metadata" && k != "apiVersion" && k != "kind" {
+				delete(u.Object, k)
+			}
+		}
+	}
+	return obj, nil
+}
