@@ -242,6 +242,10 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 	// weather turns unsafe, the dome after it, and the dome opens after 5 s of calm. The wind
 	// rises, falls, and flaps within the 5 s; each change is a condition signal and a pass.
 	"triggers": recordStorm,
+	// A namespace's inventory: a small site appears (each resource gets its status), its Mount
+	// goes to the shelf (Inventory), and everything is deleted (the pass finds the namespace
+	// empty and the workflow ends). As the watcher would, each change is a signal.
+	"inventory": recordInventory,
 	// The example reservation (examples/observatory.yaml) from Wait to Ready, then deleted and
 	// Released; its telescope's and its observatory's lock workflows are saved beside it.
 	"reservation": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
@@ -508,6 +512,85 @@ func recordStorm(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 	}
 	for k, t := range triggers {
 		if _, err := res(k).Patch(ctx, t[0], types.MergePatchType, []byte(`{"spec":{"triggers":null}}`), metav1.PatchOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+func recordInventory(ctx context.Context, r recorder) (client.WorkflowRun, error) {
+	const ns = "inventory"
+	if _, err := r.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx,
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": ns}}}, metav1.CreateOptions{}); err != nil {
+		return nil, err
+	}
+	res := func(k obsv1.Kind) dynamic.ResourceInterface { return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns) }
+	objects := []struct {
+		kind obsv1.Kind
+		name string
+		spec map[string]any
+	}{
+		{obsv1.KindObservatory, "lab", map[string]any{"location": map[string]any{"latitude": 52.2, "longitude": 0.1}}},
+		{obsv1.KindTelescope, "east", map[string]any{"observatory": "lab"}},
+		{obsv1.KindMount, "east", map[string]any{"telescope": "east", "driver": map[string]any{"name": "indi_simulator_telescope"}}},
+	}
+	id := InventoryWorkflowID(ns)
+	var run client.WorkflowRun
+	signal := func(kind obsv1.Kind, name, why string) error {
+		var err error
+		changes := []InventoryChange{{Object: string(kind) + "/" + name, Why: why}}
+		if run == nil {
+			run, err = r.c.SignalWithStartWorkflow(ctx, id, InventoryChanged, changes,
+				client.StartWorkflowOptions{ID: id, TaskQueue: r.queue, StaticSummary: InventoryStaticSummary(ns),
+					StaticDetails: InventoryStaticDetails}, InventoryWorkflow, InventoryInput{Namespace: ns})
+			return err
+		}
+		return r.c.SignalWorkflow(ctx, id, "", InventoryChanged, changes)
+	}
+	phase := func(kind obsv1.Kind, name, want string) error {
+		_, err := poll(ctx, func() (string, bool) {
+			u, err := res(kind).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return "", false
+			}
+			p, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+			return p, p == want
+		})
+		if err != nil {
+			return fmt.Errorf("%s %s did not become %s: %w", kind, name, want, err)
+		}
+		return nil
+	}
+	for _, o := range objects {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": string(o.kind),
+			"metadata": map[string]any{"name": o.name, "namespace": ns}, "spec": o.spec,
+		}}
+		if _, err := res(o.kind).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		if err := signal(o.kind, o.name, "added"); err != nil {
+			return nil, err
+		}
+	}
+	if err := phase(obsv1.KindMount, "east", string(obsv1.DeviceIdle)); err != nil {
+		return nil, err
+	}
+	if _, err := res(obsv1.KindMount).Patch(ctx, "east", types.MergePatchType, []byte(`{"spec":{"telescope":null}}`), metav1.PatchOptions{}); err != nil {
+		return nil, err
+	}
+	if err := signal(obsv1.KindMount, "east", "updated"); err != nil {
+		return nil, err
+	}
+	if err := phase(obsv1.KindMount, "east", string(obsv1.DeviceInventory)); err != nil {
+		return nil, err
+	}
+	for _, o := range objects {
+		if err := res(o.kind).Delete(ctx, o.name, metav1.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+		if err := signal(o.kind, o.name, "deleted"); err != nil {
 			return nil, err
 		}
 	}
