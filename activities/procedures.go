@@ -472,6 +472,11 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 					break
 				}
 			}
+			if trigger == kube.TriggerDeactivation && !deviceConnected(ctx, client, r.indiDevice) {
+				// A driver that runs but never connected its hardware has nothing to move.
+				end = actionEnd{state: obsv1.RunSkipped, summary: string(r.id.Kind) + " " + r.id.Name + " is not connected: nothing to " + act.label()}
+				break
+			}
 			if judgedByLocks(r.id.Kind, act) {
 				// The driver judges the move on the last state relayed to it.
 				if _, err := a.relayLocks(ctx, in.Namespace, in.Observatory); err != nil {
@@ -756,6 +761,19 @@ func (a *Activities) deviceRuns(ctx context.Context, r *procResource) bool {
 	}
 	pod, err := a.Kube.CoreV1().Pods(r.id.Namespace).Get(ctx, kube.ObjectName(r.id.Kind, r.id.Name), metav1.GetOptions{})
 	return !apierrors.IsNotFound(err) && (err != nil || pod.DeletionTimestamp == nil)
+}
+
+// deviceConnected says whether the driver reports the device connected (CONNECTION.CONNECT
+// On), once its definitions have come; a device it does not define is not.
+func deviceConnected(ctx context.Context, c *indi.Client, device string) bool {
+	if device == "" {
+		return false
+	}
+	sctx, cancel := context.WithTimeout(ctx, teardownWait)
+	defer cancel()
+	_ = c.Sync(sctx, device)
+	p, ok := c.Property(device, "CONNECTION")
+	return ok && p.SwitchOn("CONNECT")
 }
 
 // dialINDI connects to the INDI server that serves r.

@@ -8,8 +8,9 @@
 //     device) and its finalizer goes, unless another held server runs it;
 //   - a joiner gets its finalizer, pod, Service and claim, its driver on the running server
 //     (DriverStarted), connect and configure, and its activation when its parent is Active;
-//   - a joiner whose driver another device of the server holds is refused: its phase is
-//     Error and its Ready condition says why (reportRefusals), and nothing is started for it.
+//   - a joiner whose driver another device of the server holds, or whose objects cannot be
+//     built, is refused: its phase is Error and its Ready condition says why
+//     (reportRefusals), and nothing is started for it.
 //
 // It also heals (the pods deleted while Ready, the Guider's too, are created again), since
 // both read the same servers and a refused joiner must not stop the heal; HealPods, which
@@ -96,6 +97,17 @@ func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult,
 		// (An Observatory's server that never ran, for want of devices, starts for its
 		// first joiner.)
 		plan := kube.PlanLiveDevices(s.Name, liveDevices(s), linkedServices(before[s.Name]), running)
+		// A joiner whose objects cannot be built (a driver no image holds, a claim that is
+		// not one) is refused as one whose driver is held: the others still join.
+		for _, j := range plan.Join {
+			for _, d := range s.Devices {
+				if d.Kind == j.Kind && d.Name == j.Name {
+					if msg := kube.BuildRefusal(d.DeviceRef); msg != "" {
+						plan.Refuse = append(plan.Refuse, kube.Refusal{Device: j, Message: msg})
+					}
+				}
+			}
+		}
 		for _, r := range plan.Leave {
 			if err := a.leave(ctx, in, s, r, before); err != nil {
 				return out, err

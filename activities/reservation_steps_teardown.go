@@ -57,6 +57,7 @@ func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error
 		switch {
 		case errors.As(err, &missing), err == nil && !sent:
 			idle = append(idle, d.Label()) // not connected, or still: nothing of it moves
+			return nil
 		case err == nil:
 			aborted = append(aborted, d.Label())
 		}

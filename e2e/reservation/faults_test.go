@@ -47,7 +47,7 @@ func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue strin
 
 // newWorker starts an in-process worker on queue with the real activities; local resolves
 // the INDI servers, shared by every worker of a test as pods outlive the workers.
-func newWorker(t *testing.T, c client.Client, queue string, local *activities.LocalINDI) worker.Worker {
+func newWorker(t *testing.T, c client.Client, queue string, local activities.INDIResolver) worker.Worker {
 	t.Helper()
 	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
 	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
