@@ -179,7 +179,8 @@ func NewInventory(n *Namespace) *Inventory {
 }
 
 // findRefusals finds why each device cannot run on the server that would run it, as the
-// steps would: the devices a running server links hold their drivers first.
+// steps would: in the server's connect order, the devices a running server links holding
+// their drivers first.
 func (inv *Inventory) findRefusals() {
 	servers := map[string][]DeviceRef{}
 	var order []string
@@ -192,6 +193,13 @@ func (inv *Inventory) findRefusals() {
 			order = append(order, server)
 		}
 		servers[server] = append(servers[server], d.DeviceRef)
+	}
+	for _, s := range inv.observatories {
+		// inv.devices is in a telescope's order; an observatory's server has its own.
+		devices := servers[ServerName(obsv1.KindObservatory, s.Name)]
+		sort.SliceStable(devices, func(i, j int) bool {
+			return slices.Index(ObservatoryDeviceKinds, devices[i].Kind) < slices.Index(ObservatoryDeviceKinds, devices[j].Kind)
+		})
 	}
 	for _, server := range order {
 		var linked []string

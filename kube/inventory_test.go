@@ -209,3 +209,16 @@ func TestAPassThatFindsNothingNewComposesTheStatusTheObjectHolds(t *testing.T) {
 	obs.Status = inv.ObservatoryStatus(obs, inventoryTime)
 	assert.Equal(t, obs.Status, inv.ObservatoryStatus(obs, later))
 }
+
+func TestASiteDeviceIsRefusedInTheSitesOwnConnectOrder(t *testing.T) {
+	n := exampleNamespace()
+	sqm := Device{DeviceRef: device(obsv1.KindSkyQualityMeter, "lab", "indi_simulator_weather"), Generation: 1}
+	sqm.Observatory = "lab"
+	n.Devices = append(n.Devices, sqm)
+	phase, _, msg := where(t, n, obsv1.KindSkyQualityMeter, "lab")
+	assert.Equal(t, obsv1.DeviceError, phase, "the WeatherStation connects first on lab-observatory")
+	assert.Equal(t, "WeatherStation lab and SkyQualityMeter lab both use the driver indi_simulator_weather, "+
+		"which the INDI server lab-observatory can run only once", msg)
+	phase, _, _ = where(t, n, obsv1.KindWeatherStation, "lab")
+	assert.Equal(t, obsv1.DeviceIdle, phase)
+}
