@@ -4,8 +4,8 @@
 // an observatory resource there, when what one status shows of another changes (a device's
 // or a reservation's phase, a Guider's state, a Ready condition, a device's finalizer), and
 // when one of the runner's pods there comes, goes or lands on a node. A signal only means
-// "look again": the workflow answers each batch of signals with one pass (TakeInventory),
-// which reads the namespace, composes every status with the pure functions of
+// "look again": the workflow answers each batch of signals (those of a second from the first)
+// with one pass (TakeInventory), which reads the namespace, composes every status with the pure functions of
 // kube/inventory*.go and writes only what changed. Signals that arrive during a pass are
 // answered by the next one.
 //
@@ -73,6 +73,11 @@ var takeInventory = workflow.ActivityOptions{
 	},
 }
 
+// inventoryGather is how long a pass waits after the first signal of its batch, so the
+// changes of a burst (kubectl apply of a whole site) are read in one pass, and a resource is
+// not reported missing for the moment its parent is still being created. A variable for tests.
+var inventoryGather = time.Second
+
 // A run continues as new when Temporal suggests it, when its history passes
 // inventoryHistoryLimit events (a pass is about seven), or after inventoryPassLimit passes
 // (the count the test environment can check). Variables for tests.
@@ -113,6 +118,10 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 			}
 			continue
 		}
+		if err := workflow.Sleep(ctx, inventoryGather); err != nil {
+			return err // cancelled
+		}
+		pending = receiveInventory(signals, pending)
 		opts := takeInventory
 		opts.Summary = "Compose and write the statuses of namespace " + in.Namespace + " (" + strconv.Itoa(len(pending)) + " changes)"
 		var res activities.InventoryResult

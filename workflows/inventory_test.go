@@ -63,6 +63,19 @@ func TestAnInventoryAnswersEachBatchOfSignalsWithOnePass(t *testing.T) {
 		"one pass per batch, each change named once")
 }
 
+func TestTheSignalsOfABurstAreAnsweredByOnePass(t *testing.T) {
+	f := &fakeInventory{}
+	env := newInventoryEnv(t, f)
+	inventorySignal(env, time.Minute, InventoryChange{Object: "OpticalTrain/side", Why: "added"})
+	inventorySignal(env, time.Minute+500*time.Millisecond, InventoryChange{Object: "Camera/far", Why: "added"})
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(Inventory, InventoryInput{Namespace: "observatory"})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Equal(t, [][]string{{"OpticalTrain/side added", "Camera/far added"}}, f.passes,
+		"a camera created just after its train is not missing it for a pass")
+}
+
 func TestAnInventoryPassThatFailsIsRetriedUntilItLands(t *testing.T) {
 	f := &fakeInventory{failFirst: 3}
 	env := newInventoryEnv(t, f)
