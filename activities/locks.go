@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,10 +72,12 @@ func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (st
 		}
 		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
-	if runs, err := a.serverRuns(ctx, ns, site.Name); err != nil || !runs {
+	// Only what runs is dialled: a device refused while Ready runs no driver.
+	on, runs, err := a.runningDevices(ctx, site)
+	if err != nil || !runs {
 		return "", err
 	}
-	sc, err := a.dialServer(ctx, site)
+	sc, err := a.dialServer(ctx, on)
 	if err != nil {
 		return "", err
 	}
@@ -138,7 +141,7 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 		return nil, nil
 	}
 	var out []kube.ParkReport
-	runs, err := a.serverRuns(ctx, ns, s.Name)
+	on, runs, err := a.runningDevices(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +151,18 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 		}
 		return out, nil
 	}
-	c, err := a.dialServer(ctx, s)
+	// Only what runs is dialled (a joiner refused while Ready runs no driver); a mount that
+	// does not run is silent.
+	c, err := a.dialServer(ctx, on)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
 	names := map[string]string{}
 	for _, m := range mounts {
+		if !slices.ContainsFunc(on.Devices, func(d stepDevice) bool { return d.Label() == m.Label() }) {
+			continue // silent
+		}
 		dctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
 		name, err := indiDevice(dctx, c, s, m)
 		cancel()

@@ -37,11 +37,16 @@ func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
 			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}}}})
-	_, err = env.Kube.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ // the server runs
-		ObjectMeta: metav1.ObjectMeta{Name: "east-telescope"},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "indi", Image: "example.com/indi"}}},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
+	// The server runs, linking the mount, whose pod runs too.
+	for _, p := range []*corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Name: "east-telescope", Annotations: map[string]string{kube.AnnotationDrivers: "east-mount:7625\n"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "east-mount", Labels: kube.ObjectLabels("east-mount", kube.RoleDevice, "east-telescope",
+			kube.ResourceID{Kind: obsv1.KindMount, Name: "east"})}},
+	} {
+		p.Spec.Containers = []corev1.Container{{Name: "indi", Image: "example.com/indi"}}
+		_, err = env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
 	a := newActivities()
 	a.INDI = serverResolver{"east-telescope": scope}
 	lockID := kube.ResourceIDOf(obsv1.KindObservatory, lab)

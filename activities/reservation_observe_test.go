@@ -252,7 +252,8 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	awaitSiteWeather(t, ns, kube.SafetySafe)
 	counts, types := awaitEventCounts(t, ns, obsv1.KindWeatherStation, "lab",
 		map[string]int32{kube.ReasonSafe: 2, kube.ReasonWarning: 1, kube.ReasonDanger: 1})
-	assert.Len(t, counts, 3, "%v", counts)
+	assert.Len(t, counts, 4, "%v", counts)
+	assert.Equal(t, int32(1), counts[string(obsv1.DeviceConnected)], "Ready went True once: Connected")
 	assert.Equal(t, corev1.EventTypeWarning, types[kube.ReasonWarning])
 	assert.Equal(t, corev1.EventTypeWarning, types[kube.ReasonDanger])
 	assert.Equal(t, corev1.EventTypeNormal, types[kube.ReasonSafe])

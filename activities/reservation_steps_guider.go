@@ -111,8 +111,12 @@ func (a *Activities) guiderInput(ctx context.Context, s stepServer) (kube.Guider
 		}
 	}
 	if len(names) < len(need) {
-		// Not recorded (yet): ask the server.
-		c, err := a.dialServer(ctx, s)
+		// Not recorded (yet): ask the server, about what runs there.
+		on, _, err := a.runningDevices(ctx, s)
+		if err != nil {
+			return in, err
+		}
+		c, err := a.dialServer(ctx, on)
 		if err != nil {
 			return in, err
 		}
