@@ -525,7 +525,9 @@ func recordInventory(ctx context.Context, r recorder) (client.WorkflowRun, error
 			"metadata": map[string]any{"name": ns}}}, metav1.CreateOptions{}); err != nil {
 		return nil, err
 	}
-	res := func(k obsv1.Kind) dynamic.ResourceInterface { return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns) }
+	res := func(k obsv1.Kind) dynamic.ResourceInterface {
+		return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns)
+	}
 	objects := []struct {
 		kind obsv1.Kind
 		name string
