@@ -1,7 +1,7 @@
 // A device's phase and Ready condition while a reservation runs it (kube/device_phase.go says
 // what changes): Starting once its pod is created and again once the pod runs on a node,
-// Disconnecting as it is disconnected, and Idle (or Inventory) once its pod is gone; a refusal
-// a step meets is written on the device at fault. While Ready, the observer writes the rest.
+// Disconnecting as it is disconnected, and Idle (or Inventory) once its pod is gone (a refusal:
+// reservation_refusals.go). While Ready, the observer writes the rest.
 // Each write posts the Events of the conditions it changed. Here too is the one status write
 // every observatory kind's status goes through.
 package activities
@@ -49,23 +49,6 @@ func (a *Activities) markStopped(ctx context.Context, r kube.ResourceID) error {
 	return a.updateDeviceStatus(ctx, r, func(st obsv1.DeviceStatus, gen int64) obsv1.DeviceStatus {
 		return kube.StoppedDeviceStatus(st, d, gen, a.now())
 	})
-}
-
-// reportRefusals writes each refused device's Error and posts its Warning. The step fails
-// with the same words whatever comes of it, so a failed write is only logged.
-func (a *Activities) reportRefusals(ctx context.Context, ns string, refusals []kube.Refusal) {
-	for _, r := range refusals {
-		if !r.Device.Kind.IsDevice() {
-			continue
-		}
-		id := kube.ResourceID{Kind: r.Device.Kind, Namespace: ns, Name: r.Device.Name}
-		err := a.updateDeviceStatus(ctx, id, func(st obsv1.DeviceStatus, gen int64) obsv1.DeviceStatus {
-			return kube.RefusedDeviceStatus(st, r.Message, gen, a.now())
-		})
-		if err != nil {
-			logFor(ctx).Warn("a refusal could not be written on its device", "device", id.String(), "namespace", ns, "err", err)
-		}
-	}
 }
 
 // updateDeviceStatus writes a device's status as change makes it (from the status and the

@@ -753,29 +753,6 @@ func (a *Activities) deleteFailedJobs(ctx context.Context, r *procResource, trig
 	return nil
 }
 
-// deviceRuns says whether r is a device whose pod exists; a failed read counts as running,
-// so the action goes on as before and fails, or succeeds, on its own.
-func (a *Activities) deviceRuns(ctx context.Context, r *procResource) bool {
-	if !r.id.Kind.IsDevice() {
-		return true
-	}
-	pod, err := a.Kube.CoreV1().Pods(r.id.Namespace).Get(ctx, kube.ObjectName(r.id.Kind, r.id.Name), metav1.GetOptions{})
-	return !apierrors.IsNotFound(err) && (err != nil || pod.DeletionTimestamp == nil)
-}
-
-// deviceConnected says whether the driver reports the device connected (CONNECTION.CONNECT
-// On), once its definitions have come; a device it does not define is not.
-func deviceConnected(ctx context.Context, c *indi.Client, device string) bool {
-	if device == "" {
-		return false
-	}
-	sctx, cancel := context.WithTimeout(ctx, teardownWait)
-	defer cancel()
-	_ = c.Sync(sctx, device)
-	p, ok := c.Property(device, "CONNECTION")
-	return ok && p.SwitchOn("CONNECT")
-}
-
 // dialINDI connects to the INDI server that serves r.
 func (a *Activities) dialINDI(ctx context.Context, r *procResource) (*indi.Client, error) {
 	var resolver INDIResolver = ServiceResolver{}

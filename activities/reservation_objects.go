@@ -196,48 +196,6 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 	return s, nil
 }
 
-// refusals are the devices of s that cannot run: a name that gives no pod name or a driver
-// another device of s holds (one indiserver runs a driver once), for every device; and what
-// the objects of those to start cannot be built from. The rules are kube.ServerRefusals',
-// with nothing linked yet.
-func (s stepServer) refusals(start []stepDevice) []kube.Refusal {
-	var out, live []kube.Refusal
-	var valid []kube.LiveDevice
-	for _, d := range s.Devices {
-		ld := kube.LiveDevice{Kind: d.Kind, Name: d.Name, Service: d.Pod, Driver: d.Spec.Driver.Name}
-		if d.Pod == "" {
-			_, err := kube.ValidObjectName(d.Kind, d.Name)
-			out = append(out, kube.Refusal{Device: ld, Message: err.Error()})
-			continue
-		}
-		valid = append(valid, ld)
-	}
-	live = kube.DriverRefusals(s.Name, valid, nil)
-	out = append(out, live...)
-	for _, d := range start {
-		refused := slices.ContainsFunc(out, func(r kube.Refusal) bool { return r.Device.Kind == d.Kind && r.Device.Name == d.Name })
-		if msg := kube.BuildRefusal(d.DeviceRef); msg != "" && !refused {
-			out = append(out, kube.Refusal{Device: kube.LiveDevice{Kind: d.Kind, Name: d.Name}, Message: msg})
-		}
-	}
-	return out
-}
-
-// checkServer fails the step when the server's name is invalid or a device of it cannot run
-// (see refusals), after writing each refusal on the device at fault, so the user reads it
-// there too; start are the devices the step starts.
-func (a *Activities) checkServer(ctx context.Context, s stepServer, start []stepDevice) error {
-	if s.Invalid != nil {
-		return stepFailed("%v", s.Invalid)
-	}
-	refused := s.refusals(start)
-	if len(refused) == 0 {
-		return nil
-	}
-	a.reportRefusals(ctx, s.Owner.Namespace, refused)
-	return stepFailed("%s", kube.RefusalMessage(refused))
-}
-
 // services are the Service names of every device of the server: its drivers annotation.
 func (s stepServer) services() []string {
 	var out []string
