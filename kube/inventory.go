@@ -154,28 +154,35 @@ func NewInventory(n *Namespace) *Inventory {
 	for i := range n.Devices {
 		inv.devices = append(inv.devices, &n.Devices[i])
 	}
+	sortConnectOrder(inv.devices)
+	sortByName(inv.guiders)
+	sortByName(inv.tubeList)
+	sortByName(inv.trainList)
+	sortByName(inv.telescopeList)
+	inv.findRefusals()
+	return inv
+}
+
+// sortConnectOrder sorts devices as a telescope's server connects them (TelescopeDeviceKinds,
+// the site's kinds after), then by name.
+func sortConnectOrder(devices []*Device) {
 	rank := map[obsv1.Kind]int{}
-	for i, k := range TelescopeDeviceKinds {
-		rank[k] = i
-	}
-	for _, k := range ObservatoryDeviceKinds {
+	for _, k := range append(slices.Clone(TelescopeDeviceKinds), ObservatoryDeviceKinds...) {
 		if _, ok := rank[k]; !ok {
 			rank[k] = len(rank)
 		}
 	}
-	sort.SliceStable(inv.devices, func(i, j int) bool {
-		a, b := inv.devices[i], inv.devices[j]
+	sort.SliceStable(devices, func(i, j int) bool {
+		a, b := devices[i], devices[j]
 		if rank[a.Kind] != rank[b.Kind] {
 			return rank[a.Kind] < rank[b.Kind]
 		}
 		return a.Name < b.Name
 	})
-	sort.Slice(inv.guiders, func(i, j int) bool { return inv.guiders[i].Name < inv.guiders[j].Name })
-	sort.Slice(inv.tubeList, func(i, j int) bool { return inv.tubeList[i].Name < inv.tubeList[j].Name })
-	sort.Slice(inv.trainList, func(i, j int) bool { return inv.trainList[i].Name < inv.trainList[j].Name })
-	sort.Slice(inv.telescopeList, func(i, j int) bool { return inv.telescopeList[i].Name < inv.telescopeList[j].Name })
-	inv.findRefusals()
-	return inv
+}
+
+func sortByName[T interface{ GetName() string }](list []T) {
+	slices.SortFunc(list, func(a, b T) int { return strings.Compare(a.GetName(), b.GetName()) })
 }
 
 // findRefusals finds why each device cannot run on the server that would run it, as the
