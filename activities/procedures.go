@@ -472,7 +472,7 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 					break
 				}
 			}
-			if trigger == kube.TriggerDeactivation && !deviceConnected(ctx, client, r.indiDevice) {
+			if trigger == kube.TriggerDeactivation && deviceDisconnected(ctx, client, r.indiDevice) {
 				// A driver that runs but never connected its hardware has nothing to move.
 				end = actionEnd{state: obsv1.RunSkipped, summary: string(r.id.Kind) + " " + r.id.Name + " is not connected: nothing to " + act.label()}
 				break

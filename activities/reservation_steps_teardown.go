@@ -169,15 +169,17 @@ func (a *Activities) deviceRuns(ctx context.Context, r *procResource) bool {
 	return !apierrors.IsNotFound(err) && (err != nil || pod.DeletionTimestamp == nil)
 }
 
-// deviceConnected says whether the driver reports the device connected (CONNECTION.CONNECT
-// On), once its definitions have come; a device it does not define is not.
-func deviceConnected(ctx context.Context, c *indi.Client, device string) bool {
+// deviceDisconnected says whether a device is known not to be connected: its driver never
+// defined it (no INDI name was recorded), or reports CONNECTION.CONNECT Off once its
+// definitions have come. Without either word (no CONNECTION within relayDefineTimeout) the
+// action goes on, and succeeds or fails on its own.
+func deviceDisconnected(ctx context.Context, c *indi.Client, device string) bool {
 	if device == "" {
-		return false
+		return true
 	}
-	sctx, cancel := context.WithTimeout(ctx, teardownWait)
+	sctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
 	defer cancel()
 	_ = c.Sync(sctx, device)
 	p, ok := c.Property(device, "CONNECTION")
-	return ok && p.SwitchOn("CONNECT")
+	return ok && !p.SwitchOn("CONNECT")
 }
