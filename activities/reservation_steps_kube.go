@@ -199,8 +199,8 @@ func (a *Activities) powerOffAndStop(ctx context.Context, in StepInput, server s
 }
 
 // StopSite disconnects the observatory's devices, stops their pods, turns their outputs off
-// and stops the Switches and the server; the workflow runs it only for the last telescope
-// there.
+// and stops the Switches and the server, and says the site's weather is Unknown again; the
+// workflow runs it only for the last telescope there.
 func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, error) {
 	if in.Observatory == "" {
 		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no Observatory"}, nil
@@ -230,6 +230,10 @@ func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, er
 		if err := a.writeCondition(ctx, s.Owner, 0, kube.LocksIdleCondition(in.Observatory)); err != nil {
 			return StepResult{}, asStepError(in.Step, err)
 		}
+	}
+	// No station reports any more: the weather the observer wrote last is not the site's now.
+	if err := a.updateStatusField(ctx, s.Owner, "weather", func([]byte) (any, error) { return kube.SafetyUnknown, nil }); err != nil {
+		return StepResult{}, asStepError(in.Step, err)
 	}
 	if len(devs.Resources) > 0 {
 		res.Skipped = false

@@ -289,6 +289,7 @@ func TestTheExampleSaysWhereItStandsWhileTonightIsReadyAndAfter(t *testing.T) {
 		statusOf(t, ns, obsv1.KindObservatory, "lab", &obs)
 		assert.Nil(t, obs.Server)
 		assert.Nil(t, obs.Reservations)
+		assert.Equal(t, "Unknown", obs.Weather, "no station reports once the site stopped")
 		for _, d := range []struct {
 			kind obsv1.Kind
 			name string
