@@ -465,6 +465,15 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	assert.Contains(t, profile, "INDI Mount [Telescope Simulator]")
 	assert.Contains(t, profile, "focalLength=480")
 	assert.Contains(t, profile, "INDIhost=east-telescope."+ns+".svc")
+	var gst obsv1.GuiderStatus
+	readObjectStatus(t, ns, obsv1.KindGuider, "east", &gst)
+	assert.Equal(t, "Running", gst.Phase)
+	assert.Equal(t, "east-guider", gst.Pod, "status.pod says a reservation runs it")
+	assert.NotEmpty(t, gst.Node)
+	assert.Equal(t, &obsv1.Endpoint{Service: "east-guider", Host: "east-guider." + ns + ".svc", Port: 4400}, gst.Endpoint)
+	reason, msg := readyOf(t, ns, obsv1.KindGuider, "east")
+	assert.Equal(t, "Ready", reason)
+	assert.Equal(t, "PHD2 connected its camera and mount", msg)
 
 	// A retried StartGuider finds PHD2 connected and sends nothing again.
 	_, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
@@ -492,6 +501,11 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	requireGone(t, ns, "east-guider")
 	_, err = env.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "east-guider", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "the ConfigMap is gone: %v", err)
+	gst = obsv1.GuiderStatus{}
+	readObjectStatus(t, ns, obsv1.KindGuider, "east", &gst)
+	assert.Equal(t, "Idle", gst.Phase)
+	assert.Empty(t, gst.Pod+gst.Node, "nothing runs it: the inventory's again")
+	assert.Nil(t, gst.Endpoint)
 	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
 	require.NoError(t, err)
 	assert.True(t, res.Skipped)

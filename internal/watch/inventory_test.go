@@ -133,10 +133,10 @@ func TestEveryChangeThatMayChangeAStatusTellsTheNamespacesInventoryAndReadingsDo
 	awaitInv(t, ctx, w, object, 4)
 	setFinalizers(ctx, t, obsv1.KindMount, mount, nil)
 	deleteAstro(t, ctx, obsv1.KindMount, mount)
-	got = awaitInv(t, ctx, w, object, 6)
-	if got[len(got)-1] != "deleted" {
-		t.Errorf("the Mount's delete: %v", got)
-	}
+	eventually(t, 20*time.Second, func() (bool, string) {
+		got := invSaw(t, ctx, w, object)
+		return len(got) >= 6 && got[len(got)-1] == "deleted", fmt.Sprintf("the Mount's changes: %v", got)
+	})
 
 	// One of the runner's pods: created, placed on a node, deleted.
 	pod := unique("east-mount")
@@ -149,9 +149,11 @@ func TestEveryChangeThatMayChangeAStatusTellsTheNamespacesInventoryAndReadingsDo
 	if err := env.Kube.CoreV1().Pods(obsNS).Delete(ctx, pod, *metav1.NewDeleteOptions(0)); err != nil {
 		t.Fatal(err)
 	}
-	if got := awaitInv(t, ctx, w, "pod/"+pod, 2); got[len(got)-1] != "deleted" {
-		t.Errorf("the pod's delete: %v", got)
-	}
+	// Its delete may first be seen as an update (its deletionTimestamp), then as a delete.
+	eventually(t, 20*time.Second, func() (bool, string) {
+		got := invSaw(t, ctx, w, "pod/"+pod)
+		return len(got) > 0 && got[len(got)-1] == "deleted", fmt.Sprintf("the pod's changes: %v", got)
+	})
 }
 
 func TestAReleasedReservationRestsWhateverItsNamespaceDoes(t *testing.T) {
