@@ -106,7 +106,7 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 	// An inventory cancelled by hand ends; the watcher's next signal starts it again.
 	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
 	for {
-		pending = receiveInventory(signals, pending)
+		pending = receiveAll(signals, pending)
 		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() ||
 			info.GetCurrentHistoryLength() > inventoryHistoryLimit || passes >= inventoryPassLimit {
 			return workflow.NewContinueAsNewError(ctx, Inventory, InventoryInput{Namespace: in.Namespace, Pending: pending})
@@ -121,7 +121,7 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 		if err := workflow.Sleep(ctx, inventoryGather); err != nil {
 			return err // cancelled
 		}
-		pending = receiveInventory(signals, pending)
+		pending = receiveAll(signals, pending)
 		opts := takeInventory
 		opts.Summary = "Compose and write the statuses of namespace " + in.Namespace + " (" + strconv.Itoa(len(pending)) + " changes)"
 		var res activities.InventoryResult
@@ -138,22 +138,11 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 		}
 		if res.Empty {
 			// A change that came during the pass is answered before the run ends.
-			if pending = receiveInventory(signals, pending); len(pending) == 0 {
+			if pending = receiveAll(signals, pending); len(pending) == 0 {
 				log.Info("the namespace holds no observatory resource; its inventory ends", "namespace", in.Namespace)
 				return nil
 			}
 		}
-	}
-}
-
-// receiveInventory appends every change already received to pending.
-func receiveInventory(signals workflow.ReceiveChannel, pending []InventoryChange) []InventoryChange {
-	for {
-		var batch []InventoryChange
-		if !signals.ReceiveAsync(&batch) {
-			return pending
-		}
-		pending = append(pending, batch...)
 	}
 }
 

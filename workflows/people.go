@@ -199,10 +199,11 @@ func changedNames(changes []PersonChange) []string {
 	return out
 }
 
-// receiveAll appends every change already received to pending.
-func receiveAll(signals workflow.ReceiveChannel, pending []PersonChange) []PersonChange {
+// receiveAll appends every batch of changes already received on signals to pending (a
+// shard's and an inventory's signals each carry a batch).
+func receiveAll[C any](signals workflow.ReceiveChannel, pending []C) []C {
 	for {
-		var batch []PersonChange
+		var batch []C
 		if !signals.ReceiveAsync(&batch) {
 			return pending
 		}

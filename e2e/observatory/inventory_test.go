@@ -10,31 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
 // create makes the observatory objects of a YAML text in ns and lets them go when the test ends.
-func create(t *testing.T, ns, text string) {
-	t.Helper()
-	for _, doc := range strings.Split(text, "\n---\n") {
-		var u unstructured.Unstructured
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
-		u.SetNamespace(ns)
-		u.SetAPIVersion(obsv1.SchemeGroupVersion.String())
-		res := env.Dynamic.Resource(obsv1.Kind(u.GetKind()).GroupVersionResource()).Namespace(ns)
-		_, err := res.Create(context.Background(), &u, metav1.CreateOptions{})
-		require.NoError(t, err, doc)
-		name := u.GetName()
-		t.Cleanup(func() {
-			_, _ = res.Patch(context.Background(), name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-			_ = res.Delete(context.Background(), name, metav1.DeleteOptions{})
-		})
-	}
-}
+func create(t *testing.T, ns, text string) { env.CreateObservatoryYAML(t, ns, text) }
 
 // The resources besides the example's that no reservation could run: each refused, or its
 // parent missing, or on the shelf.

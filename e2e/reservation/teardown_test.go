@@ -8,11 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	"sigs.k8s.io/yaml"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/indi"
@@ -54,19 +52,6 @@ func newRefusingMount(t *testing.T, local *activities.LocalINDI) refusingMount {
 	return refusingMount{LocalINDI: local, fake: f}
 }
 
-// createYAML creates the observatory objects of a YAML text in ns.
-func createYAML(t *testing.T, ns, text string) {
-	t.Helper()
-	for _, doc := range strings.Split(text, "\n---\n") {
-		var u unstructured.Unstructured
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
-		u.SetNamespace(ns)
-		u.SetAPIVersion(obsv1.SchemeGroupVersion.String())
-		_, err := env.Dynamic.Resource(obsv1.Kind(u.GetKind()).GroupVersionResource()).Namespace(ns).Create(context.Background(), &u, metav1.CreateOptions{})
-		require.NoError(t, err, doc)
-	}
-}
-
 func patchSpec(t *testing.T, ns string, kind obsv1.Kind, name, spec string) {
 	t.Helper()
 	_, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Patch(context.Background(), name,
@@ -88,13 +73,13 @@ func TestAReservationFailedAtEachActivationStepIsDeletedWithNothingLeft(t *testi
 		name    string
 	}{
 		{step: kube.StepStartSite, atFault: obsv1.KindSkyQualityMeter, name: "lab", prepare: func(t *testing.T, ns string) {
-			createYAML(t, ns, "kind: SkyQualityMeter\nmetadata: {name: lab}\nspec: {observatory: lab, driver: {name: indi_simulator_weather}}")
+			env.CreateObservatoryYAML(t, ns, "kind: SkyQualityMeter\nmetadata: {name: lab}\nspec: {observatory: lab, driver: {name: indi_simulator_weather}}")
 		}},
 		{step: kube.StepPowerOn, atFault: obsv1.KindRotator, name: "east.side", prepare: func(t *testing.T, ns string) {
-			createYAML(t, ns, "kind: Rotator\nmetadata: {name: east.side}\nspec: {opticalTrain: east-main, driver: {name: indi_simulator_rotator}}")
+			env.CreateObservatoryYAML(t, ns, "kind: Rotator\nmetadata: {name: east.side}\nspec: {opticalTrain: east-main, driver: {name: indi_simulator_rotator}}")
 		}},
 		{step: kube.StepStartDevices, atFault: obsv1.KindFocuser, name: "bad", prepare: func(t *testing.T, ns string) {
-			createYAML(t, ns, "kind: Focuser\nmetadata: {name: bad}\nspec: {opticalTrain: east-main, driver: {name: indi_nosuchdriver}}")
+			env.CreateObservatoryYAML(t, ns, "kind: Focuser\nmetadata: {name: bad}\nspec: {opticalTrain: east-main, driver: {name: indi_nosuchdriver}}")
 		}},
 		{step: kube.StepConnect, fake: true},
 		{step: kube.StepConfigure, prepare: func(t *testing.T, ns string) {
@@ -108,7 +93,7 @@ func TestAReservationFailedAtEachActivationStepIsDeletedWithNothingLeft(t *testi
 			patchSpec(t, ns, obsv1.KindDome, "lab", `{"activation":[{"state":"Unparked","timeout":"1s"}]}`)
 		}},
 		{step: kube.StepStartGuider, prepare: func(t *testing.T, ns string) {
-			createYAML(t, ns, "kind: OpticalTrain\nmetadata: {name: guide}\nspec: {telescope: east}\n---\n"+
+			env.CreateObservatoryYAML(t, ns, "kind: OpticalTrain\nmetadata: {name: guide}\nspec: {telescope: east}\n---\n"+
 				"kind: Guider\nmetadata: {name: east}\nspec: {telescope: east, opticalTrain: guide}")
 		}},
 	} {
