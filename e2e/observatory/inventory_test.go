@@ -3,7 +3,6 @@ package observatory
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
