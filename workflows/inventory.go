@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/kube"
 )
 
 const (
@@ -34,18 +35,6 @@ const (
 
 // InventoryWorkflowID is the stable workflow ID of a namespace's inventory.
 func InventoryWorkflowID(namespace string) string { return "inventory/" + namespace }
-
-// InventoryStaticSummary and InventoryStaticDetails are what the Temporal UI shows of an
-// inventory, set when the watcher starts it.
-func InventoryStaticSummary(namespace string) string {
-	return "Status of every observatory resource in namespace " + namespace
-}
-
-// InventoryStaticDetails says what the workflow does, for the UI's details.
-const InventoryStaticDetails = "Each batch of the watcher's signals is one pass (TakeInventory): it reads the " +
-	"namespace's observatory resources and the runner's pods there, and writes each status that changed " +
-	"(phase, Ready, ParentFound, a Telescope's and an Observatory's summaries), with an Event per condition " +
-	"transition. The reservations' workflows write the rest of each status."
 
 // InventoryChange is what the watcher saw. The pass reads everything anyway; the fields make
 // the history readable in the Temporal UI.
@@ -118,7 +107,9 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 			}
 			continue
 		}
-		if err := workflow.Sleep(ctx, inventoryGather); err != nil {
+		gather := workflow.NewTimerWithOptions(ctx, inventoryGather,
+			workflow.TimerOptions{Summary: "gather the changes of " + kube.ShortDuration(inventoryGather) + " into one pass"})
+		if err := gather.Get(ctx, nil); err != nil {
 			return err // cancelled
 		}
 		pending = receiveAll(signals, pending)

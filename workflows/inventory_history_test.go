@@ -43,8 +43,7 @@ func recordInventory(ctx context.Context, r recorder) (client.WorkflowRun, error
 		changes := []InventoryChange{{Object: string(kind) + "/" + name, Why: why}}
 		if run == nil {
 			run, err = r.c.SignalWithStartWorkflow(ctx, id, InventoryChanged, changes,
-				client.StartWorkflowOptions{ID: id, TaskQueue: r.queue, StaticSummary: InventoryStaticSummary(ns),
-					StaticDetails: InventoryStaticDetails}, InventoryWorkflow, InventoryInput{Namespace: ns})
+				InventoryStartOptions(r.queue, ns), InventoryWorkflow, InventoryInput{Namespace: ns})
 			return err
 		}
 		return r.c.SignalWorkflow(ctx, id, "", InventoryChanged, changes)

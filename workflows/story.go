@@ -86,6 +86,17 @@ func ObservatoryLockWords(namespace, name string) Words {
 	}
 }
 
+// InventoryWords are a namespace's inventory's words.
+func InventoryWords(namespace string) Words {
+	return Words{
+		Summary: "Status of every observatory resource in namespace " + namespace,
+		Details: "Each batch of the watcher's signals is one pass (TakeInventory): it reads the namespace's observatory " +
+			"resources and the runner's pods there, and writes each status that changed (phase, Ready, ParentFound, a " +
+			"Telescope's and an Observatory's summaries), with an Event per condition transition. The reservations' " +
+			"workflows write the rest of each status.\n\n```\nkubectl -n " + namespace + " get observatories,telescopes,mounts,cameras -o wide\n```",
+	}
+}
+
 // ProbeWords are the Probe's words.
 func ProbeWords() Words {
 	return Words{
@@ -116,6 +127,12 @@ func ReservationStartOptions(queue, namespace, name string, spec obsv1.Reservati
 func PeopleStartOptions(queue string, shard int) client.StartWorkflowOptions {
 	w := ShardWords(shard)
 	return client.StartWorkflowOptions{ID: PeopleWorkflowID(shard), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
+}
+
+// InventoryStartOptions start a namespace's inventory, as the watcher does.
+func InventoryStartOptions(queue, namespace string) client.StartWorkflowOptions {
+	w := InventoryWords(namespace)
+	return client.StartWorkflowOptions{ID: InventoryWorkflowID(namespace), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
 }
 
 // kubectl is markdown naming the commands that show a resource; an empty namespace is a

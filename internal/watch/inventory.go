@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.temporal.io/sdk/client"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
@@ -158,12 +157,9 @@ func trimPodToPlace(obj any) (any, error) {
 // run. why is "Kind/name word", as inventory queued it.
 func (r *observatoryRun) signalInventory(call context.Context, ns, why string) error {
 	object, word, _ := strings.Cut(why, " ")
-	id := workflows.InventoryWorkflowID(ns)
-	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, id, workflows.InventoryChanged,
+	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, workflows.InventoryWorkflowID(ns), workflows.InventoryChanged,
 		[]workflows.InventoryChange{{Object: object, Why: word}},
-		client.StartWorkflowOptions{ID: id, TaskQueue: r.cfg.TaskQueue,
-			StaticSummary: workflows.InventoryStaticSummary(ns), StaticDetails: workflows.InventoryStaticDetails},
-		workflows.InventoryWorkflow, workflows.InventoryInput{Namespace: ns})
+		workflows.InventoryStartOptions(r.cfg.TaskQueue, ns), workflows.InventoryWorkflow, workflows.InventoryInput{Namespace: ns})
 	if err == nil {
 		r.cfg.Log.Debug("signalled a namespace's inventory", "namespace", ns, "object", object, "why", word)
 	}
