@@ -45,12 +45,12 @@ type observatory struct{ dir string }
 func (o observatory) indiDir() string { return filepath.Join(o.dir, "indi") }
 func (o observatory) volumes() string { return filepath.Join(o.dir, "volumes") }
 
-// workerEnv runs the worker in dev mode, its indiservers on 127.0.0.1 only.
-func (o observatory) workerEnv(cache string) []string {
+// workerEnv runs the worker in dev mode (the stack points it at loopback.so, so its
+// indiservers listen on 127.0.0.1 only).
+func (o observatory) workerEnv() []string {
 	return []string{
 		"LIKEN_DEV_LOCAL_INDI=true",
 		"LIKEN_DEV_LOCAL_INDI_DIR=" + o.indiDir(),
-		stack.LoopbackEnv + "=" + stack.Loopback(cache),
 		"LIKEN_BAKER_IMAGE=" + bakerImage,
 	}
 }

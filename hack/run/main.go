@@ -171,7 +171,7 @@ func run() error {
 		} else {
 			// kwok's pods run nothing: the worker stands a local indiserver in for each INDI
 			// server pod, with the simulator drivers of its devices (dev mode only).
-			procEnv = append(procEnv, obs.workerEnv(cache)...)
+			procEnv = append(procEnv, obs.workerEnv()...)
 		}
 		if err := s.Spawn(ctx, stack.Process{
 			Name: name, Path: filepath.Join(root, *bin, name), Args: args,

@@ -288,7 +288,10 @@ func (s *Stack) Spawn(ctx context.Context, p Process) error {
 	if ready == nil {
 		ready = func(context.Context) error { return nil }
 	}
-	return s.run(ctx, &proc{name: p.Name, path: p.Path, args: p.Args, env: p.Env, dir: s.opts.Dir, ready: ready})
+	// A worker in dev mode starts indiservers, which listen on 127.0.0.1 only with loopback.so;
+	// every program of the stack finds it where the tools put it (make run, the bench, tests).
+	env := append([]string{LoopbackEnv + "=" + Loopback(s.opts.Cache)}, p.Env...)
+	return s.run(ctx, &proc{name: p.Name, path: p.Path, args: p.Args, env: env, dir: s.opts.Dir, ready: ready})
 }
 
 // HTTPReady is a readiness check for a program's health endpoint.
