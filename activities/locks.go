@@ -22,8 +22,9 @@ import (
 )
 
 // relayDefineTimeout bounds the wait for a driver to define its device before a relay: a
-// device that has not is silent, which the rules count on the safe side.
-const relayDefineTimeout = 5 * time.Second
+// device that has not is silent, which the rules count on the safe side. A fresh connection
+// gets every definition of the server first, which takes seconds on a busy machine.
+const relayDefineTimeout = 15 * time.Second
 
 // siteDome is the observatory's first Dome (its devices are sorted by name), or nil.
 func siteDome(site stepServer) *stepDevice {
@@ -105,6 +106,7 @@ func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (st
 	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, mountsParked); err != nil {
 		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
 	}
+	heard(ctx, sc, domeName)
 	cond := kube.LocksRelayedCondition(domeReport, mounts)
 	if err := a.writeCondition(ctx, site.Owner, 0, cond); err != nil {
 		return "", err
@@ -178,6 +180,9 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 		if err := c.RelayPark(dome.name, kube.DomeParkVector, dome.parked); err != nil {
 			return nil, fmt.Errorf("relay the dome's park state to %s: %w", s.Name, err)
 		}
+		for _, name := range names {
+			heard(ctx, c, name)
+		}
 	}
 	for _, m := range mounts {
 		name, ok := names[m.Label()]
@@ -189,6 +194,19 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 		out = append(out, kube.ParkReportOf(m.Label(), p, ok))
 	}
 	return out, nil
+}
+
+// heard waits until the driver of device has taken in a relay sent on c: the move that
+// follows goes on another connection, and without this the driver may judge it first, on the
+// state relayed before (it answers a Sync only after what came before it). A driver that
+// does not answer in time judges on what it has, and a refusal says so.
+func heard(ctx context.Context, c *indi.Client, device string) {
+	if device == "" {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
+	defer cancel()
+	_ = c.Sync(sctx, device)
 }
 
 // heedDome makes a mount heed its site's dome (DOME_LOCKS, and the dome's name to snoop on)
