@@ -100,7 +100,10 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 		return !slices.ContainsFunc(s.Drivers, func(d string) bool { return !slices.Contains(have, d) })
 	}
 	cur := l.servers[key]
-	if cur != nil && localAlive(cur.srv.Addr) && covers(cur.drivers) {
+	// Alive is the process's word, not a dial's: indiserver listens with a backlog of 5, so
+	// a busy one (twenty reservations dialling it at once) drops new connections for a
+	// second or more, and a server taken for dead then was killed under its clients.
+	if cur != nil && cur.srv.Running() && covers(cur.drivers) {
 		return cur.srv.Addr, nil
 	}
 	drivers := slices.Clone(s.Drivers)
@@ -312,7 +315,7 @@ func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer,
 		return nil, nil
 	}
 	srv, err := inditest.Attach(r.Address, r.Home, r.Pid)
-	if err == nil && localAlive(r.Address) {
+	if err == nil && !localRefused(r.Address) {
 		return &localINDIServer{srv: srv, drivers: r.Drivers}, r.Drivers
 	}
 	if err == nil {
@@ -385,12 +388,13 @@ func removeHome(home string) {
 	}
 }
 
-// localAlive says whether something still listens at addr: a killed indiserver refuses.
-func localAlive(addr string) bool {
+// localRefused says whether nothing listens at addr: a killed indiserver refuses. A dial that
+// only times out is a busy server's full listen queue, not a dead one.
+func localRefused(addr string) bool {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
-		return false
+		return errors.Is(err, syscall.ECONNREFUSED)
 	}
 	c.Close()
-	return true
+	return false
 }

@@ -53,7 +53,7 @@ func TestALocalServerStopsWhenItsPodIsDeletedAndComesBackWhereItWas(t *testing.T
 	fctx, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)
 	require.NoError(t, l.FollowPods(fctx, env.Kube, slog.Default()))
-	assert.False(t, localAlive(siteAddr), "the stand-in of a pod deleted while no worker ran stopped when the next one started")
+	assert.True(t, localRefused(siteAddr), "the stand-in of a pod deleted while no worker ran stopped when the next one started")
 
 	serverPod(t, ns, tel.Name)
 	addr, err := l.Address(ctx, tel)
@@ -64,7 +64,7 @@ func TestALocalServerStopsWhenItsPodIsDeletedAndComesBackWhereItWas(t *testing.T
 	pid := l.servers[ns+"/"+tel.Name].srv.Pid
 
 	deletePod(t, ns, tel.Name)
-	require.Eventually(t, func() bool { return !localAlive(addr) }, 20*time.Second, 50*time.Millisecond,
+	require.Eventually(t, func() bool { return localRefused(addr) }, 20*time.Second, 50*time.Millisecond,
 		"the stand-in stops when its pod is deleted")
 	_, ok = l.Lookup(ns, tel.Name)
 	assert.False(t, ok)

@@ -3,6 +3,7 @@ package activities
 
 import (
 	"context"
+	"net"
 	"os"
 	"syscall"
 	"testing"
@@ -61,9 +62,40 @@ func TestTheLocalResolverStartsOneServerPerINDIServerAndRestartsItWhenNeeded(t *
 	devicesAt(t, addr, "Telescope Simulator", "CCD Simulator")
 
 	require.NoError(t, l.Close())
-	assert.False(t, localAlive(addr), "Close stops the servers")
+	assert.True(t, localRefused(addr), "Close stops the servers")
 	_, err = l.Address(ctx, tel)
 	assert.ErrorIs(t, err, errLocalINDIClosed)
+}
+
+func TestABusyLocalServerIsNotTakenForDeadAndRestarted(t *testing.T) {
+	l := &LocalINDI{}
+	t.Cleanup(func() { l.Close() })
+	ctx := testContext(t)
+	tel := INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}}
+	addr, err := l.Address(ctx, tel)
+	require.NoError(t, err)
+	l.mu.Lock()
+	pid := l.servers["dev/east-telescope"].srv.Pid
+	l.mu.Unlock()
+
+	// A server too busy to accept: stopped, with its listen queue (indiserver's backlog is 5)
+	// full, so that a new connection is neither accepted nor refused.
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	for range 8 {
+		d := net.Dialer{Timeout: 200 * time.Millisecond}
+		if c, err := d.DialContext(ctx, "tcp", addr); err == nil {
+			t.Cleanup(func() { c.Close() })
+		}
+	}
+	again, err := l.Address(ctx, tel)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT), "the busy server runs on, not a new one")
+	assert.Equal(t, addr, again)
+	l.mu.Lock()
+	assert.Equal(t, pid, l.servers["dev/east-telescope"].srv.Pid, "the busy server runs on, not a new one")
+	l.mu.Unlock()
+	devicesAt(t, addr, "Telescope Simulator")
 }
 
 func TestTheLocalResolverStopsTheDriversOfADeviceThatLeft(t *testing.T) {
@@ -88,7 +120,7 @@ func TestTheLocalResolverStopsTheDriversOfADeviceThatLeft(t *testing.T) {
 	require.NoError(t, l.StopDrivers(ctx, INDIServer{Namespace: "dev", Name: "lab-observatory", Drivers: []string{"indi_simulator_dome"}}),
 		"nor is a server that does not run")
 	require.NoError(t, l.StopDrivers(ctx, INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}}))
-	assert.False(t, localAlive(addr), "a server left with no driver stops")
+	assert.True(t, localRefused(addr), "a server left with no driver stops")
 }
 
 func TestTheLocalResolverRefusesADriverThisMachineDoesNotHave(t *testing.T) {
@@ -173,7 +205,7 @@ func TestAResolverOnTheFolderOfAnotherAdoptsItsServersAndReplacesTheDeadOnes(t *
 	require.NoError(t, second.Close())
 	for _, r := range []LocalINDIRecord{before, replaced} {
 		assert.False(t, running(r), "%s stopped", r.Name)
-		assert.False(t, localAlive(r.Address), "%s answers no more", r.Name)
+		assert.True(t, localRefused(r.Address), "%s answers no more", r.Name)
 		_, err := os.Stat(r.Home)
 		assert.ErrorIs(t, err, os.ErrNotExist, "%s's HOME is removed", r.Name)
 	}

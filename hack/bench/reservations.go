@@ -69,8 +69,11 @@ func runReservations(counts []int) func(context.Context, *bench) error {
 		if err := b.spawn(ctx, "watcher", "watcher", "--side=observatory"); err != nil {
 			return err
 		}
-		// The workers share one dev-mode folder, as workers share the pods they create.
-		if err := b.spawnWorkers(ctx, "--dev-local-indi"); err != nil {
+		// The workers share one dev-mode folder, as workers share the pods they create; the
+		// stack's own, not the default one in the temporary folder, which every worker on this
+		// machine with the default task queue shares (another's Close would stop ours).
+		indiDir := filepath.Join(filepath.Dir(b.binDir), "indi")
+		if err := b.spawnWorkers(ctx, "--dev-local-indi", "--dev-local-indi-dir="+indiDir); err != nil {
 			return err
 		}
 		for _, n := range counts {
