@@ -1,3 +1,8 @@
+// The triggers of a Ready reservation (spec 4): while the telescope is held, RunTriggers
+// passes over every resource's triggers, one pass at a time, again when the device observer
+// says a condition changed and when the earliest `for` runs out. A pass is an activity of
+// its own, so the history shows when each ran; the end of the reservation cancels the pass
+// in flight and waits for it, so Deactivation finds the triggers' records settled.
 package workflows
 
 import (

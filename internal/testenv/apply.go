@@ -1,3 +1,7 @@
+// Observatory objects for a test, from the project's YAML (a file such as
+// examples/observatory.yaml, or a text written in the test), created in the test's own
+// namespace and removed, finalizers and all, when the test ends, so that no test leaves an
+// object that holds the next one's telescope.
 package testenv
 
 import (

@@ -1,3 +1,6 @@
+// A bound PersistentVolumeClaim for the tests that read a picture or a file from a claim
+// (claim:// sources, baker pods): the real control plane has no storage provisioner, so the
+// volume is made by hand and bound to the claim at once.
 package testenv
 
 import (

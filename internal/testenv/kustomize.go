@@ -1,3 +1,5 @@
+// The objects deploy/ renders to, for the tests that read the manifests (RBAC, images,
+// Deployments) and prove what they say, rendered by the same kubectl the stack installs.
 package testenv
 
 import (

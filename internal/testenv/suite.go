@@ -1,3 +1,6 @@
+// Quiet Temporal logging for tests: a workflow test suite and the clients and workers of
+// the end-to-end tests log warnings and errors only, so a failing test shows what its
+// workflow said and a passing one prints nothing.
 package testenv
 
 import (

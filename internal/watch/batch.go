@@ -1,3 +1,6 @@
+// Batching the watcher's signals: while one signal to a workflow is in flight, the
+// changes for that workflow gather and go together in the next, so a burst of changes costs
+// one round trip per workflow rather than one per change, and a lone change goes at once.
 package watch
 
 import (
