@@ -139,7 +139,7 @@ func (f *fakeSite) startWorker() string {
 	reg(f.write, "WriteReservationStatus")
 	reg(func(context.Context, activities.RetryRemoval) error { return nil }, "RemoveRetryAnnotation")
 	reg((&activities.Activities{Temporal: f.c}).SignalCoordinator, "SignalCoordinator")
-	for step := range stepActivities {
+	for step := range steps {
 		reg(f.step, step)
 	}
 	reg(f.observe, "ObserveDevices")

@@ -316,8 +316,8 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	env.OnActivity(a.WriteReservationStatus, mock.Anything, mock.Anything).Return(f.write).Maybe()
 	env.OnActivity(a.RemoveRetryAnnotation, mock.Anything, mock.Anything).Return(f.removeRetry).Maybe()
 	env.OnActivity(a.SignalCoordinator, mock.Anything, mock.Anything).Return(f.coordinate(t)).Maybe()
-	for _, fn := range stepActivities {
-		env.OnActivity(fn, mock.Anything, mock.Anything).Return(f.step).Maybe()
+	for _, s := range steps {
+		env.OnActivity(s.activity, mock.Anything, mock.Anything).Return(f.step).Maybe()
 	}
 	// The observer runs until it is cancelled. It waits on the workflow's clock (AfterFn),
 	// not on its context: a running activity would keep the test clock from skipping ahead.

@@ -70,14 +70,11 @@ func (t *triggerPasses) request() {
 		return
 	}
 	r := t.r
-	in := activities.StepInput{
-		Namespace: r.in.Namespace, Reservation: r.in.Name, UID: r.state.UID, Holder: r.holder,
-		Telescope: r.telescope, Observatory: r.observatory, Step: "Triggers", Started: r.now(),
-		// The site's own triggers (the Dome's, the WeatherStation's) run from every
-		// reservation there: each run is a target state or a Job named from its
-		// transition, so a second reservation's pass finds it done or adopts it.
-		SiteTiers: r.observatory != "",
-	}
+	in := r.stepInput("Triggers")
+	// The site's own triggers (the Dome's, the WeatherStation's) run from every reservation
+	// there: each run is a target state or a Job named from its transition, so a second
+	// reservation's pass finds it done or adopts it.
+	in.SiteTiers = r.observatory != ""
 	opts := triggerOptions
 	opts.Summary = "a pass over the triggers of " + r.servers()
 	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), a.RunTriggers, in)
