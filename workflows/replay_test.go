@@ -26,10 +26,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/activities"
-	"liken.sh/runner/indi"
 	"liken.sh/runner/internal/stack"
 	"liken.sh/runner/internal/testenv"
-	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
@@ -167,49 +165,12 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		return run, endReservation(ctx, r, ns, name)
 	},
 	// A Rotator joins the example telescope's train while Ready and then leaves it (its
-	// parent edited away): LiveDevices starts its pod and driver, then stops them.
-	"live": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
-		const ns, name = "observatory", "live"
-		res := func(k obsv1.Kind) dynamic.ResourceInterface {
-			return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns)
-		}
-		run, id, err := startReady(ctx, r, ns, name, "hedy")
-		if err != nil {
-			return nil, err
-		}
-		pods := r.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
-		rotator := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Rotator",
-			"metadata": map[string]any{"name": "east-main", "namespace": ns},
-			"spec":     map[string]any{"opticalTrain": "east-main", "driver": map[string]any{"name": "indi_simulator_rotator"}},
-		}}
-		if _, err := res(obsv1.KindRotator).Create(ctx, rotator, metav1.CreateOptions{}); err != nil {
-			return nil, err
-		}
-		for _, step := range []struct {
-			patch string
-			runs  bool
-		}{{"", true}, {`{"spec":{"opticalTrain":null}}`, false}} {
-			if step.patch != "" {
-				if _, err := res(obsv1.KindRotator).Patch(ctx, "east-main", types.MergePatchType, []byte(step.patch), metav1.PatchOptions{}); err != nil {
-					return nil, err
-				}
-			}
-			if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: "device"}); err != nil {
-				return nil, err
-			}
-			if _, err := poll(ctx, func() (string, bool) {
-				_, err := pods.Get(ctx, "east-main-rotator", metav1.GetOptions{})
-				return fmt.Sprint(err), (err == nil) == step.runs
-			}); err != nil {
-				return nil, fmt.Errorf("the Rotator's pod (runs: %v): %w", step.runs, err)
-			}
-		}
-		if err := res(obsv1.KindRotator).Delete(ctx, "east-main", metav1.DeleteOptions{}); err != nil {
-			return nil, err
-		}
-		return run, endReservation(ctx, r, ns, name)
-	},
+	// parent edited away). "live" was recorded before the live plan: LiveDevices started its
+	// pod and driver, then stopped them, in one activity each time. "live-plan" is the same
+	// session since: each part of the plan (PlanLiveDevices, StartLiveDevices, LeaveDevice,
+	// ConnectLiveDevices, Configure, ...) is an activity of its own.
+	"live":      recordLive("live"),
+	"live-plan": recordLive("joined"),
 	// A reservation of the example telescope that ends at its spec.end and stays Released;
 	// the watcher's resync then starts its workflow again, and that run ends at once, having
 	// first said where the reservation stands (search-every-run). The first run is saved
@@ -374,7 +335,9 @@ func TestRecordHistories(t *testing.T) {
 	}
 	root, err := stack.Root(".")
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// A bound for the whole recording, stack and all; ten minutes leaves room for a machine
+	// whose cores other work shares (its API clients wait on client-side throttling).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	s, err := stack.Start(ctx, stack.Options{Dir: t.TempDir(), Cache: stack.Cache(root), Kube: true,
 		Temporal: stack.Temporal{Enabled: true, SearchAttributes: SearchAttributes}})
@@ -432,88 +395,4 @@ func TestRecordHistories(t *testing.T) {
 		require.NoError(t, run.Get(ctx, nil), name)
 		require.NoError(t, save(ctx, name, run.GetID()), name)
 	}
-}
-
-func recordStorm(ctx context.Context, r recorder) (client.WorkflowRun, error) {
-	const ns, name = "observatory", "stormy"
-	res := func(k obsv1.Kind) dynamic.ResourceInterface {
-		return r.dyn.Resource(k.GroupVersionResource()).Namespace(ns)
-	}
-	unsafe := `{"kind":"WeatherStation","name":"lab","type":"Safe","status":"False"}`
-	triggers := map[obsv1.Kind][2]string{
-		obsv1.KindMount: {"east", `[{"when":` + unsafe + `,"run":[{"state":"Parked"}]}]`},
-		obsv1.KindDome: {"lab", `[{"when":` + unsafe + `,"run":[{"state":"Parked","after":[{"kind":"Mount"}]}]},` +
-			`{"when":{"kind":"WeatherStation","name":"lab","type":"Safe","for":"5s"},"run":[{"state":"Unparked"}]}]`},
-	}
-	for k, t := range triggers {
-		if _, err := res(k).Patch(ctx, t[0], types.MergePatchType, []byte(`{"spec":{"triggers":`+t[1]+`}}`), metav1.PatchOptions{}); err != nil {
-			return nil, err
-		}
-	}
-	run, _, err := startReady(ctx, r, ns, name, "ada")
-	if err != nil {
-		return nil, err
-	}
-	addr, err := r.indi.Address(ctx, activities.INDIServer{Namespace: ns, Name: "lab-observatory",
-		Drivers: []string{"indi_simulator_dome", "indi_simulator_weather"}})
-	if err != nil {
-		return nil, err
-	}
-	site, err := indi.Dial(ctx, addr)
-	if err != nil {
-		return nil, err
-	}
-	defer site.Close()
-	wind := func(kph float64) error {
-		if _, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": kph}, 0); err != nil {
-			return err
-		}
-		return site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH")
-	}
-	// done waits until the kind's i-th trigger has run to its end.
-	done := func(k obsv1.Kind, i int) error {
-		_, err := poll(ctx, func() (string, bool) {
-			got, err := res(k).Get(ctx, triggers[k][0], metav1.GetOptions{})
-			if err != nil {
-				return "", false
-			}
-			recs, _, _ := unstructured.NestedSlice(got.Object, "status", "procedures")
-			for _, rec := range recs {
-				m, _ := rec.(map[string]any)
-				if m["trigger"] == kube.TriggerRecord(i) && m["state"] == string(obsv1.RunDone) {
-					return "", true
-				}
-			}
-			return "", false
-		})
-		return err
-	}
-	steps := []func() error{
-		func() error { return wind(40) },
-		func() error { return done(obsv1.KindMount, 0) },
-		func() error { return done(obsv1.KindDome, 0) },
-		func() error { return wind(0) },
-		func() error { return done(obsv1.KindDome, 1) },
-		// A flap within the 5 s: the unpark waiting for it is let go, the park runs again.
-		func() error { return wind(40) },
-		func() error { time.Sleep(time.Second); return wind(0) },
-		func() error { time.Sleep(15 * time.Second); return nil },
-	}
-	for i, step := range steps {
-		if err := step(); err != nil {
-			return nil, fmt.Errorf("storm step %d: %w", i, err)
-		}
-	}
-	if err := endReservation(ctx, r, ns, name); err != nil {
-		return nil, err
-	}
-	if err := run.Get(ctx, nil); err != nil {
-		return nil, err
-	}
-	for k, t := range triggers {
-		if _, err := res(k).Patch(ctx, t[0], types.MergePatchType, []byte(`{"spec":{"triggers":null}}`), metav1.PatchOptions{}); err != nil {
-			return nil, err
-		}
-	}
-	return run, nil
 }

@@ -224,6 +224,41 @@ func reversed(s []string) []string {
 	return out
 }
 
+// LiveStepSummary is what the Temporal UI says of a part of a live plan, such as "Rotator
+// east-main leaves Telescope east: its deactivation, its driver stopped, its pod deleted".
+func LiveStepSummary(step activities.LiveStep, in activities.LiveServerInput) string {
+	owner := string(in.Server.Owner.Kind) + " " + in.Server.Owner.Name
+	device := string(in.Device.Kind) + " " + in.Device.Name
+	switch step {
+	case activities.LiveLeave:
+		return device + " leaves " + owner + ": its deactivation, its driver stopped, its pod deleted"
+	case activities.LiveRefuse:
+		var refused []string
+		for _, r := range in.Server.Refuse {
+			refused = append(refused, string(r.Device.Kind)+" "+r.Device.Name)
+		}
+		return "refuse " + strings.Join(refused, ", ") + " on " + owner + ": say why on each"
+	case activities.LiveStart:
+		var joiners []string
+		for _, j := range in.Server.Join {
+			joiners = append(joiners, string(j.Kind)+" "+j.Name)
+		}
+		if len(joiners) == 0 {
+			return "create again what was deleted of " + owner
+		}
+		return strings.Join(joiners, ", ") + " joining " + owner + ": pods and drivers; and create again what was deleted"
+	case activities.LiveGuider:
+		return "the Guider's pod of Telescope " + in.Telescope + ", again, as StartGuider made it"
+	case activities.LiveConnect:
+		return "connect the devices of " + owner + " again, its drivers changed"
+	case activities.LiveConfigure:
+		return "configure the devices of " + owner + " again, its drivers changed"
+	case activities.LiveActivate:
+		return "the activation of " + device + ", now part of " + owner
+	}
+	return string(step)
+}
+
 // localSummary is a reservation's bookkeeping local activity's summary: "hold Telescope east".
 func localSummary(verb string, kind obsv1.Kind, name string) string {
 	return verb + " " + string(kind) + " " + name

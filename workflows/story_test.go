@@ -149,3 +149,31 @@ func TestTheLocksAndPersonsSayWhereTheyStand(t *testing.T) {
 		t.Errorf("fewNames = %q", got)
 	}
 }
+
+func TestEveryPartOfALivePlanSaysWhatItDoesAndToWhat(t *testing.T) {
+	in := activities.LiveServerInput{
+		LiveInput: activities.LiveInput{StepInput: activities.StepInput{Telescope: "east"}},
+		Server: activities.LiveServer{Owner: kube.ResourceID{Kind: obsv1.KindTelescope, Name: "east"},
+			Join:   []kube.ResourceID{{Kind: obsv1.KindRotator, Name: "east-main"}},
+			Refuse: []kube.Refusal{{Device: kube.LiveDevice{Kind: obsv1.KindCamera, Name: "east-side"}}}},
+		Device: kube.ResourceID{Kind: obsv1.KindRotator, Name: "east-main"},
+	}
+	cases := map[activities.LiveStep]string{
+		activities.LiveLeave:     "Rotator east-main leaves Telescope east: its deactivation, its driver stopped, its pod deleted",
+		activities.LiveRefuse:    "refuse Camera east-side on Telescope east: say why on each",
+		activities.LiveStart:     "Rotator east-main joining Telescope east: pods and drivers; and create again what was deleted",
+		activities.LiveGuider:    "the Guider's pod of Telescope east, again, as StartGuider made it",
+		activities.LiveConnect:   "connect the devices of Telescope east again, its drivers changed",
+		activities.LiveConfigure: "configure the devices of Telescope east again, its drivers changed",
+		activities.LiveActivate:  "the activation of Rotator east-main, now part of Telescope east",
+	}
+	for step, want := range cases {
+		if got := LiveStepSummary(step, in); got != want {
+			t.Errorf("LiveStepSummary(%s) = %q, want %q", step, got, want)
+		}
+	}
+	in.Server.Join = nil
+	if got := LiveStepSummary(activities.LiveStart, in); got != "create again what was deleted of Telescope east" {
+		t.Errorf("a bring-up without joiners says %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package reservation
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,7 +71,10 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 }
 
 // healsDone counts the heals the reservation's workflow completed: HealPods, or LiveDevices
-// (which heals too) since devices join and leave live.
+// (which heals too) since devices join and leave live, or, since each part of a live plan is
+// an activity of its own, StartLiveDevices (the part that creates the pods again).
+var healActivities = []string{"HealPods", "LiveDevices", string(activities.LiveStart)}
+
 func healsDone(t *testing.T, c client.Client, ns string) int {
 	t.Helper()
 	scheduled := map[int64]bool{}
@@ -79,7 +83,7 @@ func healsDone(t *testing.T, c client.Client, ns string) int {
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && (a.GetActivityType().GetName() == "HealPods" || a.GetActivityType().GetName() == "LiveDevices") {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && slices.Contains(healActivities, a.GetActivityType().GetName()) {
 			scheduled[e.GetEventId()] = true
 		}
 		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] {

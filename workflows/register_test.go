@@ -1,0 +1,67 @@
+// Registered names are what recorded and running histories refer to: a workflow or an
+// activity whose name disappears leaves every run that named it stuck on its next task.
+// This test lists them as they were registered when the list was written; a new name is
+// welcome, a missing one fails.
+package workflows
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"liken.sh/runner/activities"
+)
+
+// registeredNames is every name Register put on a worker: the workflows, and the activities
+// (the exported methods of *activities.Activities, which RegisterActivity registers by name).
+var registeredNames = []string{
+	ProbeWorkflow, PersonWorkflow, PeopleWorkflow, ReservationWorkflow, TelescopeWorkflow, ObservatoryWorkflow, InventoryWorkflow,
+	"Abort", "Activation", "AddDeactivateFinalizer", "BakePerson", "Configure", "Connect", "Deactivation", "Disconnect",
+	"ForgetPerson", "HealPods", "KubernetesVersion", "LiveDevices", "ObserveDevices", "PaintPeople", "PowerOff", "PowerOn",
+	"ReadReservation", "RemoveDeactivateFinalizer", "RemoveRetryAnnotation", "RunTriggers", "SignalCoordinator",
+	"SignalWorkflows", "StartDevices", "StartGuider", "StartSite", "StopDevices", "StopGuider", "StopSite", "SyncPerson",
+	"TakeInventory", "WriteReservationStatus",
+	// The parts of a live plan (activities.RunLivePlan).
+	"PlanLiveDevices", "LeaveDevice", "RefuseDevices", "StartLiveDevices", "RestartGuider", "ConnectLiveDevices", "ActivateDevice",
+}
+
+func TestNoRegisteredWorkflowOrActivityNameDisappears(t *testing.T) {
+	got := &names{}
+	Register(got, &activities.Activities{})
+	for _, name := range registeredNames {
+		if !slices.Contains(got.names, name) {
+			t.Errorf("%s is no longer registered: the histories that name it can no longer run", name)
+		}
+	}
+	for _, step := range []activities.LiveStep{activities.LiveLeave, activities.LiveRefuse, activities.LiveStart,
+		activities.LiveGuider, activities.LiveConnect, activities.LiveConfigure, activities.LiveActivate} {
+		if !slices.Contains(got.names, string(step)) || liveActivities[step] == nil {
+			t.Errorf("the live plan's part %s has no activity of its name", step)
+		}
+	}
+}
+
+// names is a worker.Registry that writes down the names registered, as the SDK names them.
+type names struct {
+	worker.Registry
+	names []string
+}
+
+func (n *names) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOptions) {
+	n.names = append(n.names, o.Name)
+}
+
+func (n *names) RegisterActivity(a any) {
+	t := reflect.TypeOf(a)
+	for i := range t.NumMethod() {
+		n.names = append(n.names, t.Method(i).Name)
+	}
+}
+
+func (n *names) RegisterActivityWithOptions(_ any, o activity.RegisterOptions) {
+	n.names = append(n.names, o.Name)
+}
