@@ -77,7 +77,11 @@ type LiveServer struct {
 	Leave  []kube.ResourceID `json:",omitempty"`
 	Join   []kube.ResourceID `json:",omitempty"`
 	Refuse []kube.Refusal    `json:",omitempty"`
-	// Run: the server has devices to run, and StartLiveDevices makes what of them is missing.
+	// Devices are what the server runs, as the plan read them, less the refused:
+	// StartLiveDevices makes what of them is missing, and ConnectLiveDevices connects them. A
+	// device that joins after the plan waits for the next one, which sees it join.
+	Devices []kube.ResourceID `json:",omitempty"`
+	// Run: the server has devices to run.
 	Run bool `json:",omitempty"`
 	// Active: the owner is Active, so its joiners run their activation, and so do the
 	// devices in Activate (marked Pending by an earlier try, or failed after they joined and
@@ -178,6 +182,9 @@ func (a *Activities) planServer(ctx context.Context, in LiveInput, s stepServer,
 		}
 	}
 	s.Devices = withoutRefused(s.Devices, part.Refuse)
+	for _, d := range s.Devices {
+		part.Devices = append(part.Devices, kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
+	}
 	part.Run = len(s.Devices) > 0
 	var err error
 	if part.Active, err = a.isActive(ctx, s.Owner); err != nil || !part.Active {

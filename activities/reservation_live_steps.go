@@ -48,7 +48,7 @@ func (a *Activities) StartLiveDevices(ctx context.Context, in LiveServerInput) (
 	if err != nil {
 		return out, err
 	}
-	s.Devices = withoutRefused(s.Devices, in.Server.Refuse)
+	s.Devices = in.Server.planned(s.Devices)
 	if len(s.Devices) == 0 {
 		return out, nil
 	}
@@ -122,7 +122,7 @@ func (a *Activities) ConnectLiveDevices(ctx context.Context, in LiveServerInput)
 	if err != nil {
 		return err
 	}
-	s.Devices = withoutRefused(s.Devices, in.Server.Refuse)
+	s.Devices = in.Server.planned(s.Devices)
 	if len(s.Devices) > 0 {
 		if _, err := a.connectAll(ctx, s, s.Devices); err != nil {
 			return err
@@ -247,6 +247,13 @@ func (a *Activities) liveHeartbeat(ctx context.Context, what string) (stop func(
 	hb := newHeartbeat(ctx)
 	hb.set("live", what)
 	return hb.stop
+}
+
+// planned are the devices of a fresh read that the plan knew the server runs.
+func (s LiveServer) planned(devices []stepDevice) []stepDevice {
+	return only(devices, func(d stepDevice) bool {
+		return slices.Contains(s.Devices, kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
+	})
 }
 
 // deviceOf finds a server's device by kind and name.
