@@ -43,6 +43,22 @@ type Client struct {
 	lastRef error
 }
 
+// traffic is this process's INDI traffic, over every client: what a benchmark counts per
+// reservation (Totals), since load changes its timings but not its counts.
+var traffic struct{ connections, written, received atomic.Uint64 }
+
+// Traffic counts a process's INDI work since it started.
+type Traffic struct {
+	Connections uint64 // clients made (Dial, NewClient)
+	Written     uint64 // writes to servers: a request or a vector each, the opening pair once
+	Received    uint64 // messages read from servers (definitions, updates, messages)
+}
+
+// Totals is this process's INDI traffic so far.
+func Totals() Traffic {
+	return Traffic{Connections: traffic.connections.Load(), Written: traffic.written.Load(), Received: traffic.received.Load()}
+}
+
 // Dial connects to an INDI server at host:port (7624 is INDI's port) and asks for every
 // property. BLOBs stay off.
 func Dial(ctx context.Context, addr string) (*Client, error) {
@@ -57,6 +73,7 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 // NewClient runs a client over an established connection; server names it in errors.
 func NewClient(conn net.Conn, server string, lim Limits) (*Client, error) {
 	c := &Client{server: server, conn: conn, store: newStore(), synced: make(map[string]bool)}
+	traffic.connections.Add(1)
 	b := AppendGetProperties(nil, "", "")
 	b = append(b, "<enableBLOB>Never</enableBLOB>\n"...)
 	if err := c.write(b); err != nil {
@@ -131,6 +148,7 @@ func (c *Client) read(rd *Reader) {
 			c.fail(err)
 			return
 		}
+		traffic.received.Add(1)
 		switch m.Tag {
 		case "pingRequest": // newer servers check that clients keep up
 			b := append([]byte(`<pingReply`), ` uid="`...)
@@ -167,6 +185,7 @@ func (c *Client) write(b []byte) error {
 		c.fail(err)
 		return c.Err()
 	}
+	traffic.written.Add(1)
 	return nil
 }
 

@@ -74,6 +74,7 @@ func run(args []string) error {
 
 	reg := metrics.New()
 	reg.Kubernetes()
+	reg.INDI()
 	rc, err := cfg.RESTConfig()
 	if err != nil {
 		return err

@@ -5,7 +5,7 @@
 // 20 telescopes reserved at once (reservations.go). Then this project again on Temporal's own
 // server with PostgreSQL (deploy/temporal/postgres), with one worker process and with two,
 // counting what each worker did and that no side effect happened twice (scale.go). Numbers
-// are printed, never asserted: these machines are noisy.
+// are printed, never asserted: these machines are noisy; counts (counts.go) are not.
 //
 // `make bench` runs it after the Go micro-benchmarks.
 package main
@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,8 @@ type bench struct {
 	out    *report
 	binDir string
 	log    *slog.Logger
+	own    *ownRequests      // the bench's own requests to the API server
+	health map[string]string // each spawned process's health and metrics address
 }
 
 // run runs every workload; one that fails is said at once, the others still run, and the run
@@ -168,7 +171,9 @@ func withBench(ctx context.Context, c config, su setup, crds string, out *report
 		return err
 	}
 	cfg.QPS, cfg.Burst = 1000, 2000
-	b := &bench{config: c, setup: su, root: root, s: s, out: out, binDir: filepath.Join(dir, "bin"), log: log}
+	b := &bench{config: c, setup: su, root: root, s: s, out: out, binDir: filepath.Join(dir, "bin"), log: log,
+		own: &ownRequests{n: map[apiKey]float64{}}, health: map[string]string{}}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { b.own.next = rt; return b.own })
 	b.kube = kubernetes.NewForConfigOrDie(cfg)
 	b.dyn = dynamic.NewForConfigOrDie(cfg)
 
@@ -237,6 +242,7 @@ func (b *bench) spawn(ctx context.Context, name, bin string, args ...string) err
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
+	b.health[name] = addr
 	env := []string{"KUBECONFIG=" + b.s.Kubeconfig, "TEMPORAL_ADDRESS=" + b.s.TemporalAddress, "LIKEN_LOG_LEVEL=warn",
 		"LIKEN_HEALTH_ADDRESS=" + addr, "POD_NAME=" + name}
 	return b.s.Spawn(ctx, stack.Process{

@@ -8,6 +8,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,6 +175,11 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	if out, err := apply.CombinedOutput(); err != nil {
 		return fmt.Errorf("apply the site: %v: %s", err, out)
 	}
+	// Counted from here: what the runner does for the site and its reservations.
+	before, err := b.snapshot(ctx)
+	if err != nil {
+		return err
+	}
 
 	res := b.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
 	ready, released := map[string]time.Time{}, map[string]time.Time{}
@@ -228,6 +235,10 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 		}
 	}
 	cpuReleased = b.cpu()
+	after, err := b.snapshot(ctx)
+	if err != nil {
+		return err
+	}
 
 	var toReady, toReleased []time.Duration
 	for _, t := range ready {
@@ -252,7 +263,45 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	busy("start → all Ready", cpuStart, cpuReady, slices.Max(toReady))
 	busy("end → all Released", cpuEnd, cpuReleased, slices.Max(toReleased))
 	fmt.Printf("  %s\n", createdOnce(pods()))
+	after.print(os.Stdout, before, n)
 	return b.reservationCost(ctx, ns, n)
+}
+
+// counted is what a scenario counts at one moment: the API server's requests, the bench's
+// own among them, and the workers' INDI traffic.
+type counted struct {
+	api  apiCounts
+	own  map[apiKey]float64
+	indi map[string]float64
+}
+
+func (b *bench) snapshot(ctx context.Context) (counted, error) {
+	own := b.own.snapshot()
+	api, err := b.apiServerCounts(ctx)
+	if err != nil {
+		return counted{}, err
+	}
+	indi, err := b.indiTraffic(ctx, b.workerNames())
+	return counted{api: api, own: own, indi: indi}, err
+}
+
+// print says what the runner did per reservation between before and c: API requests by verb
+// and resource, the conflicts, and INDI traffic.
+func (c counted) print(w io.Writer, before counted, n int) {
+	d := theirs(before.api, c.api, before.own, c.own)
+	printPer(w, "  ", "API requests per reservation (the runner's, start to Released)", d.requests, n)
+	var conflicts float64
+	for _, v := range d.conflicts {
+		conflicts += v
+	}
+	fmt.Fprintf(w, "  409 conflicts per reservation: %.1f", conflicts/float64(n))
+	for _, k := range slices.SortedFunc(maps.Keys(d.conflicts), func(a, b apiKey) int { return strings.Compare(a.String(), b.String()) }) {
+		fmt.Fprintf(w, "; %s %.1f", k, d.conflicts[k]/float64(n))
+	}
+	fmt.Fprintln(w)
+	per := func(k string) float64 { return (c.indi[k] - before.indi[k]) / float64(n) }
+	fmt.Fprintf(w, "  INDI per reservation (workers): %.1f connections, %.1f writes, %.0f messages received\n",
+		per("connections"), per("writes"), per("messages_received"))
 }
 
 // setEnd sets the end of the run's reservations r0, r1, ...
@@ -310,13 +359,19 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 		}
 		events, actions = events+e, actions+a
 	}
-	e, a, err := historyCost(ctx, c, workflows.ObservatoryWorkflowID(ns, "site"), "", sp)
-	if err != nil {
-		return err
+	for _, id := range []string{workflows.ObservatoryWorkflowID(ns, "site"), workflows.InventoryWorkflowID(ns)} {
+		e, a, err := historyCost(ctx, c, id, "", sp)
+		if err != nil {
+			return err
+		}
+		events, actions = events+e, actions+a
 	}
-	events, actions = events+e, actions+a
-	fmt.Printf("  Temporal per reservation: %.0f history events, %.0f actions (its workflow, its telescope's, its share of the site's)\n",
-		float64(events)/float64(n), float64(actions)/float64(n))
+	var tasks int
+	for _, t := range sp.tasks {
+		tasks += t
+	}
+	fmt.Printf("  Temporal per reservation: %.0f history events, %.0f actions, %.1f workflow tasks (its workflow, its telescope's, its share of the site's and the namespace inventory's last run)\n",
+		float64(events)/float64(n), float64(actions)/float64(n), float64(tasks)/float64(n))
 	sp.print(os.Stdout, "  ")
 
 	names := make([]string, 0, len(steps))

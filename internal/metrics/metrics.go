@@ -1,7 +1,8 @@
 // Package metrics is the processes' Prometheus metrics, served at /metrics: the Temporal
 // SDK's own (workflow and activity latency, task queue schedule-to-start lag, poller and
 // sticky cache figures), client-go's requests to the API server (latency and result by verb),
-// the watcher's work queues (depth, time waiting in the queue, retries), and Go's runtime.
+// the watcher's work queues (depth, time waiting in the queue, retries), the worker's INDI
+// traffic, and Go's runtime.
 package metrics
 
 import (
@@ -18,6 +19,8 @@ import (
 	"go.temporal.io/sdk/client"
 	clientmetrics "k8s.io/client-go/tools/metrics"
 	"k8s.io/client-go/util/workqueue"
+
+	"liken.sh/runner/indi"
 )
 
 // Registry is one process's metrics.
@@ -64,6 +67,20 @@ func (r *Registry) Kubernetes() {
 		})
 		workqueue.SetProvider(newQueueMetrics(r))
 	})
+}
+
+// INDI registers the process's INDI traffic (indi.Totals): connections made, writes and
+// messages received, over every client.
+func (r *Registry) INDI() {
+	counter := func(name, help string, f func(indi.Traffic) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "liken_indi_" + name, Help: help},
+			func() float64 { return float64(f(indi.Totals())) })
+	}
+	r.MustRegister(
+		counter("connections_total", "Connections made to INDI servers.", func(t indi.Traffic) uint64 { return t.Connections }),
+		counter("writes_total", "Writes to INDI servers: a request or a vector each.", func(t indi.Traffic) uint64 { return t.Written }),
+		counter("messages_received_total", "Messages read from INDI servers: definitions, updates, messages.", func(t indi.Traffic) uint64 { return t.Received }),
+	)
 }
 
 type latencyFunc func(verb string, u url.URL, d time.Duration)
