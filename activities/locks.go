@@ -45,12 +45,12 @@ func domeINDIName(d *stepDevice) string {
 	return ""
 }
 
-// relayLocks relays the park states between the observatory's dome and the mounts of its
+// relayLocksNow relays the park states between the observatory's dome and the mounts of its
 // telescopes' running servers, and writes the Observatory's LocksRelayed. At an Observatory
 // without a Dome the mounts ignore domes and there is no LocksRelayed; one whose server does
 // not run has nothing to relay. It returns the relayed states for summaries ("Dome lab
 // parked, mounts unparked"), "" when nothing was relayed.
-func (a *Activities) relayLocks(ctx context.Context, ns, observatory string) (string, error) {
+func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) (string, error) {
 	if observatory == "" {
 		return "", nil
 	}

@@ -1,0 +1,72 @@
+// Tests of the shared relay: callers that ask at once share a relay that starts after they ask.
+package activities
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTwentyReservationsAskingAtOnceShareTwoRelaysEachStartedAfterTheyAsked(t *testing.T) {
+	var runs atomic.Int32
+	started := make(chan struct{})
+	release := make(chan struct{})
+	old := relayNow
+	t.Cleanup(func() { relayNow = old })
+	relayNow = func(_ *Activities, _ context.Context, ns, observatory string) (string, error) {
+		n := runs.Add(1)
+		if n == 1 {
+			close(started)
+			<-release // the first relay is under way while the others ask
+		}
+		return "relay " + strconv.Itoa(int(n)) + " of " + ns + "/" + observatory, nil
+	}
+	a := &Activities{}
+	ctx := context.Background()
+
+	first := make(chan string, 1)
+	go func() {
+		s, err := a.relayLocks(ctx, "bench", "site")
+		assert.NoError(t, err)
+		first <- s
+	}()
+	<-started
+	var wg sync.WaitGroup
+	got := make([]string, 19)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := a.relayLocks(ctx, "bench", "site")
+			assert.NoError(t, err)
+			got[i] = s
+		}()
+	}
+	// Once every later caller waits for the next relay, the first may end.
+	require.Eventually(t, func() bool {
+		siteRelays.mu.Lock()
+		defer siteRelays.mu.Unlock()
+		s := siteRelays.sites[siteRelayKey{a: a, ns: "bench", observatory: "site"}]
+		return s != nil && s.next != nil && s.next.callers == len(got)
+	}, 10*time.Second, time.Millisecond)
+	close(release)
+	wg.Wait()
+	assert.Equal(t, "relay 1 of bench/site", <-first)
+	for _, s := range got {
+		assert.Equal(t, "relay 2 of bench/site", s, "a caller that asked while a relay ran gets the next one")
+	}
+	assert.EqualValues(t, 2, runs.Load())
+
+	s, err := a.relayLocks(ctx, "bench", "site")
+	require.NoError(t, err)
+	assert.Equal(t, "relay 3 of bench/site", s, "a caller after them all gets a relay of its own")
+	other, err := a.relayLocks(ctx, "bench", "")
+	require.NoError(t, err)
+	assert.Empty(t, other, "no observatory, nothing to relay")
+}
