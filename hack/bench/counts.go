@@ -158,8 +158,11 @@ func theirs(before, after apiCounts, own0, own1 map[apiKey]float64) apiCounts {
 	return d
 }
 
-// printPer prints counts divided by n, largest first, a few per line; writes first.
+// printPer prints counts divided by n, largest first, a few per line; writes first; WATCHes
+// (long-running, and restarted whenever the API server or the client likes) are left out.
 func printPer(w io.Writer, indent, title string, m map[apiKey]float64, n int) {
+	m = maps.Clone(m)
+	maps.DeleteFunc(m, func(k apiKey, _ float64) bool { return k.verb == "WATCH" }) // long-running, restarted at will
 	var total, writes float64
 	for k, v := range m {
 		total += v
@@ -231,4 +234,88 @@ func (b *bench) rawMetrics(ctx context.Context, name string) (string, error) {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	return string(raw), err
+}
+
+// metrics reads a spawned process's /metrics as name{labels} to value, labels as printed.
+func (b *bench) metrics(ctx context.Context, name string) (map[string]float64, error) {
+	raw, err := b.rawMetrics(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(raw, "\n") {
+		if m := metricLine.FindStringSubmatch(line); m != nil {
+			if v, err := strconv.ParseFloat(m[3], 64); err == nil {
+				key := m[1]
+				if m[2] != "" {
+					key += "{" + m[2] + "}"
+				}
+				out[key] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// breakdownOf says where the time of n Persons went, from the histograms of the watcher and
+// the worker between two reads of their /metrics: for each step, how often it ran per Person
+// and its mean.
+func breakdownOf(before, after map[string]map[string]float64, n int) string {
+	steps := []struct{ proc, prefix, what string }{
+		{"watcher", `workqueue_queue_duration_seconds{name="people"}`, "watcher: a change waiting in its queue (watch delivery to signal)"},
+		{"watcher", `workqueue_work_duration_seconds{name="people"}`, "watcher: the signal to Temporal"},
+		{"worker", "temporal_workflow_task_schedule_to_start_latency", "worker: workflow task, scheduled to started"},
+		{"worker", "temporal_workflow_task_execution_latency", "worker: workflow task, executing"},
+		{"worker", "temporal_local_activity_execution_latency", "worker: local activity"},
+		{"worker", "temporal_activity_execution_latency", "worker: activity"},
+		{"worker", `rest_client_request_duration_seconds{host=`, "worker: API requests"},
+	}
+	var b strings.Builder
+	for _, st := range steps {
+		for _, key := range slices.Sorted(maps.Keys(after[st.proc])) {
+			base, ok := strings.CutSuffix(key, "_sum")
+			labels := ""
+			if i := strings.IndexByte(key, '{'); i >= 0 {
+				base, ok = strings.CutSuffix(key[:i], "_sum")
+				labels = key[i:]
+			}
+			if !ok || !strings.HasPrefix(base+labels, strings.SplitN(st.prefix, "{", 2)[0]) || !strings.Contains(base+labels, st.prefix) {
+				continue
+			}
+			count := after[st.proc][base+"_count"+labels] - before[st.proc][base+"_count"+labels]
+			sum := after[st.proc][key] - before[st.proc][key]
+			if count <= 0 {
+				continue
+			}
+			what := st.what
+			if l := shortLabels(labels); l != "" {
+				what += " " + l
+			}
+			fmt.Fprintf(&b, "  %s: %.1f per Person, %.1f ms each\n", what, count/float64(n), 1000*sum/count)
+		}
+	}
+	return b.String()
+}
+
+// shortLabels drops the labels every series of a process shares.
+func shortLabels(labels string) string {
+	labels = strings.ReplaceAll(labels, `activity_type="none",`, "")
+	for _, drop := range []string{"namespace", "task_queue", "host", "client_name", "worker_type", "name"} {
+		labels = regexp.MustCompile(drop+`="[^"]*",?`).ReplaceAllString(labels, "")
+	}
+	labels = strings.TrimSuffix(strings.ReplaceAll(labels, ",}", "}"), "{}")
+	return labels
+}
+
+// processMetrics reads the watcher's and the first worker's /metrics.
+func (b *bench) processMetrics(ctx context.Context) (map[string]map[string]float64, error) {
+	out := map[string]map[string]float64{}
+	for _, name := range []string{"watcher", "worker"} {
+		m, err := b.metrics(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = m
+	}
+	return out, nil
 }

@@ -23,8 +23,10 @@ type row struct {
 	setup      setup
 	single     []time.Duration
 	burst      []time.Duration
-	burstTotal time.Duration
-	burstStart time.Time
+	burstTotal time.Duration   // the median round's
+	rounds     []time.Duration // every round's, in order
+	burstStart time.Time       // the last round's
+	lastBurst  []string        // the last round's Persons
 	// settled: from the burst's start until every Person's own workflow ran (this project).
 	settled time.Duration
 	// Temporal's cost, averaged over the burst's Persons.
@@ -37,6 +39,7 @@ type row struct {
 	initialsOnce int
 	initialsBy   map[string]int
 	split        *split
+	breakdown    string // this project: where one Person's milliseconds go
 }
 
 // label is the row's name, with its Temporal and workers when not the dev server's one.
@@ -66,6 +69,20 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, x := range r.rows {
+		if len(x.rounds) > 1 {
+			fmt.Fprintf(w, "%s: burst rounds", x.label())
+			for _, d := range x.rounds {
+				fmt.Fprintf(w, " %s (%.0f/s)", d.Round(10*time.Millisecond), float64(len(x.burst))/d.Seconds())
+			}
+			fmt.Fprintln(w, "; the row shows the median")
+		}
+	}
+	for _, x := range r.rows {
+		if x.breakdown != "" {
+			fmt.Fprintf(w, "%s, one Person, where the milliseconds go (means over the singles):\n%s", x.label(), x.breakdown)
+		}
+	}
+	for _, x := range r.rows {
 		if x.settled > 0 {
 			fmt.Fprintf(w, "%s: every Person's own workflow started %s after the burst began\n", x.label(), x.settled.Round(10*time.Millisecond))
 		}
@@ -74,7 +91,7 @@ func (r *report) print(w io.Writer) {
 		if x.split == nil {
 			continue
 		}
-		fmt.Fprintf(w, "%s, the burst's %d Persons:\n", x.label(), len(x.burst))
+		fmt.Fprintf(w, "%s, the last burst's %d Persons:\n", x.label(), len(x.burst))
 		fmt.Fprintf(w, "  writes seen per Person: %s; one Initials Event posted once: %d (by %s)\n",
 			perPerson(x.writes), x.initialsOnce, byName(x.initialsBy))
 		x.split.print(w, "  ")

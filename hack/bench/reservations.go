@@ -211,6 +211,11 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 					released[u.GetName()] = now
 				}
 			case obsv1.ReservationFailed:
+				// The counts so far still say where the work went.
+				if now, err := b.snapshot(ctx); err == nil {
+					fmt.Printf("\n%d telescope(s), %s: FAILED (%s); counted until then:\n", n, b.setup, u.GetName())
+					now.print(os.Stdout, before, n)
+				}
 				return fmt.Errorf("the reservation %s/%s failed: %v", ns, u.GetName(), u.Object["status"])
 			}
 		}
@@ -289,7 +294,7 @@ func (b *bench) snapshot(ctx context.Context) (counted, error) {
 // and resource, the conflicts, and INDI traffic.
 func (c counted) print(w io.Writer, before counted, n int) {
 	d := theirs(before.api, c.api, before.own, c.own)
-	printPer(w, "  ", "API requests per reservation (the runner's, start to Released)", d.requests, n)
+	printPer(w, "  ", "API requests per reservation (every client but the bench: runner, control plane, kwok; applied to Released)", d.requests, n)
 	var conflicts float64
 	for _, v := range d.conflicts {
 		conflicts += v
