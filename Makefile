@@ -8,7 +8,7 @@ GO ?= go
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 
-.PHONY: run test test-faults check build tools generate bench histories screenshots clean
+.PHONY: run test test-faults check build tools generate bench bench-scale histories screenshots clean
 
 ## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops);
 ## NODE=1 runs them on a real node instead, with deploy/ installed (needs root);
@@ -52,6 +52,13 @@ generate:
 bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem ./pictures/ ./indi/ ./kube/...
 	$(GO) run ./hack/bench
+
+## bench-scale: ten thousand Persons (not in make bench nor make test): 1,000, then 5,000, then
+## 10,000, each with its rate, peak RSS, Temporal's database and a watcher restart's cost;
+## SCALE=200,500 sets the steps
+SCALE ?= 1000,5000,10000
+bench-scale: tools
+	$(GO) run ./hack/bench -scale $(SCALE)
 
 ## screenshots: the README's pictures of the Temporal UI (docs/*.png), from a fresh local observatory
 screenshots: tools build

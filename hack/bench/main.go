@@ -4,8 +4,9 @@
 // and this project (the watcher and worker binaries over Temporal). Reservations: 1 and then
 // 20 telescopes reserved at once (reservations.go). Then this project again on Temporal's own
 // server with PostgreSQL (deploy/temporal/postgres), with one worker process and with two,
-// counting what each worker did and that no side effect happened twice (scale.go). Numbers
-// are printed, never asserted: these machines are noisy; counts (counts.go) are not.
+// counting what each worker did and that no side effect happened twice (scale.go). With
+// -scale, only the ten-thousand-Persons scenario runs (people_scale.go). Numbers are printed,
+// never asserted: these machines are noisy; counts (counts.go) are not.
 //
 // `make bench` runs it after the Go micro-benchmarks.
 package main
@@ -41,6 +42,7 @@ type config struct {
 	people       bool
 	reservations string // telescope counts, comma-separated
 	postgres     bool   // run this project again on the server with PostgreSQL, 1 and 2 workers
+	scale        string // Person counts of the scale scenario, comma-separated; only it runs
 	keep         bool
 }
 
@@ -70,6 +72,7 @@ func main() {
 	flag.BoolVar(&c.people, "people", true, "run the people bench")
 	flag.StringVar(&c.reservations, "reservations", "1,20", "run the reservation bench with this many telescopes at once, each in turn (empty: none)")
 	flag.BoolVar(&c.postgres, "postgres", true, "run this project's people and largest reservation run again on Temporal's server with PostgreSQL, with 1 and 2 workers")
+	flag.StringVar(&c.scale, "scale", "", "run only the people-at-scale scenario, growing to each of these Person counts in turn (make bench-scale: 1000,5000,10000)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the stacks' folders (logs) after the run")
 	flag.Parse()
 	if err := run(c); err != nil {
@@ -96,8 +99,15 @@ type bench struct {
 // run runs every workload; one that fails is said at once, the others still run, and the run
 // ends with all the failures.
 func run(c config) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
 	defer cancel()
+	if c.scale != "" {
+		sizes, err := scaleSizes(c.scale)
+		if err != nil {
+			return err
+		}
+		return withBench(ctx, c, setup{workers: 1}, "people", nil, peopleScale(sizes))
+	}
 	counts, err := telescopeCounts(c.reservations)
 	if err != nil {
 		return err

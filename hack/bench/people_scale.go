@@ -1,0 +1,169 @@
+// Ten thousand Persons (-scale, `make bench-scale`; not part of `make bench` nor of the tests):
+// one stack, one watcher and the workers, and Persons created in steps up to each size in turn
+// (1,000, then 4,000 more to 5,000, then 5,000 more to 10,000). For each size it prints the time
+// until the step's Persons are all painted and their rate, the peak RSS of the watcher, the
+// workers and Temporal, the size of Temporal's database, the running workflows, and what a
+// restarted watcher costs with nothing to do: how long it takes to signal every Person again,
+// and the API writes that caused (none is right: a Person that did not change is not painted
+// again; the watcher's own Lease renewals are counted apart).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+)
+
+// scaleSizes parses -scale.
+func scaleSizes(list string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(list, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || (len(sizes) > 0 && n <= sizes[len(sizes)-1]) {
+			return nil, fmt.Errorf("-scale %q: give growing Person counts such as 1000,5000,10000", list)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
+}
+
+// peopleScale runs the scale scenario on b's stack.
+func peopleScale(sizes []int) func(context.Context, *bench) error {
+	return func(ctx context.Context, b *bench) error {
+		if err := b.buildBinaries(ctx); err != nil {
+			return err
+		}
+		if err := b.spawn(ctx, "watcher", "watcher", "--side=people"); err != nil {
+			return err
+		}
+		if err := b.spawnWorkers(ctx); err != nil {
+			return err
+		}
+		c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		t, stop, err := b.track(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		fmt.Printf("people at scale: Persons created in steps (16 clients), one watcher, %d worker(s), %s; 2 cores shared by every process\n\n", b.workers, b.setup)
+		fmt.Printf("%8s %10s %10s %9s %9s %9s %9s %10s %11s %10s\n", "Persons", "painted", "Persons/s", "watcher", "worker", "temporal", "DB", "running", "re-signal", "API writes")
+		all := names("scale", sizes[len(sizes)-1])
+		have := 0
+		for _, size := range sizes {
+			step := all[have:size]
+			started := time.Now()
+			if err := b.create(ctx, t, step); err != nil {
+				return fmt.Errorf("create Persons %d to %d: %w", have, size, err)
+			}
+			if _, err := t.wait(ctx, 60*time.Minute, step); err != nil {
+				return fmt.Errorf("%d Persons: %w", size, err)
+			}
+			took := time.Since(started)
+			have = size
+			running, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: "ExecutionStatus = 'Running'"})
+			if err != nil {
+				return fmt.Errorf("count the running workflows: %w", err)
+			}
+			var workerRSS int64
+			for _, name := range b.workerNames() {
+				workerRSS = max(workerRSS, peakRSS(b.s.Pid(name)))
+			}
+			row := fmt.Sprintf("%8d %10s %10.0f %9s %9s %9s %9s %10d", size, took.Round(100*time.Millisecond),
+				float64(len(step))/took.Seconds(), mib(peakRSS(b.s.Pid("watcher"))), mib(workerRSS),
+				mib(peakRSS(b.s.Pid("temporal"))), mib(b.temporalDBSize()/1024), running.GetCount())
+			resignal, writes, leases, err := b.restartWatcher(ctx, size)
+			if err != nil {
+				return fmt.Errorf("%d Persons: restart the watcher: %w", size, err)
+			}
+			fmt.Printf("%s %11s %10.0f   (Lease writes apart: %.0f)\n", row, resignal.Round(100*time.Millisecond), writes, leases)
+		}
+		fmt.Println("\npainted: from the step's first create to its last Person's thumbnail; Persons/s: the step's")
+		fmt.Println("Persons over that time; watcher, worker (the largest), temporal: peak RSS since the start;")
+		fmt.Println("DB: Temporal's SQLite files (or nothing on PostgreSQL); re-signal: a restarted watcher's")
+		fmt.Println("start to its last signal of every Person; API writes: what the restart caused, Leases apart.")
+		return nil
+	}
+}
+
+func mib(kib int64) string { return fmt.Sprintf("%.0fMiB", float64(kib)/1024) }
+
+// temporalDBSize is the bytes of the dev server's SQLite files (database, WAL, shared memory).
+func (b *bench) temporalDBSize() int64 {
+	var n int64
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(b.binDir), "temporal.db*"))
+	for _, f := range matches {
+		if fi, err := os.Stat(f); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// restartWatcher stops the watcher and starts it again, waits until it has signalled all n
+// Persons (its people queue took n keys and is empty, nothing in flight), lets the workers act
+// on those signals, and returns how long the signalling took and the API writes meanwhile
+// (the Lease's apart).
+func (b *bench) restartWatcher(ctx context.Context, n int) (took time.Duration, writes, leases float64, err error) {
+	before, err := b.apiServerCounts(ctx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	own0 := b.own.snapshot()
+	restart, err := b.s.StopProcess("watcher")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	started := time.Now()
+	if err := restart(ctx); err != nil {
+		return 0, 0, 0, err
+	}
+	for {
+		m, err := b.metrics(ctx, "watcher")
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		if m[`workqueue_adds_total{name="people"}`] >= float64(n) && m[`workqueue_depth{name="people"}`] == 0 &&
+			m[`liken_watcher_signals_in_flight{side="people"}`] == 0 {
+			break
+		}
+		if time.Since(started) > 30*time.Minute {
+			return 0, 0, 0, fmt.Errorf("the watcher queued %.0f of %d Persons in 30 minutes", m[`workqueue_adds_total{name="people"}`], n)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, 0, 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	took = time.Since(started)
+	// The workers act on the last signals within seconds; a repaint would show by then.
+	time.Sleep(10 * time.Second)
+	after, err := b.apiServerCounts(ctx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for k, v := range theirs(before, after, own0, b.own.snapshot()).requests {
+		switch {
+		case !isWrite(k.verb):
+		case k.resource == "leases":
+			leases += v
+		default:
+			writes += v
+		}
+	}
+	return took, writes, leases, nil
+}
