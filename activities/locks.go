@@ -66,10 +66,8 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	if dome == nil {
 		// No lock: the mounts ignore domes (a Dome that left must not keep them locked), and
 		// the Observatory has no LocksRelayed.
-		for _, tel := range tels {
-			if _, err := a.relayToMounts(ctx, ns, tel, domeRelay{}); err != nil {
-				return "", err
-			}
+		if _, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{}); err != nil {
+			return "", err
 		}
 		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
@@ -91,16 +89,16 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	if err != nil {
 		return "", err
 	}
+	byTel, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{locks: true, name: domeName, parked: domeParked})
+	if err != nil {
+		return "", err
+	}
 	var mounts []kube.ParkReport
-	for _, tel := range tels {
-		reports, err := a.relayToMounts(ctx, ns, tel, domeRelay{locks: true, name: domeName, parked: domeParked})
-		if err != nil {
-			return "", err
+	for i, tel := range tels {
+		for _, r := range byTel[i] {
+			r.Released = !held[tel]
+			mounts = append(mounts, r)
 		}
-		for i := range reports {
-			reports[i].Released = !held[tel]
-		}
-		mounts = append(mounts, reports...)
 	}
 	mountsParked := kube.MountsParked(mounts)
 	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, mountsParked); err != nil {

@@ -5,14 +5,21 @@
 // its neighbours. Here a caller waits for a relay that starts after it asked: the one under
 // way when it asked may have read a state older than its own change, so it joins the next,
 // which every caller that comes meanwhile shares. Each caller still gets a relay at least as
-// fresh as its change, as before; twenty callers at once cost two relays, not twenty.
+// fresh as its change, as before; twenty callers at once cost two relays, not twenty. A relay
+// reaches the telescopes' servers a few at a time.
 package activities
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"liken.sh/runner/kube"
 )
+
+// relayAtOnce is how many telescopes' servers one relay reaches at the same time: each is a
+// server of its own, so twenty are not twenty waits in a row.
+const relayAtOnce = 8
 
 // relayRunTimeout bounds one shared relay: it runs on beyond the caller that started it, so
 // it cannot lean on that caller's deadline alone. Each mount's wait is relayDefineTimeout.
@@ -102,4 +109,28 @@ func (a *Activities) runRelays(key siteRelayKey, run *relayRun) {
 		}
 		siteRelays.mu.Unlock()
 	}
+}
+
+// relayToEveryMount runs relayToMounts for each telescope, relayAtOnce at a time, and returns
+// their reports in the telescopes' order; the first error ends it.
+func (a *Activities) relayToEveryMount(ctx context.Context, ns string, tels []string, dome domeRelay) ([][]kube.ParkReport, error) {
+	out := make([][]kube.ParkReport, len(tels))
+	errs := make([]error, len(tels))
+	slots := make(chan struct{}, relayAtOnce)
+	var wg sync.WaitGroup
+	for i, tel := range tels {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			out[i], errs[i] = a.relayToMounts(ctx, ns, tel, dome)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
