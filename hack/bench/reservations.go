@@ -216,7 +216,7 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 					fmt.Printf("\n%d telescope(s), %s: FAILED (%s); counted until then:\n", n, b.setup, u.GetName())
 					now.print(os.Stdout, before, n)
 				}
-				return fmt.Errorf("the reservation %s/%s failed: %v", ns, u.GetName(), u.Object["status"])
+				return fmt.Errorf("the reservation %s/%s failed: %s (its whole status: %v)", ns, u.GetName(), whyFailed(u), u.Object["status"])
 			}
 		}
 		if cpuReady == nil && len(ready) == n {
@@ -393,4 +393,16 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 	}
 	fmt.Println()
 	return nil
+}
+
+// whyFailed says at which step a reservation failed and what its Ready condition says.
+func whyFailed(u unstructured.Unstructured) string {
+	step, _, _ := unstructured.NestedString(u.Object, "status", "step")
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+			return fmt.Sprintf("at its step %s: %v", step, m["message"])
+		}
+	}
+	return "at its step " + step
 }
