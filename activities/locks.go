@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -104,7 +105,9 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, mountsParked); err != nil {
 		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
 	}
-	heard(ctx, sc, domeName)
+	if err := relayHeard(ctx, sc, site.Name, domeName); err != nil {
+		return "", err
+	}
 	cond := kube.LocksRelayedCondition(domeReport, mounts)
 	if err := a.writeCondition(ctx, site.Owner, 0, cond); err != nil {
 		return "", err
@@ -178,8 +181,8 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 		if err := c.RelayPark(dome.name, kube.DomeParkVector, dome.parked); err != nil {
 			return nil, fmt.Errorf("relay the dome's park state to %s: %w", s.Name, err)
 		}
-		for _, name := range names {
-			heard(ctx, c, name)
+		if err := relayHeard(ctx, c, s.Name, slices.Collect(maps.Values(names))...); err != nil {
+			return nil, err
 		}
 	}
 	for _, m := range mounts {
@@ -192,19 +195,6 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 		out = append(out, kube.ParkReportOf(m.Label(), p, ok))
 	}
 	return out, nil
-}
-
-// heard waits until the driver of device has taken in a relay sent on c: the move that
-// follows goes on another connection, and without this the driver may judge it first, on the
-// state relayed before (it answers a Sync only after what came before it). A driver that
-// does not answer in time judges on what it has, and a refusal says so.
-func heard(ctx context.Context, c *indi.Client, device string) {
-	if device == "" {
-		return
-	}
-	sctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
-	defer cancel()
-	_ = c.Sync(sctx, device)
 }
 
 // heedDome makes a mount heed its site's dome (DOME_LOCKS, and the dome's name to snoop on)

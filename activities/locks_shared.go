@@ -11,9 +11,11 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
+	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 )
 
@@ -133,4 +135,22 @@ func (a *Activities) relayToEveryMount(ctx context.Context, ns string, tels []st
 		}
 	}
 	return out, nil
+}
+
+// relayHeard returns once the drivers of devices on server have taken in what c relayed to
+// them. The move a relay is made for goes over another connection, and indiserver serves its
+// clients in the order of their sockets, not of their writes: a move written after the relay
+// could reach the driver before it, and be judged on the state before (a dome refusing to
+// park: "mount is locking", with every mount parked). A driver answers a request in the order
+// it got its messages, so once it has answered one sent after the relay, it has the relay.
+func relayHeard(ctx context.Context, c *indi.Client, server string, devices ...string) error {
+	for _, d := range devices {
+		if d == "" {
+			continue
+		}
+		if err := c.Sync(ctx, d); err != nil {
+			return fmt.Errorf("wait for %s on %s to take in the relayed park state: %w", d, server, err)
+		}
+	}
+	return nil
 }

@@ -6,11 +6,16 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/kube"
 )
 
 func TestTwentyReservationsAskingAtOnceShareTwoRelaysEachStartedAfterTheyAsked(t *testing.T) {
@@ -69,4 +74,46 @@ func TestTwentyReservationsAskingAtOnceShareTwoRelaysEachStartedAfterTheyAsked(t
 	other, err := a.relayLocks(ctx, "bench", "")
 	require.NoError(t, err)
 	assert.Empty(t, other, "no observatory, nothing to relay")
+}
+
+func TestARelayIsHeardBeforeAMoveOnAnOlderConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := inditest.StartServer(t, "indi_simulator_dome")
+	dial := func() *indi.Client {
+		c, err := indi.Dial(ctx, srv.Addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		require.NoError(t, c.Sync(ctx, "Dome Simulator"))
+		return c
+	}
+	mover := dial() // the procedure's connection: older, so indiserver serves it first
+	relayer := dial()
+	_, err := mover.Connect(ctx, "Dome Simulator")
+	require.NoError(t, err)
+	const mounts = "Mounts of lab"
+	for _, set := range []func() (bool, error){
+		func() (bool, error) { return mover.SetMountPolicy(ctx, "Dome Simulator", true) },
+		func() (bool, error) {
+			return mover.SetActiveDevices(ctx, "Dome Simulator", map[string]string{indi.ActiveTelescope: mounts})
+		},
+	} {
+		_, err := set()
+		require.NoError(t, err)
+	}
+	require.NoError(t, relayer.RelayPark(mounts, kube.MountParkVector, false)) // a mount is out
+	require.NoError(t, relayHeard(ctx, relayer, "lab", "Dome Simulator"))
+	_, err = mover.SetDomeParked(ctx, "Dome Simulator", false)
+	require.NoError(t, err)
+	_, err = mover.SetDomeParked(ctx, "Dome Simulator", true)
+	require.Error(t, err, "the dome refuses to park while a mount is out")
+
+	// Every mount parks. indiserver is held while the relay is written, so that the move, if
+	// it did not wait for relayHeard, would be read in the same turn as the relay: first.
+	require.NoError(t, syscall.Kill(srv.Pid, syscall.SIGSTOP))
+	go func() { time.Sleep(300 * time.Millisecond); syscall.Kill(srv.Pid, syscall.SIGCONT) }()
+	require.NoError(t, relayer.RelayPark(mounts, kube.MountParkVector, true))
+	require.NoError(t, relayHeard(ctx, relayer, "lab", "Dome Simulator"))
+	_, err = mover.SetDomeParked(ctx, "Dome Simulator", true)
+	assert.NoError(t, err, "the dome parks on the state relayed just before")
 }
