@@ -2,20 +2,13 @@
 // what changes): Starting once its pod is created and again once the pod runs on a node,
 // Disconnecting as it is disconnected, and Idle (or Inventory) once its pod is gone (a refusal:
 // reservation_refusals.go). While Ready, the observer writes the rest.
-// Each write posts the Events of the conditions it changed. Here too is the one status write
-// every observatory kind's status goes through.
+// Each write posts the Events of the conditions it changed.
 package activities
 
 import (
 	"context"
-	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/util/retry"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -63,71 +56,4 @@ func (a *Activities) updateDeviceStatus(ctx context.Context, r kube.ResourceID, 
 		}
 	}
 	return err
-}
-
-// statusWrite is what writeStatus did.
-type statusWrite[T any] struct {
-	id            kube.ResourceID // with the UID written to
-	before, after T
-	wrote         bool
-}
-
-// writeStatus is the one status write of the observatory kinds. It makes the status, read as
-// a T, as change makes it from the status and the object's metadata (its generation and
-// finalizers), and writes it (PUT /status with the resourceVersion it read) when it differs.
-// It starts from cur (an object as a list returned it) when given, else reads the object;
-// a conflict reads it again and changes that (client-go's retry.RetryOnConflict), so a write
-// lands only on the object it was made from and keeps what other writers put in meanwhile.
-// An object that is gone, or another of the same name, has nothing to show it on.
-func writeStatus[T any](ctx context.Context, a *Activities, r kube.ResourceID, cur *unstructured.Unstructured,
-	change func(T, metav1.Object) T) (statusWrite[T], error) {
-	res := a.resource(r.Kind, r.Namespace)
-	var w statusWrite[T]
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		w = statusWrite[T]{}
-		u := cur
-		cur = nil
-		if u == nil {
-			var err error
-			u, err = res.Get(ctx, r.Name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("read the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
-			}
-		}
-		if r.UID != "" && u.GetUID() != r.UID {
-			return nil
-		}
-		w.id = kube.ResourceIDOf(r.Kind, u)
-		if st, ok := u.Object["status"].(map[string]any); ok {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &w.before); err != nil {
-				return fmt.Errorf("the status of the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
-			}
-		}
-		w.after = change(w.before, u)
-		if equality.Semantic.DeepEqual(w.before, w.after) {
-			return nil
-		}
-		status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&w.after)
-		if err != nil {
-			return err
-		}
-		u = u.DeepCopy()
-		u.Object["status"] = status
-		_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil
-		case err != nil && !apierrors.IsConflict(err):
-			return fmt.Errorf("write the status of the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
-		}
-		w.wrote = err == nil
-		return err
-	})
-	if apierrors.IsConflict(err) {
-		return w, fmt.Errorf("the %s %s/%s kept changing while its status was written", r.Kind, r.Namespace, r.Name)
-	}
-	return w, err
 }

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 
 	"liken.sh/runner/kube"
 )
@@ -28,7 +29,7 @@ func (a *Activities) postOrCount(ctx context.Context, ev *corev1.Event, manager 
 	if !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	for range conflictRetries {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := events.Patch(ctx, ev.Name, types.MergePatchType, []byte("{}"), metav1.PatchOptions{FieldManager: manager})
 		if apierrors.IsNotFound(err) {
 			// Expired between the two calls: this is a first occurrence again.
@@ -50,9 +51,10 @@ func (a *Activities) postOrCount(ctx context.Context, ev *corev1.Event, manager 
 			return err
 		}
 		_, err = events.Patch(ctx, ev.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: manager})
-		if !apierrors.IsConflict(err) {
-			return err
-		}
+		return err
+	})
+	if apierrors.IsConflict(err) {
+		return fmt.Errorf("the Event %s/%s kept changing while it was counted", ev.Namespace, ev.Name)
 	}
-	return fmt.Errorf("the Event %s/%s kept changing while it was counted", ev.Namespace, ev.Name)
+	return err
 }

@@ -887,56 +887,6 @@ func (a *Activities) writeProcedure(ctx context.Context, r *procResource, rec ob
 	return prev, err
 }
 
-// updateStatusField reads r, changes one field of its status and writes the status (PUT
-// /status, with the resourceVersion read) when the field changed.
-func (a *Activities) updateStatusField(ctx context.Context, r kube.ResourceID, field string, change func(raw []byte) (any, error)) error {
-	res := a.resource(r.Kind, r.Namespace)
-	for range conflictRetries {
-		u, err := res.Get(ctx, r.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || (err == nil && r.UID != "" && u.GetUID() != r.UID) {
-			return nil // gone: nothing to record on
-		}
-		if err != nil {
-			return fmt.Errorf("read the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
-		}
-		var raw []byte
-		if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "status", field); ok {
-			if raw, err = json.Marshal(v); err != nil {
-				return err
-			}
-		}
-		next, err := change(raw)
-		if err != nil {
-			return fmt.Errorf("the status.%s of the %s %s/%s: %w", field, r.Kind, r.Namespace, r.Name, err)
-		}
-		nextRaw, err := json.Marshal(next)
-		if err != nil {
-			return err
-		}
-		if string(nextRaw) == string(raw) {
-			return nil
-		}
-		var value any
-		if err := json.Unmarshal(nextRaw, &value); err != nil {
-			return err
-		}
-		if err := unstructured.SetNestedField(u.Object, value, "status", field); err != nil {
-			return err
-		}
-		_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
-		switch {
-		case apierrors.IsConflict(err):
-			continue
-		case apierrors.IsNotFound(err):
-			return nil
-		case err != nil:
-			return fmt.Errorf("write the status of the %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
-		}
-		return nil
-	}
-	return fmt.Errorf("the %s %s/%s kept changing while its status was written", r.Kind, r.Namespace, r.Name)
-}
-
 // setActive sets the Active condition of the Telescope, and of the Observatory when this
 // reservation runs its tiers, and posts an Event when it changes.
 func (a *Activities) setActive(ctx context.Context, in StepInput, active bool) error {

@@ -2,8 +2,9 @@
 // Observatory it needs, the deactivate finalizer on any of the three, the status with its
 // Events, the retry annotation, and the signals to the coordinating workflows. They read the
 // custom resources through the dynamic client into their Go types; every patch re-reads the
-// object and carries its resourceVersion (the spec's rule), so a conflict means "read again",
-// which each activity does a few times before it hands the retry to Temporal.
+// object and carries its resourceVersion (the spec's rule), so a conflict means "read again":
+// client-go's retry.RetryOnConflict does, a few times, before the retry goes to Temporal (a
+// conflict is another writer, a user's edit, so it settles at once).
 package activities
 
 import (
@@ -11,18 +12,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -30,11 +32,6 @@ import (
 
 // observatoryFieldManager names the observatory side's writes in managedFields.
 const observatoryFieldManager = kube.ObservatoryComponent
-
-// conflictRetries is how often an activity reads again after a conflict before it gives the
-// retry to Temporal: a conflict is another writer (a user's edit, the watcher never writes),
-// so it settles at once.
-const conflictRetries = 5
 
 // ReadReservation reads a Reservation, its Telescope and the Telescope's Observatory.
 func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (ReservationState, error) {
@@ -99,92 +96,89 @@ func (a *Activities) RemoveDeactivateFinalizer(ctx context.Context, ref Finalize
 
 func (a *Activities) patchFinalizers(ctx context.Context, ref FinalizerRef, add bool) (FinalizerResult, error) {
 	res := a.resource(ref.Kind, ref.Namespace)
-	for range conflictRetries {
+	var out FinalizerResult
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		u, err := res.Get(ctx, ref.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || (err == nil && ref.UID != "" && string(u.GetUID()) != ref.UID) {
-			return FinalizerResult{Gone: true}, nil
+			out = FinalizerResult{Gone: true}
+			return nil
 		}
 		if err != nil {
-			return FinalizerResult{}, fmt.Errorf("read the %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+			return fmt.Errorf("read the %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
 		}
-		out := FinalizerResult{
+		out = FinalizerResult{
 			Deleting: u.GetDeletionTimestamp() != nil,
 			Has:      kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate),
 		}
 		if out.Has == add || (add && out.Deleting) {
-			return out, nil
+			return nil
 		}
 		list := kube.FinalizersWithout(u.GetFinalizers(), kube.FinalizerDeactivate)
 		if add {
 			list = kube.FinalizersWith(u.GetFinalizers(), kube.FinalizerDeactivate)
 		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": u.GetResourceVersion(),
-			"finalizers":      list,
-		}})
-		if err != nil {
-			return out, err
-		}
-		_, err = res.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+		err = a.patchMetadata(ctx, res, u, map[string]any{"finalizers": list})
 		switch {
-		case apierrors.IsConflict(err):
-			continue
 		case apierrors.IsNotFound(err):
-			return FinalizerResult{Gone: true}, nil
+			out = FinalizerResult{Gone: true}
+			return nil
+		case err != nil && !apierrors.IsConflict(err):
+			return fmt.Errorf("patch the finalizers of the %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
 		case err != nil:
-			return out, fmt.Errorf("patch the finalizers of the %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+			return err
 		}
 		out.Has, out.Changed = add, true
 		logFor(ctx).Info("patched the deactivate finalizer", "kind", ref.Kind, "namespace", ref.Namespace, "name", ref.Name, "added", add)
-		return out, nil
+		return nil
+	})
+	if apierrors.IsConflict(err) {
+		return FinalizerResult{}, fmt.Errorf("the %s %s/%s kept changing while its finalizers were patched", ref.Kind, ref.Namespace, ref.Name)
 	}
-	return FinalizerResult{}, fmt.Errorf("the %s %s/%s kept changing while its finalizers were patched", ref.Kind, ref.Namespace, ref.Name)
+	if err != nil {
+		return FinalizerResult{}, err
+	}
+	return out, nil
+}
+
+// patchMetadata merge-patches fields of u's metadata, with the resourceVersion u was read at:
+// a conflict means another writer came first, and the caller reads again.
+func (a *Activities) patchMetadata(ctx context.Context, res dynamic.ResourceInterface, u *unstructured.Unstructured, fields map[string]any) error {
+	meta := map[string]any{"resourceVersion": u.GetResourceVersion()}
+	maps.Copy(meta, fields)
+	patch, err := json.Marshal(map[string]any{"metadata": meta})
+	if err != nil {
+		return err
+	}
+	_, err = res.Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+	return err
 }
 
 // WriteReservationStatus writes the status (PUT /status) when it differs from the one on the
 // Reservation, then posts the Events. A status that is already there writes nothing and posts
 // nothing: that is a retry of a write that succeeded.
 func (a *Activities) WriteReservationStatus(ctx context.Context, in ReservationStatusWrite) (StatusWritten, error) {
-	res := a.resource(obsv1.KindReservation, in.Ref.Namespace)
-	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&in.Status)
-	if err != nil {
-		return StatusWritten{}, temporal.NewNonRetryableApplicationError("convert a Reservation status: "+err.Error(), "BadObject", err)
+	r := kube.ResourceID{Kind: obsv1.KindReservation, Namespace: in.Ref.Namespace, Name: in.Ref.Name, UID: types.UID(in.UID)}
+	w, err := writeStatus(ctx, a, r, nil, func(obsv1.ReservationStatus, metav1.Object) obsv1.ReservationStatus {
+		return in.Status
+	})
+	switch {
+	case err != nil:
+		return StatusWritten{}, err
+	case w.obj == nil:
+		return StatusWritten{Gone: true}, nil
+	case !w.wrote:
+		return StatusWritten{}, nil
 	}
-	for range conflictRetries {
-		u, err := res.Get(ctx, in.Ref.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || (err == nil && in.UID != "" && string(u.GetUID()) != in.UID) {
-			return StatusWritten{Gone: true}, nil
+	for _, e := range append(in.Events, a.localEndpointEvents(in)...) {
+		// The status is written and a retry would not post again, so a failed post is
+		// logged, not retried.
+		ev := kube.ReservationEvent(in.Ref.Namespace, in.Ref.Name, w.id.UID, e, a.instance(), a.now())
+		if err := a.postObjectEvent(ctx, ev); err != nil {
+			logFor(ctx).Warn("an Event about a Reservation could not be posted", "namespace", in.Ref.Namespace,
+				"reservation", in.Ref.Name, "reason", e.Reason, "err", err)
 		}
-		if err != nil {
-			return StatusWritten{}, fmt.Errorf("read the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
-		}
-		var cur obsv1.Reservation
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cur); err == nil &&
-			equality.Semantic.DeepEqual(cur.Status, in.Status) {
-			return StatusWritten{}, nil
-		}
-		u.Object["status"] = status
-		_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
-		switch {
-		case apierrors.IsConflict(err):
-			continue
-		case apierrors.IsNotFound(err):
-			return StatusWritten{Gone: true}, nil
-		case err != nil:
-			return StatusWritten{}, fmt.Errorf("write the status of the Reservation %s/%s: %w", in.Ref.Namespace, in.Ref.Name, err)
-		}
-		for _, e := range append(in.Events, a.localEndpointEvents(in)...) {
-			// The status is written and a retry would not post again, so a failed post is
-			// logged, not retried.
-			ev := kube.ReservationEvent(in.Ref.Namespace, in.Ref.Name, u.GetUID(), e, a.instance(), a.now())
-			if err := a.postObjectEvent(ctx, ev); err != nil {
-				logFor(ctx).Warn("an Event about a Reservation could not be posted", "namespace", in.Ref.Namespace,
-					"reservation", in.Ref.Name, "reason", e.Reason, "err", err)
-			}
-		}
-		return StatusWritten{Wrote: true}, nil
 	}
-	return StatusWritten{}, fmt.Errorf("the Reservation %s/%s kept changing while its status was written", in.Ref.Namespace, in.Ref.Name)
+	return StatusWritten{Wrote: true}, nil
 }
 
 // RemoveRetryAnnotation removes the retry annotation if it still has the value the workflow
@@ -197,7 +191,7 @@ func (a *Activities) RemoveRetryAnnotation(ctx context.Context, in RetryRemoval)
 // value, a second retry asked for meanwhile, stays.
 func (a *Activities) removeRetry(ctx context.Context, kind obsv1.Kind, ns, name, value string) error {
 	res := a.resource(kind, ns)
-	for range conflictRetries {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -205,29 +199,22 @@ func (a *Activities) removeRetry(ctx context.Context, kind obsv1.Kind, ns, name,
 		if err != nil {
 			return fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
 		}
-		v, ok := u.GetAnnotations()[kube.AnnotationRetry]
-		if !ok || v != value {
+		if v, ok := u.GetAnnotations()[kube.AnnotationRetry]; !ok || v != value {
 			return nil
 		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": u.GetResourceVersion(),
-			"annotations":     map[string]any{kube.AnnotationRetry: nil},
-		}})
-		if err != nil {
-			return err
-		}
-		_, err = res.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+		err = a.patchMetadata(ctx, res, u, map[string]any{"annotations": map[string]any{kube.AnnotationRetry: nil}})
 		switch {
-		case apierrors.IsConflict(err):
-			continue
 		case apierrors.IsNotFound(err):
 			return nil
-		case err != nil:
+		case err != nil && !apierrors.IsConflict(err):
 			return fmt.Errorf("remove the retry annotation of the %s %s/%s: %w", kind, ns, name, err)
 		}
-		return nil
+		return err
+	})
+	if apierrors.IsConflict(err) {
+		return fmt.Errorf("the %s %s/%s kept changing while its retry annotation was removed", kind, ns, name)
 	}
-	return fmt.Errorf("the %s %s/%s kept changing while its retry annotation was removed", kind, ns, name)
+	return err
 }
 
 // errNoTemporal is a worker wired without a Temporal client for the workflows it signals.

@@ -24,8 +24,6 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -402,62 +400,24 @@ func definedDevice(c *indi.Client, driver string) string {
 // what the object holds, and then posts an Event per state transition. It says whether the
 // device is done with; a failure is logged and the device is tried again at the next look.
 func (a *Activities) writeObserved(ctx context.Context, d *observedDevice, props []indi.Property) bool {
-	res := a.resource(d.Kind, d.Namespace)
-	for range conflictRetries {
-		if d.obj == nil {
-			u, err := res.Get(ctx, d.Name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) || (err == nil && d.UID != "" && u.GetUID() != d.UID) {
-				return true // deleted while Ready: nothing to show it on
-			}
-			if err != nil {
-				logFor(ctx).Warn("a device could not be read", "device", d.Label(), "namespace", d.Namespace, "err", err)
-				return false
-			}
-			d.obj = u
-		}
-		var cur obsv1.DeviceStatus
-		if st, ok := d.obj.Object["status"].(map[string]any); ok {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &cur); err != nil {
-				logFor(ctx).Warn("a device's status does not fit its Go type", "device", d.Label(), "namespace", d.Namespace, "err", err)
-				return true
-			}
-		}
-		obs := kube.ObserveDevice(d.Kind, d.Name, props)
-		next := kube.ObservedDeviceStatus(cur, d.Kind, d.indiName, obs, d.obj.GetGeneration(), a.now())
-		if equality.Semantic.DeepEqual(cur, next) {
-			return true
-		}
-		status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&next)
-		if err != nil {
-			logFor(ctx).Warn("a device's status could not be converted", "device", d.Label(), "err", err)
-			return true
-		}
-		u := d.obj.DeepCopy()
-		u.Object["status"] = status
-		// PUT /status with the resourceVersion read: the workers' role may update the status,
-		// and a conflict means another writer came first, so the status is composed again.
-		out, err := res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
-		switch {
-		case apierrors.IsConflict(err):
-			d.obj = nil
-			continue
-		case apierrors.IsNotFound(err):
-			d.obj = nil
-			return true
-		case err != nil:
-			d.obj = nil
-			logFor(ctx).Warn("a device's status could not be written", "device", d.Label(), "namespace", d.Namespace, "err", err)
-			return false
-		}
-		d.obj = out
-		for _, e := range kube.DeviceConditionEvents(d.Kind, cur.Conditions, next.Conditions) {
-			a.postObsEvent(ctx, kube.ResourceIDOf(d.Kind, out), e)
-			d.transitioned = true
-		}
-		return true
+	obs := kube.ObserveDevice(d.Kind, d.Name, props)
+	id := kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: d.UID}
+	w, err := writeStatus(ctx, a, id, d.obj, func(cur obsv1.DeviceStatus, m metav1.Object) obsv1.DeviceStatus {
+		return kube.ObservedDeviceStatus(cur, d.Kind, d.indiName, obs, m.GetGeneration(), a.now())
+	})
+	d.obj = w.obj
+	if err != nil {
+		logFor(ctx).Warn("a device's status could not be written", "device", d.Label(), "namespace", d.Namespace, "err", err)
+		return false
 	}
-	d.obj = nil
-	return false
+	if w.obj == nil {
+		return true // deleted while Ready: nothing to show it on
+	}
+	for _, e := range kube.DeviceConditionEvents(d.Kind, w.before.Conditions, w.after.Conditions) {
+		a.postObsEvent(ctx, w.id, e)
+		d.transitioned = true
+	}
+	return true
 }
 
 // tellConditions signals the observer's workflow when a device's condition changed since it

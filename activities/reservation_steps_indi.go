@@ -106,36 +106,7 @@ func (a *Activities) serverRuns(ctx context.Context, ns, server string) (bool, e
 
 // recordINDIDevice writes the device's INDI name to its status.indiDevice, when it differs.
 func (a *Activities) recordINDIDevice(ctx context.Context, d stepDevice, name string) error {
-	res := a.resource(d.Kind, d.Namespace)
-	for range conflictRetries {
-		u, err := res.Get(ctx, d.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read the %s: %w", d.Label(), err)
-		}
-		if cur, _, _ := unstructuredString(u.Object, "status", "indiDevice"); cur == name {
-			return nil
-		}
-		status, _ := u.Object["status"].(map[string]any)
-		if status == nil {
-			status = map[string]any{}
-		}
-		status["indiDevice"] = name
-		u.Object["status"] = status
-		_, err = res.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
-		switch {
-		case apierrors.IsConflict(err):
-			continue
-		case apierrors.IsNotFound(err):
-			return nil
-		case err != nil:
-			return fmt.Errorf("write the INDI device of the %s: %w", d.Label(), err)
-		}
-		return nil
-	}
-	return fmt.Errorf("the %s kept changing while its INDI device was written", d.Label())
+	return a.updateStatusField(ctx, d.ResourceID, "indiDevice", func([]byte) (any, error) { return name, nil })
 }
 
 func unstructuredString(obj map[string]any, fields ...string) (string, bool, error) {
