@@ -6,7 +6,8 @@
 // are the existing operator's. Creating is create-or-adopt: an object that is there and
 // ours (managed by us, controlled by the same resource, built from the same spec) is kept;
 // one left by an older resource of the same name, or built from an older spec, is replaced;
-// one we did not make fails the step, since deleting a user's object would be worse.
+// one we did not make fails the step, since deleting a user's object would be worse
+// (ensureObject, the one create-or-adopt).
 package activities
 
 import (
@@ -262,115 +263,105 @@ func errNotOurs(kind, ns, name string) error {
 		kind, name, ns, kube.ObservatoryComponent)
 }
 
-// ensurePod creates the pod, or adopts the one there when it is ours, from the same
-// resource and spec; otherwise it replaces it. For a server pod it keeps the drivers
-// annotation current with a patch (the pod reads it live).
-func (a *Activities) ensurePod(ctx context.Context, want *corev1.Pod) error {
-	pods := a.Kube.CoreV1().Pods(want.Namespace)
-	return waitUntil(ctx, "pod "+want.Name+" created", func(ctx context.Context) (bool, error) {
-		cur, err := pods.Get(ctx, want.Name, metav1.GetOptions{})
+// objectClient is what ensureObject needs of a typed client (pods, Services, claims,
+// ConfigMaps).
+type objectClient[T metav1.Object] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// adoption is what settle makes of an object that is ours and of the same owner.
+type adoption int
+
+const (
+	adopted   adoption = iota // as wanted: keep it
+	replaceIt                 // built from an older spec: delete it and create it again
+	lookAgain                 // brought up to date, or raced: read it again
+)
+
+// ensureObject is the one create-or-adopt. It creates want, or adopts the object of its name
+// when that is ours (managed by us, controlled by the same resource) and settle keeps it;
+// one of another owner, or one settle finds stale, is deleted (with its UID as a
+// precondition) and created again once gone; one we did not make fails the step, since
+// deleting a user's object would be worse. settle may bring the object up to date itself
+// (lookAgain); nil keeps what is there.
+func ensureObject[T metav1.Object](ctx context.Context, c objectClient[T], kind string, want T,
+	settle func(ctx context.Context, cur T) (adoption, error)) error {
+	ns, name := want.GetNamespace(), want.GetName()
+	return waitUntil(ctx, kind+" "+name+" created", func(ctx context.Context) (bool, error) {
+		cur, err := c.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			_, err = pods.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+			_, err = c.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
 			if apierrors.IsAlreadyExists(err) {
 				return false, nil
 			}
 			if err == nil {
-				logFor(ctx).Info("created a pod", "namespace", want.Namespace, "pod", want.Name)
+				logFor(ctx).Info("created a "+kind, "namespace", ns, "name", name)
 			}
 			return err == nil, err
 		}
 		if err != nil {
-			return false, fmt.Errorf("read the pod %s/%s: %w", want.Namespace, want.Name, err)
+			return false, fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
 		}
-		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
-			return false, errNotOurs("pod", want.Namespace, want.Name)
+		if cur.GetLabels()[kube.LabelManagedBy] != kube.ObservatoryComponent {
+			return false, errNotOurs(kind, ns, name)
 		}
-		if cur.DeletionTimestamp != nil {
+		if cur.GetDeletionTimestamp() != nil {
 			return false, nil // wait until it is gone
 		}
-		if controllerUID(cur) != controllerUID(want) || kube.PodIsStale(cur, want) {
-			logFor(ctx).Info("replacing a pod of another owner or spec", "namespace", want.Namespace, "pod", want.Name)
-			err := pods.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
-			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				return false, fmt.Errorf("delete the stale pod %s/%s: %w", want.Namespace, want.Name, err)
+		verdict := replaceIt
+		if controllerUID(cur) == controllerUID(want) {
+			verdict = adopted
+			if settle != nil {
+				if verdict, err = settle(ctx, cur); err != nil {
+					return false, err
+				}
 			}
-			return false, nil
 		}
-		if d, ok := want.Annotations[kube.AnnotationDrivers]; ok && cur.Annotations[kube.AnnotationDrivers] != d {
-			patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`,
-				cur.ResourceVersion, kube.AnnotationDrivers, d)
-			_, err := pods.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				return false, nil
-			}
-			return err == nil, err
+		if verdict != replaceIt {
+			return verdict == adopted, nil
 		}
-		return true, nil
+		logFor(ctx).Info("replacing a "+kind+" of another owner or spec", "namespace", ns, "name", name)
+		uid := cur.GetUID()
+		err = c.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return false, fmt.Errorf("delete the %s %s/%s of another owner or spec: %w", kind, ns, name, err)
+		}
+		return false, nil
 	})
 }
 
-// ensureService creates the Service, or adopts the one there.
+// ensurePod creates or adopts a pod; one built from an older spec is replaced. A server
+// pod's drivers annotation is kept current with a patch (the pod reads it live).
+func (a *Activities) ensurePod(ctx context.Context, want *corev1.Pod) error {
+	pods := a.Kube.CoreV1().Pods(want.Namespace)
+	return ensureObject(ctx, pods, "pod", want, func(ctx context.Context, cur *corev1.Pod) (adoption, error) {
+		if kube.PodIsStale(cur, want) {
+			return replaceIt, nil
+		}
+		d, ok := want.Annotations[kube.AnnotationDrivers]
+		if !ok || cur.Annotations[kube.AnnotationDrivers] == d {
+			return adopted, nil
+		}
+		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`,
+			cur.ResourceVersion, kube.AnnotationDrivers, d)
+		_, err := pods.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
+		if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			return adopted, err
+		}
+		return lookAgain, nil
+	})
+}
+
+// ensureService creates or adopts a Service.
 func (a *Activities) ensureService(ctx context.Context, want *corev1.Service) error {
-	svcs := a.Kube.CoreV1().Services(want.Namespace)
-	return waitUntil(ctx, "Service "+want.Name+" created", func(ctx context.Context) (bool, error) {
-		cur, err := svcs.Get(ctx, want.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			_, err = svcs.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
-			if apierrors.IsAlreadyExists(err) {
-				return false, nil
-			}
-			return err == nil, err
-		}
-		if err != nil {
-			return false, fmt.Errorf("read the Service %s/%s: %w", want.Namespace, want.Name, err)
-		}
-		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
-			return false, errNotOurs("Service", want.Namespace, want.Name)
-		}
-		if cur.DeletionTimestamp != nil {
-			return false, nil
-		}
-		if controllerUID(cur) != controllerUID(want) {
-			err := svcs.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
-			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				return false, fmt.Errorf("delete the Service %s/%s of another owner: %w", want.Namespace, want.Name, err)
-			}
-			return false, nil
-		}
-		return true, nil
-	})
+	return ensureObject(ctx, a.Kube.CoreV1().Services(want.Namespace), "Service", want, nil)
 }
 
-// ensureClaim creates the ResourceClaim, or adopts the one there.
+// ensureClaim creates or adopts a ResourceClaim.
 func (a *Activities) ensureClaim(ctx context.Context, want *resourcev1.ResourceClaim) error {
-	claims := a.Kube.ResourceV1().ResourceClaims(want.Namespace)
-	return waitUntil(ctx, "ResourceClaim "+want.Name+" created", func(ctx context.Context) (bool, error) {
-		cur, err := claims.Get(ctx, want.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			_, err = claims.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
-			if apierrors.IsAlreadyExists(err) {
-				return false, nil
-			}
-			return err == nil, err
-		}
-		if err != nil {
-			return false, fmt.Errorf("read the ResourceClaim %s/%s: %w", want.Namespace, want.Name, err)
-		}
-		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
-			return false, errNotOurs("ResourceClaim", want.Namespace, want.Name)
-		}
-		if cur.DeletionTimestamp != nil {
-			return false, nil
-		}
-		if controllerUID(cur) != controllerUID(want) {
-			err := claims.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
-			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				return false, fmt.Errorf("delete the ResourceClaim %s/%s of another owner: %w", want.Namespace, want.Name, err)
-			}
-			return false, nil
-		}
-		return true, nil
-	})
+	return ensureObject(ctx, a.Kube.ResourceV1().ResourceClaims(want.Namespace), "ResourceClaim", want, nil)
 }
 
 // startServer creates or adopts the server's pod and Service, its drivers annotation listing

@@ -159,34 +159,21 @@ func deviceStatusINDI(obj runtime.Object) string {
 	return ""
 }
 
-// ensureConfigMap creates the ConfigMap, or brings the one there to the data wanted.
+// ensureConfigMap creates or adopts the ConfigMap, and brings the one there to the data
+// wanted.
 func (a *Activities) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap) error {
 	cms := a.Kube.CoreV1().ConfigMaps(want.Namespace)
-	return waitUntil(ctx, "ConfigMap "+want.Name+" written", func(ctx context.Context) (bool, error) {
-		cur, err := cms.Get(ctx, want.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			_, err = cms.Create(ctx, want, metav1.CreateOptions{FieldManager: observatoryFieldManager})
-			if apierrors.IsAlreadyExists(err) {
-				return false, nil
-			}
-			return err == nil, err
-		}
-		if err != nil {
-			return false, fmt.Errorf("read the ConfigMap %s/%s: %w", want.Namespace, want.Name, err)
-		}
-		if cur.Labels[kube.LabelManagedBy] != kube.ObservatoryComponent {
-			return false, errNotOurs("ConfigMap", want.Namespace, want.Name)
-		}
-		if controllerUID(cur) == controllerUID(want) && maps.Equal(cur.Data, want.Data) {
-			return true, nil
+	return ensureObject(ctx, cms, "ConfigMap", want, func(ctx context.Context, cur *corev1.ConfigMap) (adoption, error) {
+		if maps.Equal(cur.Data, want.Data) {
+			return adopted, nil
 		}
 		up := cur.DeepCopy()
-		up.Data, up.Labels, up.OwnerReferences = want.Data, want.Labels, want.OwnerReferences
-		_, err = cms.Update(ctx, up, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return false, nil
+		up.Data, up.Labels = want.Data, want.Labels
+		_, err := cms.Update(ctx, up, metav1.UpdateOptions{FieldManager: observatoryFieldManager})
+		if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			return adopted, err
 		}
-		return err == nil, err
+		return lookAgain, nil
 	})
 }
 
