@@ -14,7 +14,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -160,31 +159,6 @@ func (a *Activities) stopGuider(ctx context.Context, g GuiderServer) error {
 	}
 	defer c.Close()
 	return c.StopCapture(ctx)
-}
-
-// whileHeartbeating runs f, heartbeating what every StepHeartbeatEvery until f returns.
-func whileHeartbeating(ctx context.Context, what string, f func() error) error {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(StepHeartbeatEvery)
-		defer t.Stop()
-		for {
-			stepHeartbeat(ctx, what)
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	})
-	defer func() {
-		close(done)
-		wg.Wait()
-	}()
-	return f()
 }
 
 // guiderSummary joins the words of stopGuiders for Abort's summary.

@@ -29,7 +29,6 @@ import (
 	"sync"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -55,10 +54,6 @@ const (
 // jobPollEvery is how often a job action reads its Job: a Job takes seconds to minutes, and a
 // read is cheap.
 var jobPollEvery = time.Second
-
-// procHeartbeatEvery is how often the steps heartbeat; a variable so a test need not wait
-// StepHeartbeatEvery to see what a heartbeat says.
-var procHeartbeatEvery = StepHeartbeatEvery
 
 // jobGrace is how long after a job action's timeout the activity waits for the Job controller
 // to mark the Job failed (activeDeadlineSeconds) before it gives up on it.
@@ -948,72 +943,4 @@ func (a *Activities) postObsEvent(ctx context.Context, id kube.ResourceID, e kub
 		logFor(ctx).Warn("an Event could not be posted", "object", id.String(), "namespace", id.Namespace,
 			"reason", e.Reason, "err", err)
 	}
-}
-
-// heartbeat reports, every StepHeartbeatEvery, what the step's resources wait on.
-type heartbeat struct {
-	mu      sync.Mutex
-	waiting map[string]string
-	done    chan struct{}
-	wg      sync.WaitGroup
-}
-
-// recordHeartbeat sends a step's heartbeat to Temporal; a test replaces it to read them
-// (Temporal's test environment passes on at most one in 30 s).
-var recordHeartbeat = func(ctx context.Context, what string) {
-	if activity.IsActivity(ctx) {
-		activity.RecordHeartbeat(ctx, what)
-	}
-}
-
-func newHeartbeat(ctx context.Context) *heartbeat {
-	h := &heartbeat{waiting: map[string]string{}, done: make(chan struct{})}
-	record := recordHeartbeat
-	every := procHeartbeatEvery
-	h.wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			record(ctx, h.String())
-			select {
-			case <-h.done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	})
-	return h
-}
-
-func (h *heartbeat) set(key, what string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if what == "" {
-		delete(h.waiting, key)
-	} else {
-		h.waiting[key] = what
-	}
-}
-
-// String is what the step waits on, such as "Job telescope-east-activation-… ; Dome lab
-// state: Parked".
-func (h *heartbeat) String() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]string, 0, len(h.waiting))
-	for _, w := range h.waiting {
-		out = append(out, w)
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		return "procedures"
-	}
-	return strings.Join(out, "; ")
-}
-
-func (h *heartbeat) stop() {
-	close(h.done)
-	h.wg.Wait()
 }

@@ -810,9 +810,9 @@ func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
 	name := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
 	waiting := make(chan struct{})
 	var once sync.Once
-	every, record := procHeartbeatEvery, recordHeartbeat
-	t.Cleanup(func() { procHeartbeatEvery, recordHeartbeat = every, record })
-	procHeartbeatEvery, recordHeartbeat = 50*time.Millisecond, func(_ context.Context, what string) {
+	every, record := heartbeatEvery, recordHeartbeat
+	t.Cleanup(func() { heartbeatEvery, recordHeartbeat = every, record })
+	heartbeatEvery, recordHeartbeat = 50*time.Millisecond, func(_ context.Context, what string) {
 		if what == "Job "+name {
 			once.Do(func() { close(waiting) })
 		}

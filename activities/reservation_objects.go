@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -73,13 +72,6 @@ type stepServer struct {
 func stepFailed(format string, args ...any) error {
 	msg := "Failed: " + fmt.Sprintf(format, args...)
 	return temporal.NewNonRetryableApplicationError(msg, ErrStepFailed, nil)
-}
-
-// stepHeartbeat says what the step waits on, when it runs as an activity.
-func stepHeartbeat(ctx context.Context, what string) {
-	if activity.IsActivity(ctx) {
-		activity.RecordHeartbeat(ctx, what)
-	}
 }
 
 // waitUntil polls done until it holds, heartbeating what it waits on; ctx bounds it (an
