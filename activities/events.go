@@ -1,4 +1,6 @@
-// Posting an Event, or counting a repeat of it. An Event's name is fixed by what it says
+// Posting an Event, or counting a repeat of it: about a Person (in the Event namespace,
+// default: core/v1 Events about a cluster-scoped object live there) or about an observatory
+// object (in its own namespace), built by kube's one Event builder. An Event's name is fixed by what it says
 // (see kube.PersonEventName and the observatory's event names), so a repeat finds it: within
 // ten minutes of its last occurrence its count and lastTimestamp go up, as client-go's
 // recorder does, but shared by every worker.
@@ -20,7 +22,27 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"liken.sh/runner/kube"
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
+
+// postEvent posts an Event about the Person, or counts a repeat of it.
+func (a *Activities) postEvent(ctx context.Context, p *peoplev1.Person, e kube.Event) error {
+	ev := kube.PersonEvent(p.Name, p.UID, e, a.people().EventNamespace, a.instance(), a.now())
+	return a.postOrCount(ctx, ev, fieldManager)
+}
+
+// postObsEvent posts an Event about an observatory object; a failure is logged, as the status
+// it reports on is written already.
+func (a *Activities) postObsEvent(ctx context.Context, id kube.ResourceID, e kube.Event) {
+	if err := a.postObjectEvent(ctx, kube.ObjectEvent(id, e, a.instance(), a.now())); err != nil {
+		logFor(ctx).Warn("an Event could not be posted", "object", id.String(), "namespace", id.Namespace,
+			"reason", e.Reason, "err", err)
+	}
+}
+
+func (a *Activities) postObjectEvent(ctx context.Context, ev *corev1.Event) error {
+	return a.postOrCount(ctx, ev, observatoryFieldManager)
+}
 
 // postOrCount creates ev, or counts a repeat of the Event of that name.
 func (a *Activities) postOrCount(ctx context.Context, ev *corev1.Event, manager string) error {

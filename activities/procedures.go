@@ -935,12 +935,3 @@ func (a *Activities) writeCondition(ctx context.Context, id kube.ResourceID, gen
 func (a *Activities) postProcedureEvent(ctx context.Context, r *procResource, typ, reason, msg string) {
 	a.postObsEvent(ctx, r.id, kube.Event{Type: typ, Reason: reason, Message: msg})
 }
-
-// postObsEvent posts an Event about an observatory object; a failure is logged, as the status
-// it reports on is written already.
-func (a *Activities) postObsEvent(ctx context.Context, id kube.ResourceID, e kube.Event) {
-	if err := a.postObjectEvent(ctx, kube.ObjectEvent(id, e, a.instance(), a.now())); err != nil {
-		logFor(ctx).Warn("an Event could not be posted", "object", id.String(), "namespace", id.Namespace,
-			"reason", e.Reason, "err", err)
-	}
-}

@@ -114,14 +114,6 @@ func PersonStatusAfter(old peoplev1.PersonStatus, read AvatarRead, generation in
 	return st
 }
 
-// Event is an Event about a Person, before it has a name or a time.
-type Event struct {
-	// Type is corev1.EventTypeNormal or corev1.EventTypeWarning.
-	Type    string
-	Reason  string
-	Message string
-}
-
 // AvatarUpdatedMessage is the message of an AvatarUpdated Event.
 const AvatarUpdatedMessage = "the thumbnail holds a new picture"
 

@@ -5,12 +5,9 @@
 package kube
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -98,38 +95,6 @@ func WithCondition(conds []obsv1.Condition, c obsv1.Condition, generation int64,
 		out = append(out, c)
 	}
 	return out
-}
-
-// ObjectEvent is the first occurrence of an Event about an observatory object r (a device, a
-// Telescope, an Observatory), named like a Reservation's: its name, a dot and 16 hex digits of
-// a hash of its kind, UID and the Event, so a repeat is counted on the Event that exists.
-func ObjectEvent(r ResourceID, e Event, instance string, now time.Time) *corev1.Event {
-	h := sha256.New()
-	for _, part := range []string{string(r.Kind), string(r.UID), e.Type, e.Reason, e.Message} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	suffix := "." + hex.EncodeToString(h.Sum(nil))[:16]
-	t := metav1.NewTime(now.UTC().Truncate(time.Second))
-	return &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{Name: cut(r.Name, 253-len(suffix)) + suffix, Namespace: r.Namespace},
-		InvolvedObject: corev1.ObjectReference{
-			APIVersion: obsv1.SchemeGroupVersion.String(),
-			Kind:       string(r.Kind),
-			Namespace:  r.Namespace,
-			Name:       r.Name,
-			UID:        r.UID,
-		},
-		Type:                e.Type,
-		Reason:              e.Reason,
-		Message:             e.Message,
-		Source:              corev1.EventSource{Component: ObservatoryComponent},
-		ReportingController: ObservatoryComponent,
-		ReportingInstance:   instance,
-		FirstTimestamp:      t,
-		LastTimestamp:       t,
-		Count:               1,
-	}
 }
 
 // ShortDuration writes an action's timeout as a person wrote it: 10m, 90s, 2h (Go's own form
