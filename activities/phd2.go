@@ -141,7 +141,7 @@ func (a *Activities) stopGuiders(ctx context.Context, ns, telescope string) (sto
 			label = "pod " + p.Name
 		}
 		stepHeartbeat(ctx, "stopping the capture of "+label)
-		if err := a.stopGuider(ctx, GuiderServer{Namespace: ns, Name: p.Name}); err != nil {
+		if err := a.stopCapture(ctx, GuiderServer{Namespace: ns, Name: p.Name}); err != nil {
 			notes = append(notes, label+": PHD2 was not told to stop capturing ("+err.Error()+")")
 			continue
 		}
@@ -150,7 +150,7 @@ func (a *Activities) stopGuiders(ctx context.Context, ns, telescope string) (sto
 	return stopped, notes
 }
 
-func (a *Activities) stopGuider(ctx context.Context, g GuiderServer) error {
+func (a *Activities) stopCapture(ctx context.Context, g GuiderServer) error {
 	ctx, cancel := context.WithTimeout(ctx, guiderStopTimeout)
 	defer cancel()
 	c, err := a.dialGuider(ctx, g)

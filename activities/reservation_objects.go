@@ -12,7 +12,6 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -373,9 +372,9 @@ func (a *Activities) startServer(ctx context.Context, s stepServer) error {
 	return a.ensurePod(ctx, pod)
 }
 
-// startDevices adds each device's finalizer, then creates or adopts its claim, Service and
+// startDevicePods adds each device's finalizer, then creates or adopts its claim, Service and
 // pod; a device deleted meanwhile is left out.
-func (a *Activities) startDevices(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
+func (a *Activities) startDevicePods(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
 	objs, err := buildDevices(s, devices)
 	if err != nil {
 		return nil, err
@@ -646,7 +645,7 @@ func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDe
 	if err := a.startServer(ctx, s); err != nil {
 		return nil, err
 	}
-	started, err := a.startDevices(ctx, s, devices)
+	started, err := a.startDevicePods(ctx, s, devices)
 	if err != nil {
 		return started, err
 	}
@@ -668,14 +667,4 @@ func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDe
 		}
 	}
 	return started, nil
-}
-
-// asStepError keeps a step error as it is, and wraps anything else so the worker's log
-// says which step it came from (Temporal retries it).
-func asStepError(step string, err error) error {
-	var app *temporal.ApplicationError
-	if err == nil || errors.As(err, &app) {
-		return err
-	}
-	return fmt.Errorf("%s: %w", step, err)
 }

@@ -21,19 +21,17 @@ import (
 // guiderConnected is what the summary says once PHD2 has its camera and mount connected.
 const guiderConnected = "PHD2 connected its camera and mount"
 
-// StartGuider creates the Guider's ConfigMap, Service and pod, waits until the pod is Ready,
-// and has PHD2 connect its camera and mount; Skipped without a Guider.
-func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) startGuider(ctx context.Context, in StepInput) (StepResult, error) {
 	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if s.Guider == nil {
 		return StepResult{Skipped: true, Summary: "no Guider for Telescope " + in.Telescope}, nil
 	}
 	gin, err := a.guiderInput(ctx, s)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	cm, err := kube.GuiderConfigMap(gin)
 	if err != nil {
@@ -48,29 +46,29 @@ func (a *Activities) StartGuider(ctx context.Context, in StepInput) (StepResult,
 		return StepResult{}, stepFailed("%v", err)
 	}
 	if err := a.ensureConfigMap(ctx, cm); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if err := a.ensureService(ctx, svc); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	// The pod carries a digest of its profile: a changed profile makes it stale, and
 	// ensurePod replaces it.
 	if err := a.ensurePod(ctx, pod); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	id := kube.ResourceIDOf(obsv1.KindGuider, s.Guider)
 	ep := obsv1.Endpoint{Service: svc.Name, Host: kube.ServerHost(svc.Name, in.Namespace), Port: kube.GuiderPort}
 	if err := a.markGuider(ctx, id, pod.Name, ep, false); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if err := a.waitPodsReady(ctx, in.Namespace, []string{pod.Name}); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if err := a.connectGuider(ctx, s.Guider.Name, GuiderServer{Namespace: in.Namespace, Name: svc.Name}); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if err := a.markGuider(ctx, id, pod.Name, ep, true); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	return StepResult{Summary: fmt.Sprintf("Started Guider %s (pod %s, camera %s, mount %s); %s",
 		s.Guider.Name, pod.Name, gin.CameraDevice, guiderMount(gin), guiderConnected)}, nil
@@ -177,12 +175,11 @@ func (a *Activities) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap
 	})
 }
 
-// StopGuider deletes the guider's pod, Service and ConfigMap; Skipped when none is there.
-func (a *Activities) StopGuider(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) stopGuider(ctx context.Context, in StepInput) (StepResult, error) {
 	server := kube.ServerName(obsv1.KindTelescope, in.Telescope)
 	st, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleGuider})
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(st.Resources) == 0 {
 		return StepResult{Skipped: true, Summary: "no guider of Telescope " + in.Telescope + " runs"}, nil
@@ -192,7 +189,7 @@ func (a *Activities) StopGuider(ctx context.Context, in StepInput) (StepResult, 
 			return kube.StoppedGuiderStatus(st, gen, a.now())
 		})
 		if err != nil {
-			return StepResult{}, asStepError(in.Step, err)
+			return StepResult{}, err
 		}
 	}
 	return StepResult{Summary: "Stopped " + resourceLabels(st.Resources)}, nil

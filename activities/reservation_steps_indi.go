@@ -216,54 +216,49 @@ func (a *Activities) runningDevices(ctx context.Context, s stepServer) (_ stepSe
 	return s, true, nil
 }
 
-// Connect connects the telescope's devices in the spec's order: mount, GPS, polar aligner,
-// focusers, filter wheels, rotators, dust caps, flat panels, SQMs, receivers, cameras.
-func (a *Activities) Connect(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) connect(ctx context.Context, in StepInput) (StepResult, error) {
 	s, runs, err := a.telescopeINDIServer(ctx, in)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(s.Devices) == 0 {
 		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no devices"}, nil
 	}
 	if !runs {
-		return StepResult{}, asStepError(in.Step, fmt.Errorf("the INDI server %s does not run", s.Name))
+		return StepResult{}, fmt.Errorf("the INDI server %s does not run", s.Name)
 	}
 	sum, err := a.connectAll(ctx, s, s.Devices)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	return StepResult{Summary: "C" + sum[1:]}, nil
 }
 
-// Configure writes what the devices must know: the site's location, the devices each driver
-// snoops on (ACTIVE_DEVICES), the cameras' gain, offset and optics (SCOPE_INFO from the
-// train's OpticalTube), and the filter wheels' filter names.
-func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) configure(ctx context.Context, in StepInput) (StepResult, error) {
 	s, runs, err := a.telescopeINDIServer(ctx, in)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(s.Devices) == 0 {
 		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no devices"}, nil
 	}
 	if !runs {
-		return StepResult{}, asStepError(in.Step, fmt.Errorf("the INDI server %s does not run", s.Name))
+		return StepResult{}, fmt.Errorf("the INDI server %s does not run", s.Name)
 	}
 	site, err := a.readSiteConfig(ctx, in.Namespace, in.Observatory)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	c, err := a.dialServer(ctx, s)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	defer c.Close()
 	names := map[string]string{} // device label -> INDI name
 	for _, d := range s.Devices {
 		name, err := indiDevice(ctx, c, s, d)
 		if err != nil {
-			return StepResult{}, asStepError(in.Step, indiStepError(d, err))
+			return StepResult{}, indiStepError(d, err)
 		}
 		names[d.Label()] = name
 	}
@@ -272,7 +267,7 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 		stepHeartbeat(ctx, "configuring "+d.Label())
 		did, err := a.configureDevice(ctx, c, s, d, names, site)
 		if err != nil {
-			return StepResult{}, asStepError(in.Step, err)
+			return StepResult{}, err
 		}
 		if len(did) > 0 {
 			parts = append(parts, d.Label()+" ("+strings.Join(did, ", ")+")")
@@ -280,7 +275,7 @@ func (a *Activities) Configure(ctx context.Context, in StepInput) (StepResult, e
 	}
 	relayed, err := a.relayLocks(ctx, in.Namespace, in.Observatory)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(parts) == 0 && relayed == "" {
 		return StepResult{Skipped: true, Summary: "nothing to configure on " + deviceLabels(s.Devices)}, nil

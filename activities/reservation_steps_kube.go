@@ -15,36 +15,33 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// StartSite brings up the observatory's INDI server and its devices, once for all its
-// telescopes; the workflow runs it only for the first telescope there. An observatory
-// without devices needs no server: Skipped.
-func (a *Activities) StartSite(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) startSite(ctx context.Context, in StepInput) (StepResult, error) {
 	if in.Observatory == "" {
 		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no Observatory"}, nil
 	}
 	s, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(s.Devices) == 0 {
 		return StepResult{Skipped: true, Summary: "Observatory " + in.Observatory + " has no devices"}, nil
 	}
 	started, err := a.bringUp(ctx, s, s.Devices)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	sum := "Started " + s.Name
 	if len(started) > 0 {
 		sum += " with " + deviceLabels(started)
 		conn, err := a.connectAll(ctx, s, started)
 		if err != nil {
-			return StepResult{}, asStepError(in.Step, err)
+			return StepResult{}, err
 		}
 		sum += "; " + conn
 	}
 	locks, err := a.writeDomePolicies(ctx, s)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if locks != "" {
 		sum += "; " + locks
@@ -55,7 +52,7 @@ func (a *Activities) StartSite(ctx context.Context, in StepInput) (StepResult, e
 	}
 	power, err := a.setPower(ctx, links, true)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if power != "" {
 		sum += "; " + power
@@ -63,30 +60,28 @@ func (a *Activities) StartSite(ctx context.Context, in StepInput) (StepResult, e
 	return StepResult{Summary: sum}, nil
 }
 
-// PowerOn starts the telescope's INDI server, linking every device it will run, and its
-// Switch pods. It returns the server's Endpoint.
-func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) powerOn(ctx context.Context, in StepInput) (StepResult, error) {
 	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	switches := only(s.Devices, isSwitch)
 	started, err := a.bringUp(ctx, s, switches)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	sum := "Started " + s.Name
 	if len(started) > 0 {
 		sum += " with " + deviceLabels(started)
 		conn, err := a.connectAll(ctx, s, started)
 		if err != nil {
-			return StepResult{}, asStepError(in.Step, err)
+			return StepResult{}, err
 		}
 		sum += "; " + conn
 	}
 	servers, err := a.sitePowerServers(ctx, in, s)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	links, err := powerLinks(s.Devices, true, servers...)
 	if err != nil {
@@ -94,7 +89,7 @@ func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, err
 	}
 	power, err := a.setPower(ctx, links, true)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if power != "" {
 		sum += "; " + power
@@ -103,13 +98,10 @@ func (a *Activities) PowerOn(ctx context.Context, in StepInput) (StepResult, err
 	return StepResult{Summary: sum, Endpoint: ep, Devices: telescopeLabels(s)}, nil
 }
 
-// StartDevices starts each device's pod, Service and claim (after its finalizer), waits
-// until they and the server are Ready, and then until each driver has defined its device on
-// the server (whose INDI name it records). Switches are PowerOn's.
-func (a *Activities) StartDevices(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) startDevices(ctx context.Context, in StepInput) (StepResult, error) {
 	s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if err := a.checkServer(ctx, s, nil); err != nil {
 		return StepResult{}, err
@@ -120,24 +112,22 @@ func (a *Activities) StartDevices(ctx context.Context, in StepInput) (StepResult
 	}
 	started, err := a.bringUp(ctx, s, devices)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(started) == 0 {
 		return StepResult{Skipped: true, Summary: "every device of Telescope " + in.Telescope + " is being deleted"}, nil
 	}
 	if err := a.awaitDrivers(ctx, s, started); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	return StepResult{Summary: "Started " + deviceLabels(started)}, nil
 }
 
-// StopDevices deletes the device pods, Services and claims of the telescope's server (not
-// the Switches: PowerOff's), and then the devices' finalizers.
-func (a *Activities) StopDevices(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) stopDevices(ctx context.Context, in StepInput) (StepResult, error) {
 	server := kube.ServerName(obsv1.KindTelescope, in.Telescope)
 	st, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice})
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(st.Resources) == 0 {
 		return StepResult{Skipped: true, Summary: "no device of Telescope " + in.Telescope + " runs"}, nil
@@ -145,18 +135,17 @@ func (a *Activities) StopDevices(ctx context.Context, in StepInput) (StepResult,
 	return StepResult{Summary: "Stopped " + resourceLabels(st.Resources)}, nil
 }
 
-// PowerOff stops the Switch pods and the telescope's server.
-func (a *Activities) PowerOff(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) powerOff(ctx context.Context, in StepInput) (StepResult, error) {
 	server := kube.ServerName(obsv1.KindTelescope, in.Telescope)
 	s, err := a.readServerToStop(ctx, in.Namespace, obsv1.KindTelescope, in.Telescope)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	servers := []stepServer{s}
 	if in.Observatory != "" {
 		obs, err := a.readServerToStop(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
 		if err != nil {
-			return StepResult{}, asStepError(in.Step, err)
+			return StepResult{}, err
 		}
 		servers = append(servers, obs)
 	}
@@ -182,12 +171,12 @@ func (a *Activities) running(ctx context.Context, servers []stepServer) ([]stepS
 func (a *Activities) powerOffAndStop(ctx context.Context, in StepInput, server string, devices []stepDevice, servers []stepServer) (StepResult, error) {
 	servers, err := a.running(ctx, servers)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	links, _ := powerLinks(devices, false, servers...)
 	power, err := a.setPower(ctx, links, false)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	res, err := a.stopServer(ctx, in, server)
 	if err != nil || power == "" {
@@ -198,29 +187,26 @@ func (a *Activities) powerOffAndStop(ctx context.Context, in StepInput, server s
 	return res, nil
 }
 
-// StopSite disconnects the observatory's devices, stops their pods, turns their outputs off
-// and stops the Switches and the server, and says the site's weather is Unknown again; the
-// workflow runs it only for the last telescope there.
-func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) stopSite(ctx context.Context, in StepInput) (StepResult, error) {
 	if in.Observatory == "" {
 		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no Observatory"}, nil
 	}
 	server := kube.ServerName(obsv1.KindObservatory, in.Observatory)
 	s, err := a.readServerToStop(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	var disc string
 	if on, runs, err := a.runningDevices(ctx, s); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	} else if runs && len(on.Devices) > 0 {
 		if disc, err = a.disconnectAll(ctx, on); err != nil {
-			return StepResult{}, asStepError(in.Step, err)
+			return StepResult{}, err
 		}
 	}
 	devs, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice})
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	res, err := a.powerOffAndStop(ctx, in, server, s.Devices, []stepServer{s})
 	if err != nil {
@@ -228,12 +214,12 @@ func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, er
 	}
 	if siteDome(s) != nil {
 		if err := a.writeCondition(ctx, s.Owner, 0, kube.LocksIdleCondition(in.Observatory)); err != nil {
-			return StepResult{}, asStepError(in.Step, err)
+			return StepResult{}, err
 		}
 	}
 	// No station reports any more: the weather the observer wrote last is not the site's now.
 	if err := a.updateStatusField(ctx, s.Owner, "weather", func([]byte) (any, error) { return kube.SafetyUnknown, nil }); err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(devs.Resources) > 0 {
 		res.Skipped = false
@@ -250,11 +236,11 @@ func (a *Activities) StopSite(ctx context.Context, in StepInput) (StepResult, er
 func (a *Activities) stopServer(ctx context.Context, in StepInput, server string) (StepResult, error) {
 	sw, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleDevice, Switches: true})
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	srv, err := a.stopObjects(ctx, stopSelector{Namespace: in.Namespace, Server: server, Role: kube.RoleServer})
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	all := append(sw.Resources, srv.Resources...)
 	if len(all) == 0 {

@@ -27,10 +27,7 @@ import (
 // passes it over: long enough for a server that restarts, short against the steps' 2 minutes.
 var teardownWait = 15 * time.Second
 
-// Abort stops what moves: PHD2's capture first, since guiding would go on exposing and
-// pulsing the mount, then each camera's running exposure and each mount's motion. Nothing it
-// cannot reach fails it (see the file's head).
-func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) abort(ctx context.Context, in StepInput) (StepResult, error) {
 	guided, notes := a.stopGuiders(ctx, in.Namespace, in.Telescope)
 	var sum []string
 	if g := guiderSummary(guided); g != "" {
@@ -38,7 +35,7 @@ func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error
 	}
 	s, runs, err := a.telescopeINDIServer(ctx, in)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	movers := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount || d.Kind == obsv1.KindCamera })
 	if !runs || len(movers) == 0 {
@@ -68,7 +65,7 @@ func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error
 		return err
 	}, &notes)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if len(aborted) > 0 {
 		sum = append(sum, "Aborted "+strings.Join(aborted, ", "))
@@ -79,19 +76,17 @@ func (a *Activities) Abort(ctx context.Context, in StepInput) (StepResult, error
 	return StepResult{Summary: strings.Join(append(sum, notes...), "; ")}, nil
 }
 
-// Disconnect disconnects the telescope's devices in the reverse of Connect's order. A server
-// that does not run has nothing connected: Skipped.
-func (a *Activities) Disconnect(ctx context.Context, in StepInput) (StepResult, error) {
+func (a *Activities) disconnect(ctx context.Context, in StepInput) (StepResult, error) {
 	s, runs, err := a.telescopeINDIServer(ctx, in)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	if !runs || len(s.Devices) == 0 {
 		return StepResult{Skipped: true, Summary: s.Name + " does not run"}, nil
 	}
 	sum, err := a.disconnectAll(ctx, s)
 	if err != nil {
-		return StepResult{}, asStepError(in.Step, err)
+		return StepResult{}, err
 	}
 	return StepResult{Summary: "D" + sum[1:]}, nil
 }
