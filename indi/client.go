@@ -65,7 +65,7 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, &ConnError{Server: addr, Err: err}
+		return nil, &ConnError{Protocol: "indi", Server: addr, Err: err}
 	}
 	return NewClient(conn, addr, Limits{})
 }
@@ -132,7 +132,7 @@ func (c *Client) Devices() []string { return c.store.deviceNames() }
 func (c *Client) Subscribe(f Filter) *Subscription { return c.store.subscribe(f) }
 
 func (c *Client) fail(err error) {
-	c.store.close(&ConnError{Server: c.server, Err: err})
+	c.store.close(&ConnError{Protocol: "indi", Server: c.server, Err: err})
 	c.conn.Close()
 }
 

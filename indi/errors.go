@@ -9,30 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"liken.sh/runner/internal/conn"
 )
 
 // ErrClosed is the cause of a ConnError after Close.
-var ErrClosed = errors.New("client closed")
+var ErrClosed = conn.ErrClosed
 
-// ConnError ends a client: the connection to Server was lost, closed, or carried a stream we
-// refuse to read.
-type ConnError struct {
-	Server string
-	Err    error
-}
-
-func (e *ConnError) Error() string {
-	var pe *ProtocolError
-	switch {
-	case errors.Is(e.Err, ErrClosed):
-		return fmt.Sprintf("indi server %s: %v", e.Server, e.Err)
-	case errors.As(e.Err, &pe):
-		return fmt.Sprintf("indi server %s sent a stream we refuse: %v", e.Server, e.Err)
-	}
-	return fmt.Sprintf("indi server %s: connection lost: %v", e.Server, e.Err)
-}
-
-func (e *ConnError) Unwrap() error { return e.Err }
+// ConnError ends a client: the connection to its server was lost, closed, or carried a
+// stream we refuse to read (a *ProtocolError). It is the PHD2 client's too.
+type ConnError = conn.Error
 
 // AlertError is a driver's refusal or failure: the property went to Alert. Message is the
 // driver's explanation, without its log-level prefix, or "" if it gave none.

@@ -111,6 +111,9 @@ func (e *ProtocolError) Error() string {
 	return fmt.Sprintf("malformed INDI stream at byte %d: %s", e.Offset, e.Reason)
 }
 
+// RefusedStream marks a ProtocolError as a stream a ConnError says we refuse.
+func (e *ProtocolError) RefusedStream() {}
+
 // RefusedError reports a well-formed element that is not INDI 1.7 and was skipped. The stream
 // goes on; call Next again.
 type RefusedError struct {

@@ -145,7 +145,7 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, &ConnError{Server: addr, Err: err}
+		return nil, &ConnError{Protocol: "phd2", Server: addr, Err: err}
 	}
 	c := NewClient(conn, addr, Limits{})
 	select {
@@ -155,7 +155,7 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 		return nil, c.err
 	case <-ctx.Done():
 		c.Close()
-		return nil, &ConnError{Server: addr, Err: fmt.Errorf("no greeting (Version … AppState): %w", ctx.Err())}
+		return nil, &ConnError{Protocol: "phd2", Server: addr, Err: fmt.Errorf("no greeting (Version … AppState): %w", ctx.Err())}
 	}
 }
 
@@ -200,7 +200,7 @@ func (c *Client) Close() error {
 
 func (c *Client) fail(err error) {
 	c.closeOnce.Do(func() {
-		c.err = &ConnError{Server: c.server, Err: err}
+		c.err = &ConnError{Protocol: "phd2", Server: c.server, Err: err}
 		c.conn.Close()
 		close(c.done)
 	})

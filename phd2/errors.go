@@ -5,36 +5,17 @@
 package phd2
 
 import (
-	"errors"
 	"fmt"
-	"net"
+
+	"liken.sh/runner/internal/conn"
 )
 
 // ErrClosed is the cause of a ConnError after Close.
-var ErrClosed = errors.New("client closed")
+var ErrClosed = conn.ErrClosed
 
-// ConnError ends a client: the connection to Server was lost, closed, or carried a stream we
-// refuse to read.
-type ConnError struct {
-	Server string
-	Err    error
-}
-
-func (e *ConnError) Error() string {
-	var pe *ProtocolError
-	var op *net.OpError
-	switch {
-	case errors.Is(e.Err, ErrClosed):
-		return fmt.Sprintf("phd2 server %s: %v", e.Server, e.Err)
-	case errors.As(e.Err, &op) && op.Op == "dial":
-		return fmt.Sprintf("phd2 server %s cannot be reached: %v", e.Server, e.Err)
-	case errors.As(e.Err, &pe):
-		return fmt.Sprintf("phd2 server %s sent a stream we refuse: %v", e.Server, e.Err)
-	}
-	return fmt.Sprintf("phd2 server %s: connection lost: %v", e.Server, e.Err)
-}
-
-func (e *ConnError) Unwrap() error { return e.Err }
+// ConnError ends a client: the connection to its server was lost, closed, never made, or
+// carried a stream we refuse to read (a *ProtocolError). It is the INDI client's too.
+type ConnError = conn.Error
 
 // ProtocolError is a stream that cannot be read on, such as a line over the limit.
 type ProtocolError struct {
@@ -42,6 +23,9 @@ type ProtocolError struct {
 }
 
 func (e *ProtocolError) Error() string { return e.Reason }
+
+// RefusedStream marks a ProtocolError as a stream a ConnError says we refuse.
+func (e *ProtocolError) RefusedStream() {}
 
 // RPCError is PHD2's refusal of a call: the JSON-RPC error it answered with. Message is PHD2's
 // own words, such as why its camera would not connect.
