@@ -1,9 +1,5 @@
-// Package kube holds the pure side of the runner's Kubernetes work: the names, labels and
-// specs of the objects it creates, and the composition of the statuses it writes. Nothing here
-// calls an API server, so every rule is tested with plain tables; the activities do the calls.
-//
-// This file holds the people side's words: the labels and annotations a baker pod carries,
-// the names Events report under, and the rule that says when a Person's picture must be read.
+// The people side's words: the labels and annotations a baker pod carries, the names
+// Events report under, and the rule that says when a Person's picture must be read.
 package kube
 
 import (
@@ -20,8 +16,6 @@ const (
 	LabelBaker = "people.liken.sh/baker"
 	// BakerLabelValue is LabelBaker's only value.
 	BakerLabelValue = "avatar"
-	// LabelManagedBy is the standard label naming who manages an object.
-	LabelManagedBy = "app.kubernetes.io/managed-by"
 
 	// AnnotationPerson on a baker pod names its Person. An annotation, not a label: a Person's
 	// name may be 253 characters, a label value only 63.
