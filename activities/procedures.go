@@ -271,96 +271,46 @@ func (a *Activities) runProcedures(ctx context.Context, in StepInput, trigger st
 	return res, nil
 }
 
-// procedureTiers reads the resources of the five tiers in activation order; resources
-// without actions for trigger are left out (for triggersPass: without triggers).
+// procedureTiers reads the resources of the five tiers, in activation order, as
+// kube.ProcedureTiers places them: for Activation or Deactivation those with actions for it,
+// for triggersPass those with triggers.
 func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger string) ([][]*procResource, error) {
 	ns := in.Namespace
 	// A Telescope gone before its Deactivation (its finalizer removed by hand) has no
 	// procedure left to run, but its devices still do theirs.
-	var telSpec procSpec
-	tel, err := a.resource(obsv1.KindTelescope, ns).Get(ctx, in.Telescope, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err) && (trigger == kube.TriggerDeactivation || trigger == triggersPass):
-		tel = nil
-	case apierrors.IsNotFound(err):
-		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("%sTelescope %s is missing", kube.FailedPrefix, in.Telescope), ErrStepFailed, nil)
-	case err != nil:
-		return nil, fmt.Errorf("read the Telescope %s/%s: %w", ns, in.Telescope, err)
-	default:
-		if telSpec, err = readProcSpec(tel); err != nil {
-			return nil, badSpec(obsv1.KindTelescope, in.Telescope, err)
-		}
+	tel, telSpec, err := a.readProcObject(ctx, obsv1.KindTelescope, ns, in.Telescope, trigger != kube.TriggerActivation)
+	if err != nil {
+		return nil, err
 	}
 	obs := in.Observatory
 	if obs == "" {
 		obs = telSpec.Observatory
 	}
-	telServer := kube.ServerName(obsv1.KindTelescope, in.Telescope)
-	obsServer := kube.ServerName(obsv1.KindObservatory, obs)
-
-	tiers := make([][]*procResource, 5)
-	add := func(tier int, kind obsv1.Kind, u *unstructured.Unstructured, s procSpec, server, telescope string) {
-		acts := s.Activation
-		switch trigger {
-		case kube.TriggerDeactivation:
-			acts = s.Deactivation
-		case triggersPass:
-			acts = nil
-			if len(s.Triggers) == 0 {
-				return
-			}
+	scope := kube.TierScope{Telescope: in.Telescope, Observatory: obs, SiteTiers: in.SiteTiers,
+		LeaveDeleting: trigger == kube.TriggerActivation}
+	byID := map[kube.ResourceID]*procResource{}
+	var cands []kube.TierCandidate
+	add := func(kind obsv1.Kind, u *unstructured.Unstructured, s procSpec) {
+		if r := newProcResource(kind, u, s, trigger, obs); r != nil {
+			byID[r.id] = r
+			cands = append(cands, kube.TierCandidate{ID: r.id, Telescope: s.Telescope, Observatory: s.Observatory,
+				OpticalTrain: s.OpticalTrain, Deleting: u.GetDeletionTimestamp() != nil})
 		}
-		if len(acts) == 0 && trigger != triggersPass {
-			return
-		}
-		r := &procResource{
-			id:          kube.ResourceIDOf(kind, u),
-			server:      server,
-			observatory: obs,
-			telescope:   telescope,
-			generation:  u.GetGeneration(),
-			actions:     acts,
-		}
-		if s.Driver.Name != "" {
-			r.drivers = []string{s.Driver.Name}
-		}
-		r.indiDevice, _, _ = unstructured.NestedString(u.Object, "status", "indiDevice")
-		if trigger == triggersPass {
-			r.triggers = s.Triggers
-			r.records = statusProcedures(u)
-			r.retry = u.GetAnnotations()[kube.AnnotationRetry]
-		}
-		tiers[tier] = append(tiers[tier], r)
 	}
-
 	if in.SiteTiers && obs != "" {
-		o, err := a.resource(obsv1.KindObservatory, ns).Get(ctx, obs, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-		case err != nil:
-			return nil, fmt.Errorf("read the Observatory %s/%s: %w", ns, obs, err)
-		default:
-			s, err := readProcSpec(o)
-			if err != nil {
-				return nil, badSpec(obsv1.KindObservatory, obs, err)
-			}
-			add(0, obsv1.KindObservatory, o, s, obsServer, "")
+		o, s, err := a.readProcObject(ctx, obsv1.KindObservatory, ns, obs, true)
+		if err != nil {
+			return nil, err
+		}
+		if o != nil {
+			add(obsv1.KindObservatory, o, s)
 		}
 	}
 	if tel != nil {
-		add(2, obsv1.KindTelescope, tel, telSpec, telServer, in.Telescope)
+		add(obsv1.KindTelescope, tel, telSpec)
 	}
-
-	trains := map[string]bool{}
-	list, err := a.resource(obsv1.KindOpticalTrain, ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list the OpticalTrains in %s: %w", ns, err)
-	}
-	for _, u := range list.Items {
-		if t, _, _ := unstructured.NestedString(u.Object, "spec", "telescope"); t == in.Telescope {
-			trains[u.GetName()] = true
-		}
+	if scope.Trains, err = a.telescopeTrains(ctx, ns, in.Telescope); err != nil {
+		return nil, err
 	}
 	for _, kind := range obsv1.Kinds {
 		if !kind.IsDevice() {
@@ -372,33 +322,88 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 		}
 		for i := range list.Items {
 			u := &list.Items[i]
-			// A device deleted during activation leaves without a procedure (spec 7).
-			if trigger == kube.TriggerActivation && u.GetDeletionTimestamp() != nil {
-				continue
-			}
 			s, err := readProcSpec(u)
 			if err != nil {
 				return nil, badSpec(kind, u.GetName(), err)
 			}
-			switch {
-			case in.SiteTiers && obs != "" && s.Observatory == obs:
-				add(1, kind, u, s, obsServer, "")
-			case s.Telescope == in.Telescope && s.Telescope != "":
-				add(3, kind, u, s, telServer, in.Telescope)
-			case s.OpticalTrain != "" && trains[s.OpticalTrain]:
-				add(4, kind, u, s, telServer, in.Telescope)
-			}
+			add(kind, u, s)
 		}
 	}
-	for _, t := range tiers {
-		sort.Slice(t, func(i, j int) bool {
-			if t[i].id.Kind != t[j].id.Kind {
-				return t[i].id.Kind < t[j].id.Kind
-			}
-			return t[i].id.Name < t[j].id.Name
-		})
+	placed := kube.ProcedureTiers(scope, cands)
+	tiers := make([][]*procResource, len(placed))
+	for t, cs := range placed {
+		server, telescope := kube.ServerName(obsv1.KindTelescope, in.Telescope), in.Telescope
+		if kube.ProcedureTier(t) <= kube.TierObservatoryDevices {
+			server, telescope = kube.ServerName(obsv1.KindObservatory, obs), ""
+		}
+		for _, c := range cs {
+			r := byID[c.ID]
+			r.server, r.telescope = server, telescope
+			tiers[t] = append(tiers[t], r)
+		}
 	}
 	return tiers, nil
+}
+
+// readProcObject reads a Telescope or an Observatory and its procedures; one that is missing
+// is nil when mayBeGone, and fails the step otherwise.
+func (a *Activities) readProcObject(ctx context.Context, kind obsv1.Kind, ns, name string, mayBeGone bool) (*unstructured.Unstructured, procSpec, error) {
+	u, err := a.resource(kind, ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err) && mayBeGone:
+		return nil, procSpec{}, nil
+	case apierrors.IsNotFound(err):
+		return nil, procSpec{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%s%s %s is missing", kube.FailedPrefix, kind, name), ErrStepFailed, nil)
+	case err != nil:
+		return nil, procSpec{}, fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
+	}
+	s, err := readProcSpec(u)
+	if err != nil {
+		return nil, s, badSpec(kind, name, err)
+	}
+	return u, s, nil
+}
+
+// telescopeTrains are the names of the telescope's optical trains.
+func (a *Activities) telescopeTrains(ctx context.Context, ns, telescope string) (map[string]bool, error) {
+	list, err := a.resource(obsv1.KindOpticalTrain, ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list the OpticalTrains in %s: %w", ns, err)
+	}
+	trains := map[string]bool{}
+	for _, u := range list.Items {
+		if t, _, _ := unstructured.NestedString(u.Object, "spec", "telescope"); t == telescope {
+			trains[u.GetName()] = true
+		}
+	}
+	return trains, nil
+}
+
+// newProcResource is the resource u as a tier runs it, or nil when it has nothing to run:
+// for Activation or Deactivation no actions for it, for triggersPass no triggers. Its
+// server and telescope are its tier's.
+func newProcResource(kind obsv1.Kind, u *unstructured.Unstructured, s procSpec, trigger, obs string) *procResource {
+	r := &procResource{id: kube.ResourceIDOf(kind, u), observatory: obs, generation: u.GetGeneration()}
+	switch trigger {
+	case kube.TriggerActivation:
+		r.actions = s.Activation
+	case kube.TriggerDeactivation:
+		r.actions = s.Deactivation
+	case triggersPass:
+		if len(s.Triggers) == 0 {
+			return nil
+		}
+		r.triggers, r.records, r.retry = s.Triggers, statusProcedures(u), u.GetAnnotations()[kube.AnnotationRetry]
+	}
+	if len(r.actions) == 0 && len(r.triggers) == 0 {
+		return nil
+	}
+	if s.Driver.Name != "" {
+		r.drivers = []string{s.Driver.Name}
+	}
+	r.indiDevice, _, _ = unstructured.NestedString(u.Object, "status", "indiDevice")
+	return r
 }
 
 func badSpec(kind obsv1.Kind, name string, err error) error {
