@@ -62,6 +62,35 @@ type stopped struct {
 func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped, error) {
 	ns, ls := sel.Namespace, metav1.ListOptions{LabelSelector: sel.selector()}
 	core := a.Kube.CoreV1()
+	out, err := a.deleteObjects(ctx, sel)
+	if err != nil {
+		return out, err
+	}
+	err = waitUntil(ctx, "the pods of "+sel.Server+" gone", func(ctx context.Context) (bool, error) {
+		left, err := core.Pods(ns).List(ctx, ls)
+		if err != nil {
+			return false, err
+		}
+		if len(left.Items) > 0 {
+			return false, nil
+		}
+		s, err := core.Services(ns).List(ctx, ls)
+		return err == nil && len(s.Items) == 0, err
+	})
+	if err != nil {
+		return out, err
+	}
+	if sel.Role == kube.RoleDevice {
+		return out, a.releaseDevices(ctx, sel, out.Resources)
+	}
+	return out, nil
+}
+
+// deleteObjects deletes the objects the selector picks (a missing one is fine) and says
+// whose they were.
+func (a *Activities) deleteObjects(ctx context.Context, sel stopSelector) (stopped, error) {
+	ns, ls := sel.Namespace, metav1.ListOptions{LabelSelector: sel.selector()}
+	core := a.Kube.CoreV1()
 	seen := map[kube.ResourceID]bool{}
 	var out stopped
 	note := func(l map[string]string) {
@@ -125,41 +154,32 @@ func (a *Activities) stopObjects(ctx context.Context, sel stopSelector) (stopped
 			return out, err
 		}
 	}
-	err = waitUntil(ctx, "the pods of "+sel.Server+" gone", func(ctx context.Context) (bool, error) {
-		left, err := core.Pods(ns).List(ctx, ls)
-		if err != nil {
-			return false, err
-		}
-		if len(left.Items) > 0 {
-			return false, nil
-		}
-		s, err := core.Services(ns).List(ctx, ls)
-		return err == nil && len(s.Items) == 0, err
-	})
-	if err != nil {
-		return out, err
-	}
-	if sel.Role == kube.RoleDevice {
-		for _, r := range out.Resources {
-			if !r.Kind.IsDevice() {
-				continue
-			}
-			// The finalizer stays while another server still runs the device.
-			if elsewhere, err := a.runsElsewhere(ctx, r, sel.Server); err != nil || elsewhere {
-				if err != nil {
-					return out, err
-				}
-				continue
-			}
-			if err := a.markStopped(ctx, r); err != nil {
-				return out, err
-			}
-			if _, err := a.patchFinalizers(ctx, FinalizerRef{Kind: r.Kind, Namespace: ns, Name: r.Name}, false); err != nil {
-				return out, err
-			}
-		}
-	}
 	return out, nil
+}
+
+// releaseDevices marks the stopped devices Idle (or Inventory) and removes their finalizers,
+// unless another server still runs the device.
+func (a *Activities) releaseDevices(ctx context.Context, sel stopSelector, resources []kube.ResourceID) error {
+	ns := sel.Namespace
+	for _, r := range resources {
+		if !r.Kind.IsDevice() {
+			continue
+		}
+		// The finalizer stays while another server still runs the device.
+		if elsewhere, err := a.runsElsewhere(ctx, r, sel.Server); err != nil || elsewhere {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := a.markStopped(ctx, r); err != nil {
+			return err
+		}
+		if _, err := a.patchFinalizers(ctx, FinalizerRef{Kind: r.Kind, Namespace: ns, Name: r.Name}, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runsElsewhere says whether a pod of a server other than server still runs the device r.
