@@ -93,16 +93,7 @@ func getPerson(t *testing.T, ctx context.Context, name string) *peoplev1.Person 
 // eventually polls cond until it holds, failing with the last state it saw.
 func eventually(t *testing.T, limit time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	var last string
-	for time.Now().Before(deadline) {
-		var ok bool
-		if ok, last = cond(); ok {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("%s within %s; last seen: %s", what, limit, last)
+	testenv.Eventually(t, limit, what, cond)
 }
 
 func avatarReady(p *peoplev1.Person) (reason, message string) {
@@ -229,13 +220,7 @@ func hasEvent(t *testing.T, ctx context.Context, person, reason, typ string) (bo
 	return false, strings.Join(seen, ",")
 }
 
-func temporal(t *testing.T) client.Client {
-	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
-}
+func temporal(t *testing.T) client.Client { return env.Temporal(t) }
 
 func unstructuredOf(obj map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: obj}

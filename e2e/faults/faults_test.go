@@ -116,27 +116,12 @@ func deployment(t *testing.T, start func() *testenv.Program) (starts func() int)
 	return func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
-func temporal(t *testing.T) client.Client {
-	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
-}
+func temporal(t *testing.T) client.Client { return env.Temporal(t) }
 
 // eventually polls cond until it holds, failing with the last state it saw.
 func eventually(t *testing.T, limit time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	var last string
-	for time.Now().Before(deadline) {
-		var ok bool
-		if ok, last = cond(); ok {
-			return
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	t.Fatalf("%s within %s; last seen: %s", what, limit, last)
+	testenv.Eventually(t, limit, what, cond)
 }
 
 // runs counts the executions of each workflow ID of one type that ids holds: a change

@@ -102,27 +102,12 @@ func namespace(t *testing.T, prefix string) string {
 	return ns
 }
 
-func temporal(t *testing.T) client.Client {
-	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
-}
+func temporal(t *testing.T) client.Client { return env.Temporal(t) }
 
 // eventually polls cond until it holds, failing with the last state it saw.
 func eventually(t *testing.T, limit time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	var last string
-	for time.Now().Before(deadline) {
-		var ok bool
-		if ok, last = cond(); ok {
-			return
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	t.Fatalf("%s within %s; last seen: %s", what, limit, last)
+	testenv.Eventually(t, limit, what, cond)
 }
 
 // statusOf reads an object's status into st; false when the object is not there.
