@@ -44,7 +44,7 @@ func WhenHolds(owner ResourceID, ref obsv1.ConditionRef, seen []Observed) (bool,
 			continue
 		}
 		matched = true
-		c := findCondition(o.Conditions, ref.Type)
+		c := ConditionOf(o.Conditions, ref.Type)
 		if c == nil || c.Status != want {
 			return false, time.Time{}
 		}
