@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/metrics"
 	kubepkg "liken.sh/runner/kube"
@@ -45,7 +47,7 @@ func run(args []string) error {
 	var cfg app.Config
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	cfg.Flags(fs)
-	people, err := peopleFlags(fs)
+	peopleCfg, err := peopleFlags(fs)
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := findBakerImage(ctx, kube, people, log); err != nil {
+	if err := findBakerImage(ctx, kube, peopleCfg, log); err != nil {
 		return err
 	}
 	tc, err := cfg.Temporal(log, reg.Temporal())
@@ -104,11 +106,13 @@ func run(args []string) error {
 		// that reaches the server; the SDK's default throttle delays that by up to 24 s.
 		MaxHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	acts := &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: tc, People: *people, Now: time.Now}
+	acts := workflows.ActivitiesOn(activities.Clients{Kube: kube, Dynamic: dyn, Temporal: tc,
+		Instance: os.Getenv("POD_NAME"), Now: time.Now})
+	acts.People.People = *peopleCfg
 	if devINDI {
-		local := &activities.LocalINDI{Dir: devINDIDir}
+		local := &observatory.LocalINDI{Dir: devINDIDir}
 		defer local.Close()
-		acts.INDI = local
+		acts.Observatory.INDI = local
 		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", devINDIDir)
 		// A stand-in stops with its pod, as a pod's containers stop with it. In the
 		// background: an API server that is away does not hold the worker's start.
@@ -137,9 +141,9 @@ func run(args []string) error {
 }
 
 // peopleFlags registers the people side's flags; each defaults to its environment variable.
-func peopleFlags(fs *flag.FlagSet) (*activities.PeopleConfig, error) {
-	c := &activities.PeopleConfig{Instance: os.Getenv("POD_NAME")}
-	deadline := activities.DefaultBakeDeadline
+func peopleFlags(fs *flag.FlagSet) (*people.PeopleConfig, error) {
+	c := &people.PeopleConfig{}
+	deadline := people.DefaultBakeDeadline
 	if v, ok := os.LookupEnv("LIKEN_BAKE_DEADLINE"); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -151,7 +155,7 @@ func peopleFlags(fs *flag.FlagSet) (*activities.PeopleConfig, error) {
 		"how long a baker pod may run, from its creation (env LIKEN_BAKE_DEADLINE)")
 	fs.StringVar(&c.BakerImage, "baker-image", os.Getenv("LIKEN_BAKER_IMAGE"),
 		"image of the baker pods; empty means this worker's own, read from its pod (env LIKEN_BAKER_IMAGE)")
-	fs.StringVar(&c.OperatorNamespace, "operator-namespace", envOr("LIKEN_OPERATOR_NAMESPACE", activities.DefaultOperatorNamespace),
+	fs.StringVar(&c.OperatorNamespace, "operator-namespace", envOr("LIKEN_OPERATOR_NAMESPACE", people.DefaultOperatorNamespace),
 		"namespace of the baker pods of nfs:// pictures (env LIKEN_OPERATOR_NAMESPACE)")
 	return c, nil
 }
@@ -189,7 +193,7 @@ func envOr(name, def string) string {
 // findBakerImage fills in the baker image from the worker's own pod when no flag names it, so
 // that a kustomization's one images: entry pins both. Outside a pod there is none: baking then
 // fails with a message saying so, and everything else works.
-func findBakerImage(ctx context.Context, kube kubernetes.Interface, c *activities.PeopleConfig, log *slog.Logger) error {
+func findBakerImage(ctx context.Context, kube kubernetes.Interface, c *people.PeopleConfig, log *slog.Logger) error {
 	name, ns := os.Getenv("POD_NAME"), os.Getenv("POD_NAMESPACE")
 	if c.BakerImage != "" {
 		return nil

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -160,10 +160,10 @@ func TestADeviceJoinsAndLeavesAReadyReservationLive(t *testing.T) {
 }
 
 // telescopeServer dials the indiserver that stands in for east-telescope.
-func telescopeServer(t *testing.T, local *activities.LocalINDI, ns string) (*indi.Client, context.Context, context.CancelFunc) {
+func telescopeServer(t *testing.T, local *observatory.LocalINDI, ns string) (*indi.Client, context.Context, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
+	addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
 	if err != nil {
 		cancel()
 		return nil, nil, nil
@@ -177,7 +177,7 @@ func telescopeServer(t *testing.T, local *activities.LocalINDI, ns string) (*ind
 }
 
 // connected says whether the INDI device is defined on east-telescope and connected.
-func connected(t *testing.T, local *activities.LocalINDI, ns, dev string) bool {
+func connected(t *testing.T, local *observatory.LocalINDI, ns, dev string) bool {
 	ic, ctx, done := telescopeServer(t, local, ns)
 	if ic == nil {
 		return false
@@ -192,7 +192,7 @@ func connected(t *testing.T, local *activities.LocalINDI, ns, dev string) bool {
 
 // defined says whether the INDI device is defined on east-telescope: a driver answers a Sync
 // within seconds, so one that does not is not there.
-func defined(t *testing.T, local *activities.LocalINDI, ns, dev string) bool {
+func defined(t *testing.T, local *observatory.LocalINDI, ns, dev string) bool {
 	ic, _, done := telescopeServer(t, local, ns)
 	if ic == nil {
 		return true

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -53,7 +53,7 @@ func TestTheDomeAndTheMountLockEachOtherAcrossTheirServers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dial := func(server string, drivers ...string) *indi.Client {
-		addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: server, Drivers: drivers})
+		addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: server, Drivers: drivers})
 		require.NoError(t, err)
 		cl, err := indi.Dial(ctx, addr)
 		require.NoError(t, err)

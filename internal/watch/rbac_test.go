@@ -121,7 +121,7 @@ func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 			{verb: "get", resource: "secrets", namespace: leaseNamespace},
 		},
 	}, {
-		// activities/person*.go and cmd/worker: read a Person, write its status, run baker
+		// activities/people and cmd/worker: read a Person, write its status, run baker
 		// pods anywhere, read a claim's namespace and claim, post and count Events in default.
 		sa: workerSA,
 		may: []access{
