@@ -43,30 +43,21 @@ func main() {
 	}
 }
 
+// options are the worker's flags.
+type options struct {
+	cfg    app.Config
+	people *people.PeopleConfig
+	// devINDI runs each INDI server as a local indiserver, recorded in devINDIDir (dev mode).
+	devINDI    bool
+	devINDIDir string
+}
+
 func run(args []string) error {
-	var cfg app.Config
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	cfg.Flags(fs)
-	peopleCfg, err := peopleFlags(fs)
+	o, err := parseFlags(args)
 	if err != nil {
 		return err
 	}
-	devINDI, err := envBool("LIKEN_DEV_LOCAL_INDI")
-	if err != nil {
-		return err
-	}
-	fs.BoolVar(&devINDI, "dev-local-indi", devINDI,
-		"dev mode only: run each INDI server as a local indiserver with its simulator drivers, instead of reaching its pod's Service (env LIKEN_DEV_LOCAL_INDI)")
-	devINDIDir := os.Getenv("LIKEN_DEV_LOCAL_INDI_DIR")
-	fs.StringVar(&devINDIDir, "dev-local-indi-dir", devINDIDir,
-		"dev mode only: where the local indiservers are recorded, so that they outlive a worker that is killed and the next worker adopts them, "+
-			"as pods would be (SIGTERM stops them all); default liken-indi-<task queue> in the temporary folder (env LIKEN_DEV_LOCAL_INDI_DIR)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if devINDIDir == "" {
-		devINDIDir = filepath.Join(os.TempDir(), "liken-indi-"+fileSafe(cfg.TaskQueue))
-	}
+	cfg := o.cfg
 	log, err := cfg.Logger("worker")
 	if err != nil {
 		return err
@@ -89,7 +80,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := findBakerImage(ctx, kube, peopleCfg, log); err != nil {
+	if err := findBakerImage(ctx, kube, o.people, log); err != nil {
 		return err
 	}
 	tc, err := cfg.Temporal(log, reg.Temporal())
@@ -108,19 +99,10 @@ func run(args []string) error {
 	})
 	acts := workflows.ActivitiesOn(activities.Clients{Kube: kube, Dynamic: dyn, Temporal: tc,
 		Instance: os.Getenv("POD_NAME"), Now: time.Now})
-	acts.People.People = *peopleCfg
-	if devINDI {
-		local := &observatory.LocalINDI{Dir: devINDIDir}
+	acts.People.People = *o.people
+	if o.devINDI {
+		local := localINDI(ctx, acts.Observatory, kube, o.devINDIDir, log)
 		defer local.Close()
-		acts.Observatory.INDI = local
-		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", devINDIDir)
-		// A stand-in stops with its pod, as a pod's containers stop with it. In the
-		// background: an API server that is away does not hold the worker's start.
-		go func() {
-			if err := local.FollowPods(ctx, kube, log); err != nil && ctx.Err() == nil {
-				log.Error("the local indiservers do not follow their pods (dev mode)", "err", err)
-			}
-		}()
 	}
 	workflows.Register(w, acts)
 
@@ -138,6 +120,49 @@ func run(args []string) error {
 	w.Stop()
 	log.Info("stopped")
 	return nil
+}
+
+// parseFlags reads the worker's flags; each defaults to its environment variable.
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	o.cfg.Flags(fs)
+	var err error
+	if o.people, err = peopleFlags(fs); err != nil {
+		return o, err
+	}
+	if o.devINDI, err = envBool("LIKEN_DEV_LOCAL_INDI"); err != nil {
+		return o, err
+	}
+	fs.BoolVar(&o.devINDI, "dev-local-indi", o.devINDI,
+		"dev mode only: run each INDI server as a local indiserver with its simulator drivers, instead of reaching its pod's Service (env LIKEN_DEV_LOCAL_INDI)")
+	o.devINDIDir = os.Getenv("LIKEN_DEV_LOCAL_INDI_DIR")
+	fs.StringVar(&o.devINDIDir, "dev-local-indi-dir", o.devINDIDir,
+		"dev mode only: where the local indiservers are recorded, so that they outlive a worker that is killed and the next worker adopts them, "+
+			"as pods would be (SIGTERM stops them all); default liken-indi-<task queue> in the temporary folder (env LIKEN_DEV_LOCAL_INDI_DIR)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.devINDIDir == "" {
+		o.devINDIDir = filepath.Join(os.TempDir(), "liken-indi-"+fileSafe(o.cfg.TaskQueue))
+	}
+	return o, nil
+}
+
+// localINDI makes the observatory's INDI servers local indiservers recorded in dir (dev
+// mode); the caller closes it when the worker stops.
+func localINDI(ctx context.Context, obs *observatory.Activities, kube kubernetes.Interface, dir string, log *slog.Logger) *observatory.LocalINDI {
+	local := &observatory.LocalINDI{Dir: dir}
+	obs.INDI = local
+	log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", dir)
+	// A stand-in stops with its pod, as a pod's containers stop with it. In the
+	// background: an API server that is away does not hold the worker's start.
+	go func() {
+		if err := local.FollowPods(ctx, kube, log); err != nil && ctx.Err() == nil {
+			log.Error("the local indiservers do not follow their pods (dev mode)", "err", err)
+		}
+	}()
+	return local
 }
 
 // peopleFlags registers the people side's flags; each defaults to its environment variable.
