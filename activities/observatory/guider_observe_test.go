@@ -1,3 +1,5 @@
+// Tests of how a Guider's status follows its PHD2 while a reservation is Ready, against the real
+// API server, an INDI simulator and a fake PHD2 event server on 127.0.0.1.
 package observatory
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the LocalEndpoint Event dev mode posts when a reservation turns Ready: once, and only
+// with local INDI servers. The test itself calls no server.
 package observatory
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the dome locks relayed to the mounts when an observatory has no dome, against the real
+// API server and an INDI telescope simulator.
 package observatory
 
 import (

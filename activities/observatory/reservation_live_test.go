@@ -1,3 +1,5 @@
+// Tests of the live devices while a reservation is Ready: a deleted Guider pod comes back and its
+// PHD2 connects again, against the real API server, local INDI servers and a fake PHD2.
 package observatory
 
 import (

@@ -1,3 +1,5 @@
+// Tests of stopping a server's objects: a device keeps its deactivate finalizer while another
+// server still runs it, against the real API server.
 package observatory
 
 import (

@@ -1,3 +1,5 @@
+// Integration tests of the triggers (park on wind, unpark after calm, what an action requires, the
+// retry annotation), against the real API server and INDI simulators.
 package observatory
 
 import (
