@@ -1,8 +1,9 @@
-// The activity names the recorded histories schedule must stay registered: the worker
-// registers the methods of each domain's struct (and of Probe) under their own names
-// (workflows.Register), so a method renamed or removed would leave a running workflow
-// scheduling an activity no worker has. The histories are the names that reached users.
-// Each name is registered by one struct only: Temporal refuses a name registered twice.
+// The activity names the recorded histories schedule, or run as local activities, must stay
+// registered: the worker registers the methods of each domain's struct (and of Probe) under
+// their own names (workflows.Register), so a method renamed or removed would leave a running
+// workflow scheduling an activity no worker has. The histories are the names that reached
+// users; workflows/register_test.go lists every registered name. Each name is on one struct
+// only: Temporal refuses a name registered twice.
 package activities_test
 
 import (
@@ -56,6 +57,15 @@ func TestEveryActivityARecordedHistorySchedulesIsStillRegistered(t *testing.T) {
 				Scheduled *struct {
 					ActivityType struct{ Name string } `json:"activityType"`
 				} `json:"activityTaskScheduledEventAttributes"`
+				// A local activity is a marker whose data payload names it.
+				Marker *struct {
+					Name    string `json:"markerName"`
+					Details struct {
+						Data struct {
+							Payloads []struct{ Data []byte } `json:"payloads"`
+						} `json:"data"`
+					} `json:"details"`
+				} `json:"markerRecordedEventAttributes"`
 			} `json:"events"`
 		}
 		require.NoError(t, json.Unmarshal(raw, &h), f)
@@ -63,9 +73,16 @@ func TestEveryActivityARecordedHistorySchedulesIsStillRegistered(t *testing.T) {
 			if e.Scheduled != nil {
 				names[e.Scheduled.ActivityType.Name] = true
 			}
+			if e.Marker != nil && e.Marker.Name == "LocalActivity" && len(e.Marker.Details.Data.Payloads) > 0 {
+				var local struct{ ActivityType string }
+				require.NoError(t, json.Unmarshal(e.Marker.Details.Data.Payloads[0].Data, &local), f)
+				require.NotEmpty(t, local.ActivityType, f)
+				names[local.ActivityType] = true
+			}
 		}
 	}
 	require.Greater(t, len(names), 10, "the histories schedule the reservation's steps at least")
+	require.Contains(t, names, "SyncPerson", "the histories run the people side's local activities too")
 	for name := range names {
 		_, ok := methods[name]
 		assert.True(t, ok, "a recorded history schedules the activity %s, which no registered struct has any more", name)
