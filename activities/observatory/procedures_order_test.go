@@ -121,6 +121,14 @@ func TestTiersRunInOrderAndTheObservatorysOnlyWhenTheReservationRunsTheSite(t *t
 		assert.Equal(t, obsv1.RunDone, r.State, "%s %s", r.Kind, r.Name)
 	}
 
+	requireEachTierDeactivatedOnce(t, ctx, ns)
+}
+
+// requireEachTierDeactivatedOnce checks what a site's deactivation wrote: the Telescope and
+// the Observatory say they are Inactive, the Dome ran only its deactivation, and the Mount
+// keeps its activation beside its deactivation.
+func requireEachTierDeactivatedOnce(t *testing.T, ctx context.Context, ns string) {
+	t.Helper()
 	for _, kind := range []obsv1.Kind{obsv1.KindTelescope, obsv1.KindObservatory} {
 		name := "east"
 		if kind == obsv1.KindObservatory {

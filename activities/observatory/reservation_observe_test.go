@@ -131,21 +131,9 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	scope := inditest.Start(t, "indi_simulator_telescope")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*observeWait)
 	defer cancel()
-	c, err := indi.Dial(ctx, site.Addr)
-	require.NoError(t, err)
-	defer c.Close()
-	m, err := indi.Dial(ctx, scope)
-	require.NoError(t, err)
-	defer m.Close()
 	// Connect, as the steps do before a reservation is Ready.
-	for _, dev := range []string{"Dome Simulator", "Weather Simulator"} {
-		require.NoError(t, c.Sync(ctx, dev))
-		_, err := c.Connect(ctx, dev)
-		require.NoError(t, err)
-	}
-	require.NoError(t, m.Sync(ctx, "Telescope Simulator"))
-	_, err = m.Connect(ctx, "Telescope Simulator")
-	require.NoError(t, err)
+	c := dialConnected(t, ctx, site.Addr, "Dome Simulator", "Weather Simulator")
+	dialConnected(t, ctx, scope, "Telescope Simulator")
 
 	ns := observatoryNamespace(t, "observe-"+utilrand.String(5))
 	createLab(t, ns)
@@ -161,30 +149,61 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	a := newActivities()
 	a.INDI = serverResolver{"lab-observatory": site.Addr, "east-telescope": scope}
 	in := StepInput{Namespace: ns, Reservation: "tonight", Holder: "ada", Telescope: "east", Observatory: "lab", Step: "Observe"}
-	// observe runs the activity; ended waits until it returns, cancelled first or not.
-	observe := func() (ended func(cancelFirst bool) error) {
-		octx, ocancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- a.ObserveDevices(octx, in) }()
-		return func(cancelFirst bool) error {
-			if cancelFirst {
-				ocancel()
-			}
-			defer ocancel()
-			select {
-			case err := <-done:
-				return err
-			case <-time.After(observeWait):
-				return errors.New("ObserveDevices did not return")
-			}
-		}
-	}
 	old := observeRereadEvery
 	observeRereadEvery = time.Second // the observer looks for devices that join every second
 	t.Cleanup(func() { observeRereadEvery = old })
-	ended := observe()
+	ended := observe(ctx, a, in)
 
-	// The simulator's dome starts unparked with its shutter closed.
+	dome := requireTheDomeStartsUnparked(t, ns)
+	requireAJoiningDeviceAndTheMountObserved(t, ns)
+	requireTheDomeParksAndUnparks(t, ctx, c, ns, dome)
+	requireTheWeatherTurnsAndCalms(t, ctx, c, ns)
+	ended = requireARestartedObserverRepeatsNothing(t, ctx, a, in, ended)
+
+	// The observatory's server goes away: the activity fails, for Temporal to run it again.
+	site.Kill()
+	err := ended(false)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "lab-observatory")
+}
+
+// dialConnected dials the indiserver at addr and connects the devices, as the steps do
+// before a reservation is Ready. The client closes when the test ends.
+func dialConnected(t *testing.T, ctx context.Context, addr string, devices ...string) *indi.Client {
+	t.Helper()
+	c, err := indi.Dial(ctx, addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	for _, dev := range devices {
+		require.NoError(t, c.Sync(ctx, dev))
+		_, err := c.Connect(ctx, dev)
+		require.NoError(t, err)
+	}
+	return c
+}
+
+// observe runs the activity; ended waits until it returns, cancelled first or not.
+func observe(ctx context.Context, a *Activities, in StepInput) (ended func(cancelFirst bool) error) {
+	octx, ocancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.ObserveDevices(octx, in) }()
+	return func(cancelFirst bool) error {
+		if cancelFirst {
+			ocancel()
+		}
+		defer ocancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(observeWait):
+			return errors.New("ObserveDevices did not return")
+		}
+	}
+}
+
+// requireTheDomeStartsUnparked: the simulator's dome starts unparked with its shutter closed.
+func requireTheDomeStartsUnparked(t *testing.T, ns string) obsv1.DeviceStatus {
+	t.Helper()
 	dome := awaitCondition(t, obsv1.KindDome, ns, "lab", obsv1.ConditionParked, metav1.ConditionFalse, kube.ReasonUnparked)
 	assert.Equal(t, obsv1.DeviceConnected, dome.Phase)
 	assert.Equal(t, "Dome Simulator", dome.IndiDevice)
@@ -199,7 +218,13 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 			assert.Equal(t, []obsv1.PropertyElement{{Name: "PARK", Label: "Park(ed)", Value: "Off"}, {Name: "UNPARK", Label: "UnPark(ed)", Value: "On"}}, p.Elements)
 		}
 	}
-	// A device that joins while the reservation is Ready is observed too.
+	return dome
+}
+
+// requireAJoiningDeviceAndTheMountObserved: a device that joins while the reservation is
+// Ready is observed too, and so is the mount on the telescope's server.
+func requireAJoiningDeviceAndTheMountObserved(t *testing.T, ns string) {
+	t.Helper()
 	createObject(t, obsv1.KindWeatherStation, ns, &obsv1.WeatherStation{ObjectMeta: metav1.ObjectMeta{Name: "lab"},
 		Spec: obsv1.WeatherStationSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
 			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_weather"}}}})
@@ -214,10 +239,14 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	mount, _ := deviceStatus(t, obsv1.KindMount, ns, "east")
 	assert.Equal(t, "Telescope Simulator", mount.IndiDevice)
 	assert.Equal(t, kube.ReasonUnparked, conditionOf(mount, obsv1.ConditionParked).Reason)
+}
 
-	// Park the dome, and unpark it again: the condition and readings follow.
+// requireTheDomeParksAndUnparks parks the dome and unparks it again: the condition, the
+// readings and the Events follow.
+func requireTheDomeParksAndUnparks(t *testing.T, ctx context.Context, c *indi.Client, ns string, dome obsv1.DeviceStatus) {
+	t.Helper()
 	unparkedAt := conditionOf(dome, obsv1.ConditionParked).LastTransitionTime
-	_, err = c.SetDomeParked(ctx, "Dome Simulator", true)
+	_, err := c.SetDomeParked(ctx, "Dome Simulator", true)
 	require.NoError(t, err)
 	dome = awaitCondition(t, obsv1.KindDome, ns, "lab", obsv1.ConditionParked, metav1.ConditionTrue, kube.ReasonParked)
 	assert.Equal(t, "Dome lab is parked", conditionOf(dome, obsv1.ConditionParked).Message)
@@ -236,10 +265,14 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	_, types := awaitEventCounts(t, ns, obsv1.KindDome, "lab",
 		map[string]int32{kube.ReasonUnparked: 2, kube.ReasonParked: 1, kube.ReasonOpen: 1})
 	assert.Equal(t, corev1.EventTypeNormal, types[kube.ReasonParked])
+}
 
-	// The weather turns: a wind near its limit warns, past it is a danger, both as Warnings.
+// requireTheWeatherTurnsAndCalms: a wind near its limit warns, past it is a danger, both as
+// Warnings, and the calm after it is Safe again.
+func requireTheWeatherTurnsAndCalms(t *testing.T, ctx context.Context, c *indi.Client, ns string) {
+	t.Helper()
 	setWind(t, ctx, c, 19)
-	weather = awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionFalse, kube.ReasonWarning)
+	weather := awaitCondition(t, obsv1.KindWeatherStation, ns, "lab", obsv1.ConditionSafe, metav1.ConditionFalse, kube.ReasonWarning)
 	assert.Equal(t, "WeatherStation lab reports a warning: Wind", conditionOf(weather, obsv1.ConditionSafe).Message)
 	assert.Equal(t, kube.SafetyWarning, weather.Readings[obsv1.ReadingSafety])
 	assert.Equal(t, "19 kph", weather.Display["windSpeed"])
@@ -257,33 +290,32 @@ func TestTheDevicesOfAReadyReservationShowWhatTheirDriversReport(t *testing.T) {
 	assert.Equal(t, corev1.EventTypeWarning, types[kube.ReasonWarning])
 	assert.Equal(t, corev1.EventTypeWarning, types[kube.ReasonDanger])
 	assert.Equal(t, corev1.EventTypeNormal, types[kube.ReasonSafe])
+}
 
-	// Cancelled, it returns nil. Started again (a retry, another worker), it finds every
-	// status in place: the dome is not written again and no Event is posted twice.
+// requireARestartedObserverRepeatsNothing cancels the observer, which returns nil, and starts
+// it again (a retry, another worker): it finds every status in place, so the dome is not
+// written again and no Event is posted twice. It returns the new observer's ended.
+func requireARestartedObserverRepeatsNothing(t *testing.T, ctx context.Context, a *Activities, in StepInput, ended func(bool) error) func(bool) error {
+	t.Helper()
 	require.NoError(t, ended(true))
-	_, domeVersion := deviceStatus(t, obsv1.KindDome, ns, "lab")
-	domeEvents, _ := eventCounts(t, ns, obsv1.KindDome, "lab")
-	weatherEvents, _ := eventCounts(t, ns, obsv1.KindWeatherStation, "lab")
-	ended = observe()
+	_, domeVersion := deviceStatus(t, obsv1.KindDome, in.Namespace, "lab")
+	domeEvents, _ := eventCounts(t, in.Namespace, obsv1.KindDome, "lab")
+	weatherEvents, _ := eventCounts(t, in.Namespace, obsv1.KindWeatherStation, "lab")
+	ended = observe(ctx, a, in)
 	// The simulated mount's RA moves all the time, so its status is written every second:
 	// two writes by the new observer mean it has looked at every device.
 	for range 2 {
-		_, v := deviceStatus(t, obsv1.KindMount, ns, "east")
+		_, v := deviceStatus(t, obsv1.KindMount, in.Namespace, "east")
 		require.Eventually(t, func() bool {
-			_, now := deviceStatus(t, obsv1.KindMount, ns, "east")
+			_, now := deviceStatus(t, obsv1.KindMount, in.Namespace, "east")
 			return now != v
 		}, observeWait, 100*time.Millisecond)
 	}
-	_, v := deviceStatus(t, obsv1.KindDome, ns, "lab")
+	_, v := deviceStatus(t, obsv1.KindDome, in.Namespace, "lab")
 	assert.Equal(t, domeVersion, v, "the restarted observer wrote the same dome status again")
-	again, _ := eventCounts(t, ns, obsv1.KindDome, "lab")
+	again, _ := eventCounts(t, in.Namespace, obsv1.KindDome, "lab")
 	assert.Equal(t, domeEvents, again)
-	again, _ = eventCounts(t, ns, obsv1.KindWeatherStation, "lab")
+	again, _ = eventCounts(t, in.Namespace, obsv1.KindWeatherStation, "lab")
 	assert.Equal(t, weatherEvents, again)
-
-	// The observatory's server goes away: the activity fails, for Temporal to run it again.
-	site.Kill()
-	err = ended(false)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "lab-observatory")
+	return ended
 }

@@ -104,6 +104,36 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	assert.JSONEq(t, "[true]", string(calls[0].Params))
 	assert.True(t, phd.Connected())
 	assert.GreaterOrEqual(t, len(phd.Calls(phd2.MethodGetConnected)), 2, "the step waited for get_connected")
+	requireTheGuiderRuns(t, ctx, ns, g)
+
+	// A retried StartGuider finds PHD2 connected and sends nothing again.
+	_, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Len(t, phd.Calls(phd2.MethodSetConnected), 1)
+
+	// Abort stops PHD2's guiding before it aborts the mount and camera.
+	phd.SetState(phd2.StateGuiding)
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped PHD2's capture on Guider east; Nothing ran on Mount east, Camera east-main", res.Summary)
+	assert.Len(t, phd.Calls(phd2.MethodStopCapture), 1)
+	assert.Equal(t, phd2.StateStopped, phd.State())
+
+	// A PHD2 that is gone does not fail Abort: the summary says it was not told.
+	phd.Close()
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped)
+	assert.True(t, strings.HasPrefix(res.Summary, "Nothing ran on Mount east, Camera east-main; Guider east: PHD2 was not told to stop capturing (reach the PHD2 of east-guider: phd2 server "+phd.Addr+" cannot be reached"), res.Summary)
+
+	requireTheGuiderStopped(t, ctx, a, ns)
+}
+
+// requireTheGuiderRuns checks what StartGuider made for the Guider g: its pod, Service and
+// ConfigMap (whose PHD2 profile names the INDI devices, the optics and the server), and a
+// status and Ready condition that say it runs.
+func requireTheGuiderRuns(t *testing.T, ctx context.Context, ns string, g *unstructured.Unstructured) {
+	t.Helper()
 	pod, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-guider", metav1.GetOptions{})
 	require.NoError(t, err)
 	requireObject(t, pod, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
@@ -128,34 +158,19 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	reason, msg := readyOf(t, ns, obsv1.KindGuider, "east")
 	assert.Equal(t, "Ready", reason)
 	assert.Equal(t, "PHD2 connected its camera and mount", msg)
+}
 
-	// A retried StartGuider finds PHD2 connected and sends nothing again.
-	_, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
-	require.NoError(t, err)
-	assert.Len(t, phd.Calls(phd2.MethodSetConnected), 1)
-
-	// Abort stops PHD2's guiding before it aborts the mount and camera.
-	phd.SetState(phd2.StateGuiding)
-	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
-	require.NoError(t, err)
-	assert.Equal(t, "Stopped PHD2's capture on Guider east; Nothing ran on Mount east, Camera east-main", res.Summary)
-	assert.Len(t, phd.Calls(phd2.MethodStopCapture), 1)
-	assert.Equal(t, phd2.StateStopped, phd.State())
-
-	// A PHD2 that is gone does not fail Abort: the summary says it was not told.
-	phd.Close()
-	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
-	require.NoError(t, err)
-	assert.False(t, res.Skipped)
-	assert.True(t, strings.HasPrefix(res.Summary, "Nothing ran on Mount east, Camera east-main; Guider east: PHD2 was not told to stop capturing (reach the PHD2 of east-guider: phd2 server "+phd.Addr+" cannot be reached"), res.Summary)
-
-	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
+// requireTheGuiderStopped runs StopGuider: the Guider's pod and ConfigMap go, its status says
+// nothing runs it, and a second StopGuider is skipped.
+func requireTheGuiderStopped(t *testing.T, ctx context.Context, a *Activities, ns string) {
+	t.Helper()
+	res, err := a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
 	require.NoError(t, err)
 	assert.Equal(t, "Stopped Guider east", res.Summary)
 	requireGone(t, ns, "east-guider")
 	_, err = env.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "east-guider", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "the ConfigMap is gone: %v", err)
-	gst = obsv1.GuiderStatus{}
+	var gst obsv1.GuiderStatus
 	readObjectStatus(t, ns, obsv1.KindGuider, "east", &gst)
 	assert.Equal(t, "Idle", gst.Phase)
 	assert.Empty(t, gst.Pod+gst.Node, "nothing runs it: the inventory's again")

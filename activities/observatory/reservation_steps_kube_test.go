@@ -157,7 +157,23 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	a.INDI = local
 	ctx := testContext(t)
 
-	// StartSite: the observatory's server and its two devices.
+	requireExampleSiteStarted(t, ctx, a, ns, uids)
+	requireExampleTelescopePoweredOn(t, ctx, a, ns, uids)
+	requireExampleDevicesStarted(t, ctx, a, ns, uids)
+	requireExampleConnectedAndConfigured(t, ctx, a, ns)
+	c := requireExampleDevicesSetOnTheirServers(t, local, ns)
+
+	// A retried Configure finds everything set.
+	_, err := a.Configure(ctx, stepInput(ns, kube.StepConfigure))
+	require.NoError(t, err)
+
+	requireExampleAbortedAndDisconnected(t, ctx, a, ns, c)
+	requireExampleStoppedWithoutATrace(t, ctx, a, ns, uids)
+}
+
+// requireExampleSiteStarted runs StartSite: the observatory's server and its two devices.
+func requireExampleSiteStarted(t *testing.T, ctx context.Context, a *Activities, ns string, uids map[string]types.UID) {
+	t.Helper()
 	res, err := a.StartSite(ctx, stepInput(ns, kube.StepStartSite))
 	require.NoError(t, err)
 	assert.False(t, res.Skipped)
@@ -171,19 +187,29 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 		uids["WeatherStation/lab"], "driver", 7625)
 	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindDome, "lab"))
 
-	// PowerOn: the telescope's server, linking every device it will run, and its endpoint.
-	res, err = a.PowerOn(ctx, stepInput(ns, kube.StepPowerOn))
+}
+
+// requireExampleTelescopePoweredOn runs PowerOn: the telescope's server, linking every device
+// it will run, and its endpoint.
+func requireExampleTelescopePoweredOn(t *testing.T, ctx context.Context, a *Activities, ns string, uids map[string]types.UID) {
+	t.Helper()
+	res, err := a.PowerOn(ctx, stepInput(ns, kube.StepPowerOn))
 	require.NoError(t, err)
 	require.NotNil(t, res.Endpoint)
 	assert.Equal(t, obsv1.Endpoint{Service: "east-telescope", Host: "east-telescope." + ns + ".svc", Port: 7624}, *res.Endpoint)
-	srv = requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
+	srv := requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
 		uids["Telescope/east"], "indi", 7624)
 	assert.Equal(t, "east-main-camera:7625\neast-main-filterwheel:7625\neast-main-flatpanel:7625\neast-main-focuser:7625\neast-mount:7625\n",
 		srv.Annotations[kube.AnnotationDrivers])
 
-	// StartDevices: every device of the telescope and its train, named in connect order.
+}
+
+// requireExampleDevicesStarted runs StartDevices: every device of the telescope and its train,
+// named in connect order.
+func requireExampleDevicesStarted(t *testing.T, ctx context.Context, a *Activities, ns string, uids map[string]types.UID) {
+	t.Helper()
 	for range 2 { // a retry adopts what is there and does the same
-		res, err = a.StartDevices(ctx, stepInput(ns, kube.StepStartDevices))
+		res, err := a.StartDevices(ctx, stepInput(ns, kube.StepStartDevices))
 		require.NoError(t, err)
 		assert.Equal(t, "Started Mount east, Focuser east-main, FilterWheel east-main, FlatPanel east-main, Camera east-main", res.Summary)
 	}
@@ -209,8 +235,13 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	assert.Equal(t, "Starting", reason)
 	assert.Equal(t, "Pod east-mount runs on "+mount.Node+"; waiting for the driver indi_simulator_telescope", msg)
 
-	// Connect and Configure, on the local indiserver that stands in for east-telescope.
-	res, err = a.Connect(ctx, stepInput(ns, kube.StepConnect))
+}
+
+// requireExampleConnectedAndConfigured runs Connect and Configure, on the local indiserver
+// that stands in for east-telescope, and checks what their summaries and the status say.
+func requireExampleConnectedAndConfigured(t *testing.T, ctx context.Context, a *Activities, ns string) {
+	t.Helper()
+	res, err := a.Connect(ctx, stepInput(ns, kube.StepConnect))
 	require.NoError(t, err)
 	assert.Equal(t, "Connected Mount east (Telescope Simulator), Focuser east-main (Focuser Simulator), "+
 		"FilterWheel east-main (Filter Simulator), FlatPanel east-main (Light Panel Simulator), Camera east-main (CCD Simulator)", res.Summary)
@@ -224,6 +255,13 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	assert.Contains(t, res.Summary, "Mount east (location, active devices)")
 	assert.Contains(t, res.Summary, "; relayed Dome lab unparked, mounts unparked", "the simulator starts unparked")
 
+}
+
+// requireExampleDevicesSetOnTheirServers reads back from both local indiservers what Connect
+// and Configure set: connections, location, optics, filter names, active devices and the
+// lock policies between the dome and the mounts. It returns the telescope server's client.
+func requireExampleDevicesSetOnTheirServers(t *testing.T, local *LocalINDI, ns string) *indi.Client {
+	t.Helper()
 	sims := []string{"Telescope Simulator", "Focuser Simulator", "Filter Simulator", "Light Panel Simulator", "CCD Simulator"}
 	c := dialLocal(t, local, ns, "east-telescope", sims...)
 	for _, dev := range sims {
@@ -266,12 +304,14 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	active, _ = site.Property("Dome Simulator", "ACTIVE_DEVICES")
 	v, _ = active.Text(indi.ActiveTelescope)
 	assert.Equal(t, kube.MountsRelayDevice("lab"), v)
+	return c
+}
 
-	// A retried Configure finds everything set.
-	_, err = a.Configure(ctx, stepInput(ns, kube.StepConfigure))
-	require.NoError(t, err)
-
-	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+// requireExampleAbortedAndDisconnected runs Abort, which finds nothing running, and
+// Disconnect, which the camera's CONNECTION switch shows.
+func requireExampleAbortedAndDisconnected(t *testing.T, ctx context.Context, a *Activities, ns string, c *indi.Client) {
+	t.Helper()
+	res, err := a.Abort(ctx, stepInput(ns, kube.StepAbort))
 	require.NoError(t, err)
 	assert.Equal(t, "Nothing ran on Mount east, Camera east-main", res.Summary)
 
@@ -284,8 +324,13 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	assert.True(t, p.SwitchOn("DISCONNECT"))
 	assert.Equal(t, string(obsv1.DeviceDisconnecting), statusString(t, ns, obsv1.KindCamera, "east-main", "phase"))
 
-	// The stop steps, in the order the workflow runs them.
-	res, err = a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
+}
+
+// requireExampleStoppedWithoutATrace runs the stop steps, in the order the workflow runs them,
+// and a second StopDevices that finds nothing to do.
+func requireExampleStoppedWithoutATrace(t *testing.T, ctx context.Context, a *Activities, ns string, uids map[string]types.UID) {
+	t.Helper()
+	res, err := a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
 	require.NoError(t, err)
 	assert.False(t, res.Skipped)
 	for _, d := range []string{"Mount east", "Camera east-main", "Focuser east-main", "FilterWheel east-main", "FlatPanel east-main"} {
@@ -296,7 +341,7 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindCamera, "east-main"))
 	assert.Equal(t, string(obsv1.DeviceIdle), statusString(t, ns, obsv1.KindCamera, "east-main", "phase"))
 	assert.Empty(t, statusString(t, ns, obsv1.KindCamera, "east-main", "pod"), "nothing runs it")
-	reason, msg = readyOf(t, ns, obsv1.KindCamera, "east-main")
+	reason, msg := readyOf(t, ns, obsv1.KindCamera, "east-main")
 	assert.Equal(t, "Idle", reason)
 	assert.Equal(t, "Not reserved", msg)
 	requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",

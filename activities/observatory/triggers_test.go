@@ -49,11 +49,11 @@ func triggerRecord(t *testing.T, ns string, i int) obsv1.ProcedureRecord {
 // TestTriggersParkOnWindAndUnparkAfterCalm drives a real dome
 // simulator through a WeatherStation's Safe condition: unsafe parks it at once, once per
 // transition; calm unparks it only after its `for`, and a flap before then lets that run go.
-func TestTriggersParkOnWindAndUnparkAfterCalm(t *testing.T) {
-	const device = "Dome Simulator"
-	ctx, c, addr := connectedSimulator(t, "indi_simulator_dome", device)
-	ns := observatoryNamespace(t, "triggers-dome")
-	createLab(t, ns)
+// createDomeThatParksOnWind creates the lab's Telescope, WeatherStation and a Dome whose
+// triggers park it when the weather is not Safe and unpark it after 20 minutes of Safe, with
+// the INDI name of the simulator's dome in its status.
+func createDomeThatParksOnWind(t *testing.T, ctx context.Context, ns, device string) {
+	t.Helper()
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
@@ -78,6 +78,14 @@ func TestTriggersParkOnWindAndUnparkAfterCalm(t *testing.T) {
 	require.NoError(t, unstructured.SetNestedField(dome.Object, device, "status", "indiDevice"))
 	_, err := env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, dome, metav1.UpdateOptions{})
 	require.NoError(t, err)
+}
+
+func TestTriggersParkOnWindAndUnparkAfterCalm(t *testing.T) {
+	const device = "Dome Simulator"
+	ctx, c, addr := connectedSimulator(t, "indi_simulator_dome", device)
+	ns := observatoryNamespace(t, "triggers-dome")
+	createLab(t, ns)
+	createDomeThatParksOnWind(t, ctx, ns, device)
 
 	now := procStarted
 	a := procActivities()
