@@ -155,3 +155,47 @@ func Waiting(owner ResourceID, requires []obsv1.ConditionRef, seen []Observed) s
 	}
 	return ""
 }
+
+// ConditionKinds adds to kinds the kinds whose conditions refs name; a reference without a
+// kind names its owner's. A pass over the triggers reads only those kinds: one pass per
+// change must stay cheap.
+func ConditionKinds(kinds map[obsv1.Kind]bool, owner obsv1.Kind, refs []obsv1.ConditionRef) {
+	for _, ref := range refs {
+		if ref.Kind != "" {
+			kinds[ref.Kind] = true
+		} else {
+			kinds[owner] = true
+		}
+	}
+}
+
+// WaitingRun is a due run that may not start yet, with what its Pending record says.
+type WaitingRun struct {
+	TriggerRun
+	Why string
+}
+
+// SplitDue sorts the due runs of owner's triggers, in order, into those that start now and
+// those that wait: for the first condition their actions require (requires, by trigger index)
+// that does not hold, else for their At when it is after now. next is the earliest At of the
+// runs that wait for their `for` (zero when none): when the next pass is due.
+func SplitDue(owner ResourceID, due []TriggerRun, requires [][]obsv1.ConditionRef, seen []Observed, now time.Time) (start []TriggerRun, wait []WaitingRun, next time.Time) {
+	for _, d := range due {
+		if waiting := Waiting(owner, requires[d.Index], seen); waiting != "" {
+			// Its requirements do not hold yet: it waits, Pending, and the pass after the
+			// next change looks again.
+			wait = append(wait, WaitingRun{TriggerRun: d, Why: waiting})
+			continue
+		}
+		if d.At.After(now) {
+			wait = append(wait, WaitingRun{TriggerRun: d,
+				Why: "Pending: starts at " + d.At.UTC().Format(time.RFC3339) + " if the condition still holds"})
+			if next.IsZero() || d.At.Before(next) {
+				next = d.At
+			}
+			continue
+		}
+		start = append(start, d)
+	}
+	return start, wait, next
+}

@@ -121,3 +121,36 @@ func TestARunWaitsForTheFirstRequirementThatDoesNotHold(t *testing.T) {
 	seen[0].Conditions[0].Status = metav1.ConditionTrue
 	assert.Empty(t, Waiting(dome, []obsv1.ConditionRef{safe}, seen))
 }
+
+func TestADueRunStartsWaitsForItsRequirementsOrWaitsForItsFor(t *testing.T) {
+	dome := ResourceID{Kind: obsv1.KindDome, Name: "lab"}
+	seen := []Observed{{Kind: obsv1.KindWeatherStation, Name: "lab", Conditions: []obsv1.Condition{obsCond("Safe", metav1.ConditionFalse, tt0)}}}
+	safe := obsv1.ConditionRef{Kind: obsv1.KindWeatherStation, Name: "lab", Type: "Safe"}
+	now := tt0.Add(time.Minute)
+	due := []TriggerRun{
+		{Index: 0, Since: tt0, At: tt0},                       // starts now
+		{Index: 1, Since: tt0, At: tt0},                       // waits for the weather
+		{Index: 2, Since: tt0, At: tt0.Add(30 * time.Minute)}, // waits for its `for`
+		{Index: 3, Since: tt0, At: tt0.Add(20 * time.Minute)}, // and so does this one, sooner
+	}
+	start, wait, next := SplitDue(dome, due, [][]obsv1.ConditionRef{nil, {safe}, nil, nil}, seen, now)
+	assert.Equal(t, []TriggerRun{due[0]}, start)
+	assert.Equal(t, []WaitingRun{
+		{TriggerRun: due[1], Why: "Waiting for WeatherStation lab Safe=True"},
+		{TriggerRun: due[2], Why: "Pending: starts at 2030-01-01T22:30:00Z if the condition still holds"},
+		{TriggerRun: due[3], Why: "Pending: starts at 2030-01-01T22:20:00Z if the condition still holds"},
+	}, wait)
+	assert.Equal(t, tt0.Add(20*time.Minute), next)
+
+	start, wait, next = SplitDue(dome, due[:1], [][]obsv1.ConditionRef{nil}, seen, now)
+	assert.Equal(t, due[:1], start)
+	assert.Empty(t, wait)
+	assert.True(t, next.IsZero(), "nothing waits for its for")
+}
+
+func TestAPassReadsTheKindsItsReferencesNameAndTheOwnersForNone(t *testing.T) {
+	kinds := map[obsv1.Kind]bool{}
+	ConditionKinds(kinds, obsv1.KindDome, []obsv1.ConditionRef{{Kind: obsv1.KindWeatherStation, Type: "Safe"}, {Type: "Parked"}})
+	ConditionKinds(kinds, obsv1.KindMount, nil)
+	assert.Equal(t, map[obsv1.Kind]bool{obsv1.KindWeatherStation: true, obsv1.KindDome: true}, kinds)
+}

@@ -22,7 +22,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +29,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -270,25 +268,9 @@ func (a *Activities) runProcedures(ctx context.Context, in StepInput, trigger st
 func (a *Activities) runResource(ctx context.Context, in StepInput, trigger string, r *procResource,
 	runs map[string]chan struct{}, hb *heartbeat) ([]obsv1.ActionRecord, actionEnd) {
 	prior := priorActions(in.Actions, r)
-	now := a.procStamp()
-	rec := obsv1.ProcedureRecord{
-		Trigger:   trigger,
-		Since:     &metav1.Time{Time: in.Started.UTC().Truncate(time.Second)},
-		RunRecord: obsv1.RunRecord{State: obsv1.RunRunning, StartTime: now},
-	}
-	for i, act := range r.actions {
-		ar := obsv1.ActionRecord{Kind: r.id.Kind, Name: r.id.Name, Action: act.label(),
-			RunRecord: obsv1.RunRecord{State: obsv1.RunPending}}
-		if p := prior[i]; p != nil && p.Action == ar.Action && p.State == obsv1.RunDone {
-			ar = *p
-		}
-		rec.Actions = append(rec.Actions, ar)
-	}
-	if prev, err := a.writeProcedure(ctx, r, rec); err != nil {
+	rec, err := a.startProcedure(ctx, in, trigger, r, prior)
+	if err != nil {
 		return rec.Actions, actionEnd{err: err}
-	} else if prev == nil || prev.State != obsv1.RunRunning || !prev.Since.Equal(rec.Since) {
-		a.postProcedureEvent(ctx, r, corev1.EventTypeNormal, kube.ReasonProcedureStarted,
-			fmt.Sprintf("%s of %s %s started by Reservation %s", trigger, r.id.Kind, r.id.Name, in.Reservation))
 	}
 
 	var client *indi.Client
@@ -320,26 +302,7 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 			// driver to bring anywhere, and the teardown goes on.
 			end = actionEnd{state: obsv1.RunSkipped, summary: string(r.id.Kind) + " " + r.id.Name + " does not run: nothing to " + act.label()}
 		default:
-			if client == nil {
-				var err error
-				if client, err = a.dialINDI(ctx, r); err != nil {
-					end = actionEnd{err: err}
-					break
-				}
-			}
-			if trigger == kube.TriggerDeactivation && deviceDisconnected(ctx, client, r.indiDevice) {
-				// A driver that runs but never connected its hardware has nothing to move.
-				end = actionEnd{state: obsv1.RunSkipped, summary: string(r.id.Kind) + " " + r.id.Name + " is not connected: nothing to " + act.label()}
-				break
-			}
-			if judgedByLocks(r.id.Kind, act) {
-				// The driver judges the move on the last state relayed to it.
-				if _, err := a.relayLocks(ctx, in.Namespace, in.Observatory); err != nil {
-					end = actionEnd{err: err}
-					break
-				}
-			}
-			end = a.runINDIAction(ctx, client, r, act, hb)
+			end = a.runDeviceAction(ctx, in, trigger, r, act, &client, hb)
 		}
 		if end.err != nil {
 			return rec.Actions, end
@@ -349,6 +312,64 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 			break
 		}
 	}
+	end = a.endProcedure(ctx, trigger, r, &rec, end)
+	return rec.Actions, end
+}
+
+// startProcedure writes r's record of this run, its actions Pending except those the earlier
+// try of the step did (prior), and posts ProcedureStarted unless that try posted it.
+func (a *Activities) startProcedure(ctx context.Context, in StepInput, trigger string, r *procResource,
+	prior []*obsv1.ActionRecord) (obsv1.ProcedureRecord, error) {
+	now := a.procStamp()
+	rec := obsv1.ProcedureRecord{
+		Trigger:   trigger,
+		Since:     &metav1.Time{Time: in.Started.UTC().Truncate(time.Second)},
+		RunRecord: obsv1.RunRecord{State: obsv1.RunRunning, StartTime: now},
+	}
+	for i, act := range r.actions {
+		ar := obsv1.ActionRecord{Kind: r.id.Kind, Name: r.id.Name, Action: act.label(),
+			RunRecord: obsv1.RunRecord{State: obsv1.RunPending}}
+		if p := prior[i]; p != nil && p.Action == ar.Action && p.State == obsv1.RunDone {
+			ar = *p
+		}
+		rec.Actions = append(rec.Actions, ar)
+	}
+	if prev, err := a.writeProcedure(ctx, r, rec); err != nil {
+		return rec, err
+	} else if prev == nil || prev.State != obsv1.RunRunning || !prev.Since.Equal(rec.Since) {
+		a.postProcedureEvent(ctx, r, corev1.EventTypeNormal, kube.ReasonProcedureStarted,
+			fmt.Sprintf("%s of %s %s started by Reservation %s", trigger, r.id.Kind, r.id.Name, in.Reservation))
+	}
+	return rec, nil
+}
+
+// runDeviceAction brings r's device to act's target over INDI. *client is the resource's
+// connection, dialled at its first device action and closed by the caller.
+func (a *Activities) runDeviceAction(ctx context.Context, in StepInput, trigger string, r *procResource, act procAction,
+	client **indi.Client, hb *heartbeat) actionEnd {
+	if *client == nil {
+		var err error
+		if *client, err = a.dialINDI(ctx, r); err != nil {
+			return actionEnd{err: err}
+		}
+	}
+	if trigger == kube.TriggerDeactivation && deviceDisconnected(ctx, *client, r.indiDevice) {
+		// A driver that runs but never connected its hardware has nothing to move.
+		return actionEnd{state: obsv1.RunSkipped, summary: string(r.id.Kind) + " " + r.id.Name + " is not connected: nothing to " + act.label()}
+	}
+	if judgedByLocks(r.id.Kind, act) {
+		// The driver judges the move on the last state relayed to it.
+		if _, err := a.relayLocks(ctx, in.Namespace, in.Observatory); err != nil {
+			return actionEnd{err: err}
+		}
+	}
+	return a.runINDIAction(ctx, *client, r, act, hb)
+}
+
+// endProcedure closes r's record with how its last action ended, writes it and posts
+// ProcedureDone or ProcedureFailed. It returns the run's end: Failed as the action failed, or
+// Done with the record's summary.
+func (a *Activities) endProcedure(ctx context.Context, trigger string, r *procResource, rec *obsv1.ProcedureRecord, end actionEnd) actionEnd {
 	rec.StopTime = a.procStamp()
 	if end.state == obsv1.RunFailed {
 		rec.State, rec.Summary = obsv1.RunFailed, end.summary
@@ -360,8 +381,8 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 		rec.State, rec.Summary = obsv1.RunDone, "Done: "+strings.Join(labels, ", ")
 		end = actionEnd{state: obsv1.RunDone, summary: rec.Summary}
 	}
-	if _, err := a.writeProcedure(ctx, r, rec); err != nil {
-		return rec.Actions, actionEnd{err: err}
+	if _, err := a.writeProcedure(ctx, r, *rec); err != nil {
+		return actionEnd{err: err}
 	}
 	took := int64(rec.StopTime.Sub(rec.StartTime.Time) / time.Second)
 	if rec.State == obsv1.RunFailed {
@@ -371,107 +392,7 @@ func (a *Activities) runResource(ctx context.Context, in StepInput, trigger stri
 		a.postProcedureEvent(ctx, r, corev1.EventTypeNormal, kube.ReasonProcedureDone,
 			fmt.Sprintf("%s of %s %s done in %d s", trigger, r.id.Kind, r.id.Name, took))
 	}
-	return rec.Actions, end
-}
-
-// awaitAfter waits until the runs of this step that act.After names have ended. Only the
-// runs of the same tier are waited for: an earlier tier has ended, and a later one starts
-// after this one. A name that does not exist fails the action ("after[0]: no Mount north").
-func (a *Activities) awaitAfter(ctx context.Context, r *procResource, act procAction, runs map[string]chan struct{}, hb *heartbeat) actionEnd {
-	if len(act.After) == 0 {
-		return actionEnd{}
-	}
-	timeout, err := act.timeout()
-	if err != nil {
-		return actionEnd{state: obsv1.RunFailed, summary: err.Error(), errType: ErrStepFailed}
-	}
-	var wait []string
-	for i, ref := range act.After {
-		if ref.Name != "" {
-			_, err := a.resource(ref.Kind, r.id.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed,
-					summary: fmt.Sprintf("after[%d]: no %s %s", i, ref.Kind, ref.Name)}
-			}
-			if err != nil {
-				return actionEnd{err: fmt.Errorf("read the %s %s/%s: %w", ref.Kind, r.id.Namespace, ref.Name, err)}
-			}
-		}
-		for key := range runs {
-			kind, name, _ := strings.Cut(key, "/")
-			if kind == string(ref.Kind) && (ref.Name == "" || name == ref.Name) && key != r.id.String() {
-				wait = append(wait, key)
-			}
-		}
-	}
-	sort.Strings(wait)
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for _, key := range wait {
-		hb.set(r.id.String(), r.id.String()+" waits for "+key)
-		select {
-		case <-runs[key]:
-		case <-ctx.Done():
-			return actionEnd{err: ctx.Err()}
-		case <-timer.C:
-			return actionEnd{state: obsv1.RunFailed, errType: ErrStepTimedOut,
-				summary: procTimedOut(timeout, r.id.String()+" waiting for "+key)}
-		}
-	}
-	hb.set(r.id.String(), "")
-	return actionEnd{}
-}
-
-// checkRequires fails the action unless every condition act.Requires names holds now. A
-// reference without a kind is the resource itself; a kind without a name is every resource
-// of the kind.
-func (a *Activities) checkRequires(ctx context.Context, r *procResource, act procAction) actionEnd {
-	for i, ref := range act.Requires {
-		kind, name := ref.Kind, ref.Name
-		if kind == "" {
-			kind, name = r.id.Kind, r.id.Name
-		}
-		want := ref.Status
-		if want == "" {
-			want = metav1.ConditionTrue
-		}
-		var objs []unstructured.Unstructured
-		if name != "" {
-			u, err := a.resource(kind, r.id.Namespace).Get(ctx, name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed,
-					summary: fmt.Sprintf("requires[%d]: no %s %s", i, kind, name)}
-			}
-			if err != nil {
-				return actionEnd{err: fmt.Errorf("read the %s %s/%s: %w", kind, r.id.Namespace, name, err)}
-			}
-			objs = append(objs, *u)
-		} else {
-			list, err := a.resource(kind, r.id.Namespace).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return actionEnd{err: fmt.Errorf("list the %s resources in %s: %w", kind, r.id.Namespace, err)}
-			}
-			if len(list.Items) == 0 {
-				return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed,
-					summary: fmt.Sprintf("requires[%d]: no %s", i, kind)}
-			}
-			objs = list.Items
-		}
-		for _, u := range objs {
-			got := "absent"
-			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-			for _, c := range conds {
-				if m, ok := c.(map[string]any); ok && m["type"] == ref.Type {
-					got, _ = m["status"].(string)
-				}
-			}
-			if got != string(want) {
-				return actionEnd{state: obsv1.RunFailed, errType: ErrStepFailed,
-					summary: fmt.Sprintf("requires[%d]: %s %s is %s=%s, not %s", i, kind, u.GetName(), ref.Type, got, want)}
-			}
-		}
-	}
-	return actionEnd{}
+	return end
 }
 
 // priorActions are the earlier run's records of r's actions, by index (nil where none).

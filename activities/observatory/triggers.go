@@ -55,65 +55,78 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 	kinds := map[obsv1.Kind]bool{}
 	for _, r := range owners {
 		for _, t := range r.triggers {
-			for _, ref := range append([]obsv1.ConditionRef{t.when().ConditionRef}, t.requires()...) {
-				if ref.Kind != "" {
-					kinds[ref.Kind] = true
-				} else {
-					kinds[r.id.Kind] = true
-				}
-			}
+			kube.ConditionKinds(kinds, r.id.Kind, append([]obsv1.ConditionRef{t.when().ConditionRef}, t.requires()...))
 		}
 	}
 	seen, err := a.observe(ctx, in.Namespace, kinds)
 	if err != nil {
 		return TriggersResult{}, err
 	}
-	now := a.now().UTC()
 	var res TriggersResult
-	// The runs to start now, per resource in trigger order.
+	ready, err := a.dueTriggers(ctx, owners, seen, &res)
+	if err != nil {
+		return res, err
+	}
+	if err := a.runDueTriggers(ctx, in, ready, &res); err != nil {
+		return res, err
+	}
+	// The retries asked for are answered: their Failed runs ran again (or their condition
+	// no longer holds). A newer value, asked for meanwhile, stays for the next pass.
+	for _, r := range owners {
+		if r.retry != "" {
+			if err := a.removeRetry(ctx, r.id.Kind, r.id.Namespace, r.id.Name, r.retry); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// dueTriggers decides the runs the owners' triggers ask for now: it lets go (Skipped) the
+// Pending runs no longer due, records as Pending (counted in res) those that wait, and
+// returns the runs to start now, per resource in trigger order.
+func (a *Activities) dueTriggers(ctx context.Context, owners []*procResource, seen []kube.Observed, res *TriggersResult) (map[*procResource][]kube.TriggerRun, error) {
+	now := a.now().UTC()
 	ready := map[*procResource][]kube.TriggerRun{}
 	for _, r := range owners {
 		whens := make([]obsv1.TriggerCondition, len(r.triggers))
+		requires := make([][]obsv1.ConditionRef, len(r.triggers))
 		for i, t := range r.triggers {
-			whens[i] = t.when()
+			whens[i], requires[i] = t.when(), t.requires()
 		}
 		due, err := kube.DueTriggers(r.id, whens, r.records, seen, r.retry != "")
 		if err != nil {
-			return res, badSpec(r.id.Kind, r.id.Name, err)
+			return nil, badSpec(r.id.Kind, r.id.Name, err)
 		}
 		for _, i := range kube.StaleTriggers(r.records, due, len(whens)) {
 			rec := *kube.FindProcedureRecord(r.records, kube.TriggerRecord(i))
 			rec.State, rec.StopTime = obsv1.RunSkipped, a.procStamp()
 			rec.Summary = "Skipped: the condition changed before the run could start"
 			if _, err := a.writeProcedure(ctx, r, rec); err != nil {
-				return res, err
+				return nil, err
 			}
 		}
-		for _, d := range due {
-			if waiting := kube.Waiting(r.id, r.triggers[d.Index].requires(), seen); waiting != "" {
-				// Its requirements do not hold yet: it waits, Pending, and the pass after
-				// the next change looks again.
-				if err := a.recordPending(ctx, r, d, waiting); err != nil {
-					return res, err
-				}
-				res.Pending++
-				continue
+		start, wait, next := kube.SplitDue(r.id, due, requires, seen, now)
+		for _, w := range wait {
+			if err := a.recordPending(ctx, r, w.TriggerRun, w.Why); err != nil {
+				return nil, err
 			}
-			if d.At.After(now) {
-				if err := a.recordPending(ctx, r, d, "Pending: starts at "+d.At.UTC().Format(time.RFC3339)+" if the condition still holds"); err != nil {
-					return res, err
-				}
-				res.Pending++
-				if res.NextAt == nil || d.At.Before(*res.NextAt) {
-					at := d.At
-					res.NextAt = &at
-				}
-				continue
-			}
-			ready[r] = append(ready[r], d)
+			res.Pending++
+		}
+		if !next.IsZero() && (res.NextAt == nil || next.Before(*res.NextAt)) {
+			res.NextAt = &next
+		}
+		if len(start) > 0 {
+			ready[r] = start
 		}
 	}
+	return ready, nil
+}
 
+// runDueTriggers runs the ready runs: in parallel across resources (`after` waits for the
+// runs of the same pass), in order within one, each as its own procedure named triggers[i].
+// It names in res every run that ended and returns the first error.
+func (a *Activities) runDueTriggers(ctx context.Context, in StepInput, ready map[*procResource][]kube.TriggerRun, res *TriggersResult) error {
 	hb := newHeartbeat(ctx)
 	defer hb.stop()
 	runs := make(map[string]chan struct{}, len(ready))
@@ -151,19 +164,7 @@ func (a *Activities) RunTriggers(ctx context.Context, in StepInput) (TriggersRes
 	}
 	wg.Wait()
 	sort.Strings(res.Ran)
-	if firstErr != nil {
-		return res, firstErr
-	}
-	// The retries asked for are answered: their Failed runs ran again (or their condition
-	// no longer holds). A newer value, asked for meanwhile, stays for the next pass.
-	for _, r := range owners {
-		if r.retry != "" {
-			if err := a.removeRetry(ctx, r.id.Kind, r.id.Namespace, r.id.Name, r.retry); err != nil {
-				return res, err
-			}
-		}
-	}
-	return res, nil
+	return firstErr
 }
 
 // recordPending records a run that waits (for its trigger's `for`, or for what its actions
