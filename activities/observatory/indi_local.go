@@ -165,6 +165,24 @@ func (l *LocalINDI) remember(key, addr string) {
 	}
 }
 
+// lookUp finds the local indiserver of s, this worker's or, with a Dir, one an earlier worker
+// recorded there; l.mu is held. With a Dir it takes the folder's lock, which unlock releases.
+func (l *LocalINDI) lookUp(ctx context.Context, s INDIServer) (key string, cur *localINDIServer, unlock func(), err error) {
+	l.init()
+	key = s.Namespace + "/" + s.Name
+	cur = l.servers[key]
+	if l.Dir == "" {
+		return key, cur, func() {}, nil
+	}
+	if unlock, err = l.lockDir(); err != nil {
+		return key, nil, nil, err
+	}
+	if cur == nil {
+		cur, _ = l.recorded(ctx, key)
+	}
+	return key, cur, unlock, nil
+}
+
 // StopDrivers stops drivers of a local indiserver when a device leaves it: the server starts
 // again with the drivers it keeps (its clients reconnect), or stops when none is left.
 func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
@@ -173,19 +191,11 @@ func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
 	if l.closed {
 		return errLocalINDIClosed
 	}
-	l.init()
-	key := s.Namespace + "/" + s.Name
-	cur := l.servers[key]
-	if l.Dir != "" {
-		unlock, err := l.lockDir()
-		if err != nil {
-			return err
-		}
-		defer unlock()
-		if cur == nil {
-			cur, _ = l.recorded(ctx, key)
-		}
+	key, cur, unlock, err := l.lookUp(ctx, s)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	if cur == nil || !slices.ContainsFunc(cur.drivers, func(d string) bool { return slices.Contains(s.Drivers, d) }) {
 		return nil
 	}
@@ -196,7 +206,7 @@ func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
 	if len(keep) == 0 {
 		return nil
 	}
-	_, err := l.launch(ctx, s, keep)
+	_, err = l.launch(ctx, s, keep)
 	return err
 }
 

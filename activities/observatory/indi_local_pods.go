@@ -84,19 +84,11 @@ func (l *LocalINDI) StopServer(ctx context.Context, s INDIServer) bool {
 	if l.closed {
 		return false
 	}
-	l.init()
-	key := s.Namespace + "/" + s.Name
-	cur := l.servers[key]
-	if l.Dir != "" {
-		unlock, err := l.lockDir()
-		if err != nil {
-			return false
-		}
-		defer unlock()
-		if cur == nil {
-			cur, _ = l.recorded(ctx, key)
-		}
+	key, cur, unlock, err := l.lookUp(ctx, s)
+	if err != nil {
+		return false
 	}
+	defer unlock()
 	if cur == nil {
 		return false
 	}

@@ -66,6 +66,45 @@ func driverPod(t *testing.T, ns string, kind obsv1.Kind, name string) {
 	})
 }
 
+// recordINDIDevice writes device as the INDI name in u's status, as StartDevices records it
+// when the driver defines its device.
+func recordINDIDevice(t *testing.T, ctx context.Context, kind obsv1.Kind, ns string, u *unstructured.Unstructured, device string) {
+	t.Helper()
+	require.NoError(t, unstructured.SetNestedField(u.Object, device, "status", "indiDevice"))
+	_, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, u, metav1.UpdateOptions{})
+	require.NoError(t, err)
+}
+
+// createMountNamed creates the Mount east of the Telescope east, its driver the telescope
+// simulator's, with the park procedures and device as its INDI name (recordINDIDevice).
+func createMountNamed(t *testing.T, ctx context.Context, ns, device string, park obsv1.ParkProcedures) {
+	t.Helper()
+	mount := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
+			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
+			ParkProcedures: park},
+	})
+	recordINDIDevice(t, ctx, obsv1.KindMount, ns, mount, device)
+}
+
+// mountThatRefusesToMove is a fake INDI mount, its TELESCOPE_PARK switch at on, whose driver
+// answers every park or unpark with an Alert that says message, as a mount held by its dome
+// lock does.
+func mountThatRefusesToMove(t *testing.T, device, on, message string) *inditest.Fake {
+	t.Helper()
+	f := inditest.NewFake(t)
+	f.Device(device)
+	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{on}, "PARK", "UNPARK"))
+	f.Handle(device, "TELESCOPE_PARK", func(f *inditest.Fake, _ indi.Property) {
+		f.Update(device, "TELESCOPE_PARK", func(p *indi.Property) {
+			p.State = indi.Alert
+			p.Message = message
+		})
+	})
+	return f
+}
+
 // (The name is short: indiserver's socket lives under the test's temporary folder, and a
 // socket path has at most 108 bytes.)
 func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
@@ -88,9 +127,7 @@ func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
 			}},
 	})
 	// The driver defined its device: StartDevices records its name.
-	require.NoError(t, unstructured.SetNestedField(dome.Object, device, "status", "indiDevice"))
-	_, err := env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, dome, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	recordINDIDevice(t, ctx, obsv1.KindDome, ns, dome, device)
 	driverPod(t, ns, obsv1.KindDome, "lab")
 
 	resolver := &fixedResolver{addr: addr}
@@ -137,15 +174,7 @@ func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
 
 func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *testing.T) {
 	const device = "Telescope Simulator"
-	f := inditest.NewFake(t)
-	f.Device(device)
-	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
-	f.Handle(device, "TELESCOPE_PARK", func(f *inditest.Fake, _ indi.Property) {
-		f.Update(device, "TELESCOPE_PARK", func(p *indi.Property) {
-			p.State = indi.Alert
-			p.Message = "[ERROR] the mount is held by its dome lock"
-		})
-	})
+	f := mountThatRefusesToMove(t, device, "UNPARK", "[ERROR] the mount is held by its dome lock")
 
 	ns := observatoryNamespace(t, "proc-refused")
 	createLab(t, ns)
@@ -155,22 +184,14 @@ func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *
 			Deactivation: []obsv1.Action{jobAction("example.com/close-roof:1")},
 		}},
 	})
-	mount := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
-			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
-			ParkProcedures: obsv1.ParkProcedures{Deactivation: []obsv1.ParkAction{{State: obsv1.Parked}}}},
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
-	require.NoError(t, unstructured.SetNestedField(mount.Object, device, "status", "indiDevice"))
-	_, err := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, mount, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	createMountNamed(t, ctx, ns, device, obsv1.ParkProcedures{Deactivation: []obsv1.ParkAction{{State: obsv1.Parked}}})
 
 	a := procActivities()
 	a.INDI = &fixedResolver{addr: f.Addr}
 	driverPod(t, ns, obsv1.KindMount, "east")
-	_, err = a.Deactivation(ctx, procInput(ns, kube.StepDeactivation, false))
+	_, err := a.Deactivation(ctx, procInput(ns, kube.StepDeactivation, false))
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "%v", err)
 	assert.Equal(t, ErrStepFailed, app.Type())
@@ -195,36 +216,20 @@ func TestADriversRefusalFailsDeactivationWithItsMessageAfterTheLaterTiersRan(t *
 
 func TestAMountThatItsDomeLockKeepsParkedFailsActivationWithAWarning(t *testing.T) {
 	const device = "Telescope Simulator"
-	f := inditest.NewFake(t)
-	f.Device(device)
-	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"))
-	f.Handle(device, "TELESCOPE_PARK", func(f *inditest.Fake, _ indi.Property) {
-		f.Update(device, "TELESCOPE_PARK", func(p *indi.Property) {
-			p.State = indi.Alert
-			p.Message = "[ERROR] Cannot unpark mount while dome is parked"
-		})
-	})
+	f := mountThatRefusesToMove(t, device, "PARK", "[ERROR] Cannot unpark mount while dome is parked")
 	ns := observatoryNamespace(t, "proc-unpark-refused")
 	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
 	})
-	mount := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
-			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
-			ParkProcedures: obsv1.ParkProcedures{Activation: []obsv1.ParkAction{{State: obsv1.Unparked}}}},
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
-	require.NoError(t, unstructured.SetNestedField(mount.Object, device, "status", "indiDevice"))
-	_, err := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, mount, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	createMountNamed(t, ctx, ns, device, obsv1.ParkProcedures{Activation: []obsv1.ParkAction{{State: obsv1.Unparked}}})
 
 	a := procActivities()
 	a.INDI = &fixedResolver{addr: f.Addr}
-	_, err = a.Activation(ctx, procInput(ns, kube.StepActivation, false))
+	_, err := a.Activation(ctx, procInput(ns, kube.StepActivation, false))
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "%v", err)
 	assert.Equal(t, ErrStepFailed, app.Type())
@@ -243,18 +248,10 @@ func TestADeviceWhosePodNeverRanIsPassedOverByDeactivation(t *testing.T) {
 	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"}, Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
-	mount := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
-			DeviceSpec:     obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}},
-			ParkProcedures: obsv1.ParkProcedures{Deactivation: []obsv1.ParkAction{{State: obsv1.Parked}}}},
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
 	// Its INDI name from an earlier night: a driver ran it once, but none runs it now.
-	require.NoError(t, unstructured.SetNestedField(mount.Object, device, "status", "indiDevice"))
-	_, err := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, mount, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	createMountNamed(t, ctx, ns, device, obsv1.ParkProcedures{Deactivation: []obsv1.ParkAction{{State: obsv1.Parked}}})
 
 	a := procActivities()
 	a.INDI = &fixedResolver{addr: f.Addr}
@@ -291,9 +288,7 @@ func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
 				Deactivation: []obsv1.CameraAction{{Warm: &obsv1.Temperature{Celsius: 0, Within: 0.5}}},
 			}},
 	})
-	require.NoError(t, unstructured.SetNestedField(cam.Object, device, "status", "indiDevice"))
-	_, err := env.Dynamic.Resource(obsv1.KindCamera.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, cam, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	recordINDIDevice(t, ctx, obsv1.KindCamera, ns, cam, device)
 	driverPod(t, ns, obsv1.KindCamera, "east-main")
 	resolver := &fixedResolver{addr: addr}
 	a := procActivities()

@@ -89,16 +89,21 @@ func envOf(c corev1.Container) map[string]string {
 	return out
 }
 
+// createActivatingTelescope creates the Telescope east of the Observatory lab with the
+// activation procedure actions.
+func createActivatingTelescope(t *testing.T, ns string, actions ...obsv1.Action) *unstructured.Unstructured {
+	t.Helper()
+	return createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec:       obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{Activation: actions}},
+	})
+}
+
 func TestAJobActionCreatesOneJobAndARestartAdoptsItInsteadOfDuplicatingIt(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-job")
 	createLab(t, ns)
-	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
-			Activation: []obsv1.Action{jobAction("example.com/open-roof:1",
-				obsv1.EnvVar{Name: "ROOF", Value: "north"}, obsv1.EnvVar{Name: kube.EnvTrigger, Value: "mine"})},
-		}},
-	})
+	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1",
+		obsv1.EnvVar{Name: "ROOF", Value: "north"}, obsv1.EnvVar{Name: kube.EnvTrigger, Value: "mine"}))
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
@@ -218,40 +223,40 @@ func failJobPod(t *testing.T, ns, job string) {
 	require.NoError(t, err)
 }
 
+// activationWhoseJobFails runs Activation while the pod of the Telescope east's Job at index
+// exits with code 3 (failJobPod), and returns that Job's name and the step's error. what names
+// the Job in the failure of a step that does not end.
+func activationWhoseJobFails(t *testing.T, ctx context.Context, a *Activities, in StepInput, index int, what string) (string, *temporal.ApplicationError) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Activation(ctx, in)
+		done <- err
+	}()
+	job := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, index)
+	failJobPod(t, in.Namespace, job)
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		t.Fatal("the step did not end after " + what + " failed")
+	}
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	return job, app
+}
+
 func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-job-fail")
 	createLab(t, ns)
-	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
-			Activation: []obsv1.Action{jobAction("example.com/open-roof:1")},
-		}},
-	})
+	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1"))
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
 	holdJob(t, tel, "example.com/open-roof:1", 0)
 
 	in := procInput(ns, kube.StepActivation, false)
-	type result struct {
-		res StepResult
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		res, err := a.Activation(ctx, in)
-		done <- result{res, err}
-	}()
-	first := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
-	failJobPod(t, ns, first)
-	var r result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		t.Fatal("the step did not end after its Job failed")
-	}
-	var app *temporal.ApplicationError
-	require.True(t, errors.As(r.err, &app), "%v", r.err)
+	first, app := activationWhoseJobFails(t, ctx, a, in, 0, "its Job")
 	assert.Equal(t, ErrStepFailed, app.Type())
 	assert.True(t, app.NonRetryable())
 	assert.Regexp(t, `^Failed: Job `+first+` failed: exit code 3 \(Error\): the roof motor is stuck$`, app.Message())
@@ -292,10 +297,7 @@ func TestAJobPastItsTimeoutFailsTheStepAsTimedOut(t *testing.T) {
 	createLab(t, ns)
 	act := jobAction("example.com/slow:1")
 	act.Timeout = "2s"
-	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec:       obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{Activation: []obsv1.Action{act}}},
-	})
+	tel := createActivatingTelescope(t, ns, act)
 	holdJob(t, tel, "example.com/slow:1", 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
@@ -314,10 +316,7 @@ func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testin
 	createLab(t, ns)
 	act := jobAction("example.com/open-roof:1")
 	act.Requires = []obsv1.ConditionRef{{Kind: obsv1.KindObservatory, Name: "lab", Type: "Safe"}}
-	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec:       obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{Activation: []obsv1.Action{act}}},
-	})
+	createActivatingTelescope(t, ns, act)
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
@@ -347,12 +346,7 @@ func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testin
 func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-heartbeat")
 	createLab(t, ns)
-	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
-			Activation: []obsv1.Action{jobAction("example.com/open-roof:1")},
-		}},
-	})
+	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1"))
 	holdJob(t, tel, "example.com/open-roof:1", 0)
 	name := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
 	waiting := make(chan struct{})
@@ -391,34 +385,15 @@ func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
 func TestARetrySkipsTheDoneActionsAndRunsTheFailedOneAgain(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-retry")
 	createLab(t, ns)
-	tel := createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.TelescopeSpec{Observatory: "lab", Procedures: obsv1.Procedures{
-			Activation: []obsv1.Action{jobAction("example.com/open-roof:1"), jobAction("example.com/focus:1")},
-		}},
-	})
+	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1"), jobAction("example.com/focus:1"))
 	holdJobAt(t, tel, 1, "example.com/focus:1", 0)
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
 
 	in := procInput(ns, kube.StepActivation, false)
-	done := make(chan error, 1)
-	go func() {
-		_, err := a.Activation(ctx, in)
-		done <- err
-	}()
 	first := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
-	failedJob := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 1)
-	failJobPod(t, ns, failedJob)
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		t.Fatal("the step did not end after its second Job failed")
-	}
-	var app *temporal.ApplicationError
-	require.True(t, errors.As(err, &app), "%v", err)
+	_, app := activationWhoseJobFails(t, ctx, a, in, 1, "its second Job")
 	var failed StepResult
 	require.NoError(t, app.Details(&failed))
 	require.Len(t, failed.Actions, 2)

@@ -26,9 +26,7 @@ func TestADeletedGuiderPodComesBackWhileReadyAndPHD2ConnectsAgain(t *testing.T) 
 	ns := observatoryNamespace(t, "live-guider-"+utilrand.String(5))
 	applyExample(t, ns)
 	a := newActivities()
-	local := &LocalINDI{}
-	t.Cleanup(func() { local.Close() })
-	a.INDI = local
+	onLocalINDI(t, a)
 	phd := phd2test.New(t)
 	a.PHD2 = &guidersAt{addr: phd.Addr}
 	ctx := testContext(t)

@@ -74,9 +74,7 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	ns := observatoryNamespace(t, "steps-guider-"+utilrand.String(5))
 	applyExample(t, ns)
 	a := newActivities()
-	local := &LocalINDI{}
-	t.Cleanup(func() { local.Close() })
-	a.INDI = local
+	onLocalINDI(t, a)
 	phd := phd2test.New(t)
 	// The equipment connects a moment after set_connected, so the step has to wait for it.
 	phd.ConnectDelay(300 * time.Millisecond)
@@ -184,9 +182,7 @@ func TestAGuiderWhosePHD2RefusesToConnectFailsStartGuiderWithPHD2sWords(t *testi
 	ns := observatoryNamespace(t, "steps-guider-refused-"+utilrand.String(5))
 	applyExample(t, ns)
 	a := newActivities()
-	local := &LocalINDI{}
-	t.Cleanup(func() { local.Close() })
-	a.INDI = local
+	onLocalINDI(t, a)
 	phd := phd2test.New(t)
 	phd.RefuseConnect("Failed to connect camera INDI Camera [CCD Simulator]")
 	a.PHD2 = &guidersAt{addr: phd.Addr}

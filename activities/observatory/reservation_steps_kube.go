@@ -26,18 +26,9 @@ func (a *Activities) startSite(ctx context.Context, in StepInput) (StepResult, e
 	if len(s.Devices) == 0 {
 		return StepResult{Skipped: true, Summary: "Observatory " + in.Observatory + " has no devices"}, nil
 	}
-	started, err := a.bringUp(ctx, s, s.Devices)
+	sum, err := a.startAndConnect(ctx, s, s.Devices)
 	if err != nil {
 		return StepResult{}, err
-	}
-	sum := "Started " + s.Name
-	if len(started) > 0 {
-		sum += " with " + deviceLabels(started)
-		conn, err := a.connectAll(ctx, s, started)
-		if err != nil {
-			return StepResult{}, err
-		}
-		sum += "; " + conn
 	}
 	locks, err := a.writeDomePolicies(ctx, s)
 	if err != nil {
@@ -46,11 +37,7 @@ func (a *Activities) startSite(ctx context.Context, in StepInput) (StepResult, e
 	if locks != "" {
 		sum += "; " + locks
 	}
-	links, err := powerLinks(s.Devices, true, s)
-	if err != nil {
-		return StepResult{}, err
-	}
-	power, err := a.setPower(ctx, links, true)
+	power, err := a.powerUp(ctx, s.Devices, s)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -66,28 +53,15 @@ func (a *Activities) powerOn(ctx context.Context, in StepInput) (StepResult, err
 		return StepResult{}, err
 	}
 	switches := only(s.Devices, isSwitch)
-	started, err := a.bringUp(ctx, s, switches)
+	sum, err := a.startAndConnect(ctx, s, switches)
 	if err != nil {
 		return StepResult{}, err
-	}
-	sum := "Started " + s.Name
-	if len(started) > 0 {
-		sum += " with " + deviceLabels(started)
-		conn, err := a.connectAll(ctx, s, started)
-		if err != nil {
-			return StepResult{}, err
-		}
-		sum += "; " + conn
 	}
 	servers, err := a.sitePowerServers(ctx, in, s)
 	if err != nil {
 		return StepResult{}, err
 	}
-	links, err := powerLinks(s.Devices, true, servers...)
-	if err != nil {
-		return StepResult{}, err
-	}
-	power, err := a.setPower(ctx, links, true)
+	power, err := a.powerUp(ctx, s.Devices, servers...)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -96,6 +70,35 @@ func (a *Activities) powerOn(ctx context.Context, in StepInput) (StepResult, err
 	}
 	ep := &obsv1.Endpoint{Service: s.Name, Host: kube.ServerHost(s.Name, in.Namespace), Port: kube.ServerPort}
 	return StepResult{Summary: sum, Endpoint: ep, Devices: telescopeLabels(s)}, nil
+}
+
+// startAndConnect brings up s with devices and connects those it started. It returns the
+// summary's start: "Started east-telescope with Switch east; connected Switch east (Power Box)".
+func (a *Activities) startAndConnect(ctx context.Context, s stepServer, devices []stepDevice) (string, error) {
+	started, err := a.bringUp(ctx, s, devices)
+	if err != nil {
+		return "", err
+	}
+	sum := "Started " + s.Name
+	if len(started) > 0 {
+		sum += " with " + deviceLabels(started)
+		conn, err := a.connectAll(ctx, s, started)
+		if err != nil {
+			return "", err
+		}
+		sum += "; " + conn
+	}
+	return sum, nil
+}
+
+// powerUp turns on the outputs that power devices, their Switches among the servers', and
+// says what it did; a Switch that is not there fails the step.
+func (a *Activities) powerUp(ctx context.Context, devices []stepDevice, servers ...stepServer) (string, error) {
+	links, err := powerLinks(devices, true, servers...)
+	if err != nil {
+		return "", err
+	}
+	return a.setPower(ctx, links, true)
 }
 
 func (a *Activities) startDevices(ctx context.Context, in StepInput) (StepResult, error) {

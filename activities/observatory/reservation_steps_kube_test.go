@@ -81,6 +81,16 @@ func requirePodAndService(t *testing.T, ns, name string, role kube.ObjectRole, s
 	return pod
 }
 
+// onLocalINDI gives a a LocalINDI for its INDI servers (indiservers on this machine in place
+// of the server pods'), closed when the test ends.
+func onLocalINDI(t *testing.T, a *Activities) *LocalINDI {
+	t.Helper()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
+	return local
+}
+
 // dialLocal connects to the local indiserver of a server that LocalINDI already runs.
 func dialLocal(t *testing.T, l *LocalINDI, ns, server string, devices ...string) *indi.Client {
 	t.Helper()
@@ -152,9 +162,7 @@ func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *t
 	ns := observatoryNamespace(t, "steps-example-"+utilrand.String(5))
 	uids := applyExample(t, ns)
 	a := newActivities()
-	local := &LocalINDI{}
-	t.Cleanup(func() { local.Close() })
-	a.INDI = local
+	local := onLocalINDI(t, a)
 	ctx := testContext(t)
 
 	requireExampleSiteStarted(t, ctx, a, ns, uids)

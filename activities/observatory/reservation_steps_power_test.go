@@ -35,8 +35,10 @@ func fakePowerBox(t *testing.T) *inditest.Fake {
 	return f
 }
 
-func TestPowerOnTurnsOnTheOutputOfEachPoweredDeviceAndPowerOffTurnsItOff(t *testing.T) {
-	ns := observatoryNamespace(t, "steps-power-"+utilrand.String(5))
+// createTelescopeWithASwitch creates the Observatory lab and its Telescope east with a power
+// Switch east, whose driver is indi_fake_power.
+func createTelescopeWithASwitch(t *testing.T, ns string) {
+	t.Helper()
 	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{ObjectMeta: metav1.ObjectMeta{Name: "lab"}})
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{ObjectMeta: metav1.ObjectMeta{Name: "east"}, Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
 	createObject(t, obsv1.KindSwitch, ns, &obsv1.Switch{
@@ -46,6 +48,11 @@ func TestPowerOnTurnsOnTheOutputOfEachPoweredDeviceAndPowerOffTurnsItOff(t *test
 			DeviceSpec:                   obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_fake_power", Image: "example.com/fake-power"}},
 		},
 	})
+}
+
+func TestPowerOnTurnsOnTheOutputOfEachPoweredDeviceAndPowerOffTurnsItOff(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-power-"+utilrand.String(5))
+	createTelescopeWithASwitch(t, ns)
 	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
 		Spec: obsv1.MountSpec{
@@ -98,15 +105,7 @@ func TestAPowerSwitchThatIsNotThereFailsPowerOnNamingIt(t *testing.T) {
 
 func TestADriverThatAnswersAlertFailsTheStepWithItsOwnWords(t *testing.T) {
 	ns := observatoryNamespace(t, "steps-alert-"+utilrand.String(5))
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{ObjectMeta: metav1.ObjectMeta{Name: "lab"}})
-	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{ObjectMeta: metav1.ObjectMeta{Name: "east"}, Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
-	createObject(t, obsv1.KindSwitch, ns, &obsv1.Switch{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec: obsv1.SwitchSpec{
-			TelescopeOrObservatoryParent: obsv1.TelescopeOrObservatoryParent{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"}},
-			DeviceSpec:                   obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_fake_power", Image: "example.com/fake-power"}},
-		},
-	})
+	createTelescopeWithASwitch(t, ns)
 	f := inditest.NewFake(t)
 	f.Define(inditest.Switches("Power Box", "CONNECTION", indi.OneOfMany, []string{"DISCONNECT"}, "CONNECT", "DISCONNECT"))
 	f.Define(indi.Property{Device: "Power Box", Name: "DRIVER_INFO", Type: indi.Text, Perm: indi.ReadOnly,

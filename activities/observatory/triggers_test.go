@@ -75,9 +75,7 @@ func createDomeThatParksOnWind(t *testing.T, ctx context.Context, ns, device str
 				{When: obsv1.TriggerCondition{ConditionRef: weather, For: "20m"}, Run: []obsv1.ParkAction{{State: obsv1.Unparked}}},
 			}}},
 	})
-	require.NoError(t, unstructured.SetNestedField(dome.Object, device, "status", "indiDevice"))
-	_, err := env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, dome, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	recordINDIDevice(t, ctx, obsv1.KindDome, ns, dome, device)
 }
 
 func TestTriggersParkOnWindAndUnparkAfterCalm(t *testing.T) {
