@@ -113,10 +113,7 @@ func TestADomeReachesItsTargetAndARepeatSendsNothing(t *testing.T) {
 
 	ns := observatoryNamespace(t, "proc-dome")
 	createLab(t, ns)
-	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
-	})
+	createTelescope(t, ns)
 	dome := createObject(t, obsv1.KindDome, ns, &obsv1.Dome{
 		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
 		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
@@ -219,10 +216,7 @@ func TestAMountThatItsDomeLockKeepsParkedFailsActivationWithAWarning(t *testing.
 	f := mountThatRefusesToMove(t, device, "PARK", "[ERROR] Cannot unpark mount while dome is parked")
 	ns := observatoryNamespace(t, "proc-unpark-refused")
 	createLab(t, ns)
-	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
-	})
+	createTelescope(t, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
 	createMountNamed(t, ctx, ns, device, obsv1.ParkProcedures{Activation: []obsv1.ParkAction{{State: obsv1.Unparked}}})
@@ -270,10 +264,7 @@ func TestACameraCoolsThenWarmsWithItsCoolerOff(t *testing.T) {
 
 	ns := observatoryNamespace(t, "proc-camera")
 	createLab(t, ns)
-	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
-	})
+	createTelescope(t, ns)
 	createObject(t, obsv1.KindOpticalTrain, ns, &obsv1.OpticalTrain{
 		ObjectMeta: metav1.ObjectMeta{Name: "east-main"},
 		Spec:       obsv1.OpticalTrainSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"}},

@@ -89,9 +89,9 @@ func envOf(c corev1.Container) map[string]string {
 	return out
 }
 
-// createActivatingTelescope creates the Telescope east of the Observatory lab with the
-// activation procedure actions.
-func createActivatingTelescope(t *testing.T, ns string, actions ...obsv1.Action) *unstructured.Unstructured {
+// createTelescope creates the Telescope east of the Observatory lab, with the activation
+// procedure actions if any.
+func createTelescope(t *testing.T, ns string, actions ...obsv1.Action) *unstructured.Unstructured {
 	t.Helper()
 	return createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
@@ -102,7 +102,7 @@ func createActivatingTelescope(t *testing.T, ns string, actions ...obsv1.Action)
 func TestAJobActionCreatesOneJobAndARestartAdoptsItInsteadOfDuplicatingIt(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-job")
 	createLab(t, ns)
-	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1",
+	tel := createTelescope(t, ns, jobAction("example.com/open-roof:1",
 		obsv1.EnvVar{Name: "ROOF", Value: "north"}, obsv1.EnvVar{Name: kube.EnvTrigger, Value: "mine"}))
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
@@ -249,7 +249,7 @@ func activationWhoseJobFails(t *testing.T, ctx context.Context, a *Activities, i
 func TestAJobWhosePodExitsWithCodeThreeFailsTheStepAndARetryReplacesIt(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-job-fail")
 	createLab(t, ns)
-	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1"))
+	tel := createTelescope(t, ns, jobAction("example.com/open-roof:1"))
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
@@ -297,7 +297,7 @@ func TestAJobPastItsTimeoutFailsTheStepAsTimedOut(t *testing.T) {
 	createLab(t, ns)
 	act := jobAction("example.com/slow:1")
 	act.Timeout = "2s"
-	tel := createActivatingTelescope(t, ns, act)
+	tel := createTelescope(t, ns, act)
 	holdJob(t, tel, "example.com/slow:1", 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
@@ -316,7 +316,7 @@ func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testin
 	createLab(t, ns)
 	act := jobAction("example.com/open-roof:1")
 	act.Requires = []obsv1.ConditionRef{{Kind: obsv1.KindObservatory, Name: "lab", Type: "Safe"}}
-	createActivatingTelescope(t, ns, act)
+	createTelescope(t, ns, act)
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
@@ -346,7 +346,7 @@ func TestAnActionWhoseRequiredConditionDoesNotHoldFailsWithoutStarting(t *testin
 func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-heartbeat")
 	createLab(t, ns)
-	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1"))
+	tel := createTelescope(t, ns, jobAction("example.com/open-roof:1"))
 	holdJob(t, tel, "example.com/open-roof:1", 0)
 	name := kube.JobName(obsv1.KindTelescope, "east", kube.TriggerActivation, procStarted, 0)
 	waiting := make(chan struct{})
@@ -385,7 +385,7 @@ func TestAStepHeartbeatsTheJobItWaitsOnAndStopsWhenCancelled(t *testing.T) {
 func TestARetrySkipsTheDoneActionsAndRunsTheFailedOneAgain(t *testing.T) {
 	ns := observatoryNamespace(t, "proc-retry")
 	createLab(t, ns)
-	tel := createActivatingTelescope(t, ns, jobAction("example.com/open-roof:1"), jobAction("example.com/focus:1"))
+	tel := createTelescope(t, ns, jobAction("example.com/open-roof:1"), jobAction("example.com/focus:1"))
 	holdJobAt(t, tel, 1, "example.com/focus:1", 0)
 	a := procActivities()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)

@@ -54,10 +54,7 @@ func triggerRecord(t *testing.T, ns string, i int) obsv1.ProcedureRecord {
 // the INDI name of the simulator's dome in its status.
 func createDomeThatParksOnWind(t *testing.T, ctx context.Context, ns, device string) {
 	t.Helper()
-	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{
-		ObjectMeta: metav1.ObjectMeta{Name: "east"},
-		Spec:       obsv1.TelescopeSpec{Observatory: "lab"},
-	})
+	createTelescope(t, ns)
 	createObject(t, obsv1.KindWeatherStation, ns, &obsv1.WeatherStation{
 		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
 		Spec: obsv1.WeatherStationSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"},
