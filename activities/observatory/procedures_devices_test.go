@@ -7,6 +7,7 @@ package observatory
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -24,20 +25,33 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// fixedResolver is where a test's indiserver listens, whatever server is asked for; it
-// remembers what was asked.
-type fixedResolver struct {
+// oneAddress answers every server asked for (an INDI server, a guider) with addr, such as a
+// test's indiserver's or a fake PHD2's, and remembers what was asked.
+type oneAddress[S any] struct {
 	addr  string
 	mu    sync.Mutex
-	asked []INDIServer
+	asked []S
 }
 
-func (r *fixedResolver) Address(_ context.Context, s INDIServer) (string, error) {
+func (r *oneAddress[S]) Address(_ context.Context, s S) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.asked = append(r.asked, s)
 	return r.addr, nil
 }
+
+// Asked is what was asked, in order.
+func (r *oneAddress[S]) Asked() []S {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.asked)
+}
+
+// fixedResolver is where a test's indiserver listens, and guidersAt where its PHD2 does.
+type (
+	fixedResolver = oneAddress[INDIServer]
+	guidersAt     = oneAddress[GuiderServer]
+)
 
 // connectedSimulator starts a real indiserver with one simulator driver and connects its
 // device, as the Connect step would have before Activation.

@@ -6,9 +6,7 @@ package observatory
 
 import (
 	"context"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,27 +23,6 @@ import (
 	"liken.sh/runner/phd2"
 	"liken.sh/runner/phd2/phd2test"
 )
-
-// guidersAt resolves every guider to one address, such as a fake PHD2's, and keeps what it
-// was asked.
-type guidersAt struct {
-	addr  string
-	mu    sync.Mutex
-	asked []GuiderServer
-}
-
-func (r *guidersAt) Address(_ context.Context, g GuiderServer) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.asked = append(r.asked, g)
-	return r.addr, nil
-}
-
-func (r *guidersAt) Asked() []GuiderServer {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.asked)
-}
 
 // createGuider gives the example's telescope east a Guider on its main train.
 func createGuider(t *testing.T, ns string) *unstructured.Unstructured {
