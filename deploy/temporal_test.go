@@ -1,3 +1,5 @@
+// deploy/temporal, the bundled Temporal: it applies to a real API server, and its Deployment
+// registers every search attribute the workflows set.
 package deploy_test
 
 import (

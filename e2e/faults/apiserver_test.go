@@ -1,3 +1,5 @@
+// kube-apiserver faults under a running watcher and worker: a restarted API server loses no
+// change and starts no workflow twice; a paused one makes the leader stop acting on its Lease.
 package faults
 
 import (

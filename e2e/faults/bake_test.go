@@ -1,3 +1,5 @@
+// A worker killed while its baker pod runs: the next worker adopts the pod instead of starting
+// another, and the Person gets its baked picture with no pod left.
 package faults
 
 import (

@@ -1,3 +1,5 @@
+// A burst of Persons meets a SIGKILLed worker and a minute without Temporal, and loses no Person:
+// each gets the picture of its latest spec and no Person's workflow starts twice.
 package faults
 
 import (

@@ -1,3 +1,5 @@
+// A minute without Temporal while the example reservation starts and its end is moved: the
+// one workflow run becomes Ready, ends at the new end and is Released with nothing left.
 package faults
 
 import (

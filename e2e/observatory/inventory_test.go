@@ -1,3 +1,5 @@
+// The inventory on a real stack before any reservation: every resource of a small site says
+// where it stands, each on its own status.
 package observatory
 
 import (

@@ -1,3 +1,5 @@
+// A site after a year of nights: 500 Released reservations start no workflow run when a device
+// is edited, counted through Temporal's API and the watcher's metrics.
 package observatory
 
 import (

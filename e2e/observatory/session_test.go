@@ -1,3 +1,5 @@
+// examples/observatory.yaml run as make run does: every column the spec fills while tonight is
+// Ready is filled, refusals stand on the joiners at fault, and all is Idle once tonight is deleted.
 package observatory
 
 import (

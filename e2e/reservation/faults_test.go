@@ -1,3 +1,5 @@
+// Workers and Temporal failing under a reservation: a worker stopped in StartDevices is replaced
+// with nothing created twice, and a reservation completes across a Temporal server restart.
 package reservation
 
 import (

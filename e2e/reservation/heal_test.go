@@ -1,3 +1,5 @@
+// Pods deleted while a reservation is Ready are created again, with a PodCreated Event on each
+// resource, and the reservation stays Ready.
 package reservation
 
 import (

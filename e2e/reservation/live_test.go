@@ -1,3 +1,5 @@
+// Devices that join and leave a Ready reservation live: their pods, Services, drivers and
+// finalizers come and go, a duplicate driver is refused, and a FlatPanel runs its procedures.
 package reservation
 
 import (

@@ -1,3 +1,5 @@
+// The dome and the mount lock each other across their INDI servers while a reservation is
+// Ready, as a user of the Ready endpoint meets it, until the Dome leaves the site.
 package reservation
 
 import (

@@ -1,3 +1,5 @@
+// A driver restarted by indiserver during a Ready reservation is connected and configured
+// again, while a device a person disconnected stays disconnected.
 package reservation
 
 import (

@@ -1,3 +1,5 @@
+// Two reservations of one telescope: the second waits for the first, and a Telescope deleted
+// mid-session ends the first and leaves the second waiting, with nothing started.
 package reservation
 
 import (

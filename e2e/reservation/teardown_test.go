@@ -1,3 +1,5 @@
+// A reservation failed at each of its activation steps is deleted with nothing left behind,
+// and the refusal stands on the device at fault.
 package reservation
 
 import (

@@ -1,3 +1,5 @@
+// Triggers on the real simulators: wind parks the mount and then the dome, and calm opens the
+// dome again only once the trigger's `for` has run out.
 package reservation
 
 import (
