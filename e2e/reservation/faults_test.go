@@ -139,9 +139,7 @@ func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) 
 	// The worker binary in dev mode, as make run starts it.
 	env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn").WaitReady()
 
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 	// Temporal goes away mid-session and comes back on its SQLite file.
 	restart, err := env.Stack.StopProcess("temporal")
 	require.NoError(t, err)

@@ -29,9 +29,7 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	startWorker(t, c, queue)
 	ctx := context.Background()
 
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 	pods := env.Kube.CoreV1().Pods(ns)
 	deleted := map[string]types.UID{}
 	for _, name := range []string{"east-telescope", "east-mount"} {

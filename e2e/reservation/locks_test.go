@@ -20,7 +20,6 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
 )
 
 // TestTheDomeAndTheMountLockEachOtherAcrossTheirServers runs the example reservation: the
@@ -32,9 +31,7 @@ import (
 func TestTheDomeAndTheMountLockEachOtherAcrossTheirServers(t *testing.T) {
 	ns, queue, c := startReservation(t)
 	local := startWorker(t, c, queue)
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 	require.Eventually(t, func() bool { l := locksRelayed(t, ns); return l != nil && l.Reason == kube.ReasonRelaying },
 		time.Minute, 200*time.Millisecond, "LocksRelayed is True")
 	assert.Equal(t, "Relaying the park states of Dome lab and Mount east", locksRelayed(t, ns).Message)
@@ -103,8 +100,7 @@ func theMountHeedsNoDomeOnceTheDomeLeaves(t *testing.T, ctx context.Context, c c
 	_, err = env.Dynamic.Resource(obsv1.KindDome.GroupVersionResource()).Namespace(ns).Patch(ctx, "lab", types.MergePatchType,
 		[]byte(`{"spec":{"observatory":null}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "",
-		workflows.ReservationChanged, workflows.ReservationChange{Why: "device"}))
+	deviceChanged(t, c, ns)
 	// At once, not at the observer's next look (a minute).
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()

@@ -54,6 +54,22 @@ func reservation(t *testing.T, ns, name string) (*obsv1.Reservation, bool) {
 	return &r, true
 }
 
+// awaitReady waits (bounded) until the reservation is Ready.
+func awaitReady(t *testing.T, ns, name string) {
+	t.Helper()
+	awaitReservation(t, ns, name, "became Ready", func(r *obsv1.Reservation) bool {
+		return r != nil && r.Status.Phase == obsv1.ReservationReady
+	})
+}
+
+// deviceChanged signals the reservation tonight that a device of its namespace changed, as
+// the watcher would.
+func deviceChanged(t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	require.NoError(t, c.SignalWorkflow(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "",
+		workflows.ReservationChanged, workflows.ReservationChange{Why: "device"}))
+}
+
 // awaitReservation waits (bounded) until ok holds of the Reservation (nil once it is gone).
 func awaitReservation(t *testing.T, ns, name, what string, ok func(*obsv1.Reservation) bool) {
 	t.Helper()

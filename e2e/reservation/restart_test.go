@@ -37,9 +37,7 @@ func TestARestartedDriverIsConnectedAgainAndADeviceAPersonDisconnectedStaysSo(t 
 	local := &activities.LocalINDI{Dir: dir}
 	t.Cleanup(func() { local.Close() })
 	t.Cleanup(newWorker(t, c, queue, local).Stop)
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

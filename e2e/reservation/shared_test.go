@@ -31,9 +31,7 @@ func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *te
 	ctx := context.Background()
 	reservations := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
 
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 	podsWhileReady := len(managedPods(t, ns))
 
 	// A second reservation of east, started as the watcher would.

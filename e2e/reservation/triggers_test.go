@@ -57,9 +57,7 @@ func triggerRun(t *testing.T, ns string, kind obsv1.Kind, name string, i int) *o
 func TestWindParksTheMountThenTheDomeAndCalmOpensTheDomeAgain(t *testing.T) {
 	ns, queue, c := startReservation(t, func(ns string) { stormTriggers(ns)(t) })
 	local := startWorker(t, c, queue)
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
