@@ -55,5 +55,5 @@ func TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLef
 		assert.Len(t, uids, 1, "%s was created %d times", key, len(uids))
 	}
 	assert.Equal(t, 9, created.count("Pod"), "the observatory's 3 pods and the telescope's 6: %v", created.keys())
-	assertNothingLeft(t, ns)
+	noObjectLeft(t, ns)
 }
