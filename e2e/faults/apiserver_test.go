@@ -4,7 +4,6 @@ package faults
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,10 +34,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 	prefix := "restart-" + strings.TrimPrefix(s.queue, "faults-")
 
 	before := crowd(t, ctx, prefix, 0, 40)
-	eventually(t, 2*time.Minute, "the Persons created before the restart were painted", func() (bool, string) {
-		n, missing := countPainted(ctx, before)
-		return n == len(before), fmt.Sprintf("%d of %d; %s is not", n, len(before), missing)
-	})
+	awaitPainted(t, ctx, 2*time.Minute, "the Persons created before the restart were painted", before)
 
 	restart, err := env.Stack.StopProcess("kube-apiserver")
 	require.NoError(t, err)
@@ -51,10 +47,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 		require.NoError(t, err)
 	}
 	all := append(append([]string{}, before...), after...)
-	eventually(t, 3*time.Minute, "every Person created or changed after the restart was painted", func() (bool, string) {
-		n, missing := countPainted(ctx, all)
-		return n == len(all), fmt.Sprintf("%d of %d; %s is not", n, len(all), missing)
-	})
+	awaitPainted(t, ctx, 3*time.Minute, "every Person created or changed after the restart was painted", all)
 	t.Logf("the watcher was started %d times", watchers())
 
 	ids := map[string]bool{}

@@ -116,6 +116,25 @@ func deployment(t *testing.T, start func() *testenv.Program) (starts func() int)
 	return func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
+// stopTemporal stops the Temporal server; bringBack starts it again, and the test's end does
+// if bringBack was never called.
+func stopTemporal(t *testing.T) (bringBack func(ctx context.Context)) {
+	t.Helper()
+	restart, err := env.Stack.StopProcess("temporal")
+	require.NoError(t, err)
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			restart(context.Background())
+		}
+	})
+	return func(ctx context.Context) {
+		t.Helper()
+		require.NoError(t, restart(ctx))
+		restarted = true
+	}
+}
+
 func temporal(t *testing.T) client.Client { return env.Temporal(t) }
 
 // eventually polls cond until it holds, failing with the last state it saw.

@@ -71,21 +71,13 @@ func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
 		return r.Status.Step == kube.StepStartDevices || r.Status.Step == kube.StepConnect, "step " + r.Status.Step
 	})
 	stopped := time.Now()
-	restart, err := env.Stack.StopProcess("temporal")
-	require.NoError(t, err)
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			restart(context.Background())
-		}
-	})
+	bringBack := stopTemporal(t)
 	end := stopped.Add(100 * time.Second).UTC().Format(time.RFC3339)
 	_, err = env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Patch(ctx, "tonight",
 		types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
 	time.Sleep(time.Until(stopped.Add(60 * time.Second)))
-	require.NoError(t, restart(ctx))
-	restarted = true
+	bringBack(ctx)
 
 	awaitPhase(t, ctx, ns, "tonight", obsv1.ReservationReady, 90*time.Second)
 	awaitPhase(t, ctx, ns, "tonight", obsv1.ReservationReleased, 2*time.Minute)
