@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -189,15 +190,8 @@ func noRunStartedSince(t *testing.T, c client.Client, ns string, edited time.Tim
 
 // deviceSignals counts the device signals in a workflow's history.
 func deviceSignals(t *testing.T, c client.Client, id string) int {
-	t.Helper()
-	n := 0
-	iter := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		require.NoError(t, err)
-		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && strings.Contains(string(a.GetInput().GetPayloads()[0].GetData()), `"why":"device"`) {
-			n++
-		}
-	}
-	return n
+	return countEvents(t, c, id, func(ev *historypb.HistoryEvent) bool {
+		a := ev.GetWorkflowExecutionSignaledEventAttributes()
+		return a != nil && strings.Contains(string(a.GetInput().GetPayloads()[0].GetData()), `"why":"device"`)
+	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -324,13 +325,18 @@ func everythingIsIdleAfter(t *testing.T, ns string) {
 
 // passes counts the inventory passes a workflow's current run completed.
 func passes(t *testing.T, c client.Client, id string) int {
+	return countEvents(t, c, id, func(ev *historypb.HistoryEvent) bool { return ev.GetActivityTaskCompletedEventAttributes() != nil })
+}
+
+// countEvents counts the events of a workflow's history that count says count.
+func countEvents(t *testing.T, c client.Client, id string, count func(*historypb.HistoryEvent) bool) int {
 	t.Helper()
 	n := 0
 	iter := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		require.NoError(t, err)
-		if ev.GetActivityTaskCompletedEventAttributes() != nil {
+		if count(ev) {
 			n++
 		}
 	}
