@@ -47,6 +47,16 @@ func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue strin
 	return ns, ns, c
 }
 
+// readyReservation is startReservation with one in-process worker (startWorker), once the
+// reservation is Ready.
+func readyReservation(t *testing.T, prepare ...func(ns string)) (ns string, c client.Client, local *activities.LocalINDI) {
+	t.Helper()
+	ns, queue, c := startReservation(t, prepare...)
+	local = startWorker(t, c, queue)
+	awaitReady(t, ns, "tonight")
+	return ns, c, local
+}
+
 // newWorker starts an in-process worker on queue with the real activities; local resolves
 // the INDI servers, shared by every worker of a test as pods outlive the workers.
 func newWorker(t *testing.T, c client.Client, queue string, local activities.INDIResolver) worker.Worker {

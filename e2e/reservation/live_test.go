@@ -36,10 +36,8 @@ import (
 // deleted while it runs: it leaves, and goes. The reservation stays Ready throughout. The
 // watcher's signals are sent here by hand.
 func TestADeviceJoinsAndLeavesAReadyReservationLive(t *testing.T) {
-	ns, queue, c := startReservation(t)
-	local := startWorker(t, c, queue)
+	ns, c, local := readyReservation(t)
 	ctx := context.Background()
-	awaitReady(t, ns, "tonight")
 	rotators := env.Dynamic.Resource(obsv1.KindRotator.GroupVersionResource()).Namespace(ns)
 	addARotatorAndASpareFocuser(t, ns)
 	deviceChanged(t, c, ns)
@@ -243,11 +241,9 @@ func awaitEvent(t *testing.T, ns string, kind obsv1.Kind, name, reason string) {
 // Ready, it runs its deactivation before its driver stops; put back, it runs its activation,
 // since the Telescope is Active, and the panel is lit again.
 func TestAFlatPanelThatLeavesRunsItsDeactivationAndWhenItJoinsItsActivation(t *testing.T) {
-	ns, queue, c := startReservation(t, func(ns string) {
+	ns, c, local := readyReservation(t, func(ns string) {
 		patchSpec(t, ns, obsv1.KindFlatPanel, "east-main", `{"activation":[{"state":"Lit"}],"deactivation":[{"state":"Dark"}]}`)
 	})
-	local := startWorker(t, c, queue)
-	awaitReady(t, ns, "tonight")
 	lit := func() bool { return panelLit(t, local, ns) }
 	first := panelRecord(t, ns, kube.TriggerActivation)
 	require.NotNil(t, first, "the FlatPanel ran its activation in the Activation step")

@@ -29,9 +29,7 @@ import (
 // is unparked, and the mount may not unpark while the dome is parked. When the Dome leaves the
 // site, the mount no longer heeds it.
 func TestTheDomeAndTheMountLockEachOtherAcrossTheirServers(t *testing.T) {
-	ns, queue, c := startReservation(t)
-	local := startWorker(t, c, queue)
-	awaitReady(t, ns, "tonight")
+	ns, c, local := readyReservation(t)
 	require.Eventually(t, func() bool { l := locksRelayed(t, ns); return l != nil && l.Reason == kube.ReasonRelaying },
 		time.Minute, 200*time.Millisecond, "LocksRelayed is True")
 	assert.Equal(t, "Relaying the park states of Dome lab and Mount east", locksRelayed(t, ns).Message)

@@ -55,9 +55,7 @@ func triggerRun(t *testing.T, ns string, kind obsv1.Kind, name string, i int) *o
 // Safe=False and tells the workflow, whose trigger pass parks the mount and then the dome.
 // Calm opens the dome again, but only once the `for` has run out.
 func TestWindParksTheMountThenTheDomeAndCalmOpensTheDomeAgain(t *testing.T) {
-	ns, queue, c := startReservation(t, func(ns string) { stormTriggers(ns)(t) })
-	local := startWorker(t, c, queue)
-	awaitReady(t, ns, "tonight")
+	ns, _, local := readyReservation(t, func(ns string) { stormTriggers(ns)(t) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
