@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -284,6 +285,16 @@ func runInProcess(t *testing.T, start func(client.Client) (run func(context.Cont
 // warnings is the watcher's log for a test: its warnings and errors, in the test log.
 func warnings(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// awaitIgnored waits (bounded) until the watcher's ignored count has grown by n since it was
+// since: it has seen the n updates of what, and sent nothing for them.
+func awaitIgnored(t *testing.T, within time.Duration, ignored *atomic.Int64, since, n int64, what string) {
+	t.Helper()
+	eventually(t, within, func() (bool, string) {
+		seen := ignored.Load() - since
+		return seen >= n, fmt.Sprintf("the watcher has seen %d of %s", seen, what)
+	})
 }
 
 // waitIdle waits until every change the watcher has seen reached Temporal.

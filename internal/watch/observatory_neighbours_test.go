@@ -160,10 +160,7 @@ func TestTheRetryAnnotationOnADeviceTelescopeOrObservatorySignalsEachReservation
 		fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, kube.AnnotationRetry), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, func() (bool, string) {
-		n := w.Stats.Ignored.Load() - ignored
-		return n >= 3, fmt.Sprintf("the watcher has seen %d of the Mount's 3 updates", n)
-	})
+	awaitIgnored(t, 20*time.Second, &w.Stats.Ignored, ignored, 3, "the Mount's 3 updates")
 	for _, n := range []string{onTel, onOther} {
 		exactlyResSignals(t, ctx, w, n, signals)
 	}
@@ -204,9 +201,7 @@ func TestADeviceThatMayJoinOrLeaveSignalsEachReservationOfItsNamespaceOnce(t *te
 	if _, err := rc.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, func() (bool, string) {
-		return w.Stats.Ignored.Load() > ignored, "the watcher has seen the status write"
-	})
+	awaitIgnored(t, 20*time.Second, &w.Stats.Ignored, ignored, 1, "the status write")
 	if err := rc.Delete(ctx, rot, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -265,10 +265,7 @@ func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNo
 	if _, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, func() (bool, string) {
-		n := w.Stats.Ignored.Load() - ignored
-		return n >= 2, fmt.Sprintf("the watcher has seen %d of the 2 updates", n)
-	})
+	awaitIgnored(t, 20*time.Second, &w.Stats.Ignored, ignored, 2, "the 2 updates")
 	exactlyResSignals(t, ctx, w, name, 1)
 }
 
