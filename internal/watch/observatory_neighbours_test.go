@@ -72,11 +72,7 @@ func TestANewLeaderSignalsEveryReservationOnce(t *testing.T) {
 
 func TestDeletingAPodOfTheWorkerSignalsTheReservationsOfItsNamespace(t *testing.T) {
 	ctx := timeout(t, time.Minute)
-	astroAtEnd(t)
-	w := startObservatoryWatcher(t, taskQueue(t))
-	name := unique("res")
-	newReservation(t, ctx, name, "t1")
-	exactlyResSignals(t, ctx, w, name, 1)
+	w, name := aSignalledReservation(t, ctx)
 
 	// A pod of the worker's (by its label) and one of somebody else's, both deleted.
 	for _, p := range []struct {

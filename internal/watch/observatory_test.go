@@ -209,6 +209,18 @@ func startObservatoryWatcher(t *testing.T, queue string) obsRunning {
 	return obsRunning{o}
 }
 
+// aSignalledReservation starts the observatory watcher and creates a Reservation of
+// Telescope t1, and waits for its one first signal; the test's objects go when it ends.
+func aSignalledReservation(t *testing.T, ctx context.Context) (obsRunning, string) {
+	t.Helper()
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	name := unique("res")
+	newReservation(t, ctx, name, "t1")
+	exactlyResSignals(t, ctx, w, name, 1)
+	return w, name
+}
+
 func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNothing(t *testing.T) {
 	ctx := timeout(t, time.Minute)
 	astroAtEnd(t)
@@ -271,11 +283,7 @@ func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNo
 
 func TestTheRetryAnnotationAndASpecChangeEachSendOneSignal(t *testing.T) {
 	ctx := timeout(t, time.Minute)
-	astroAtEnd(t)
-	w := startObservatoryWatcher(t, taskQueue(t))
-	name := unique("res")
-	newReservation(t, ctx, name, "t1")
-	exactlyResSignals(t, ctx, w, name, 1)
+	w, name := aSignalledReservation(t, ctx)
 
 	rc := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS)
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"1"}}}`, kube.AnnotationRetry)
