@@ -156,12 +156,7 @@ func observatoryWorkerPermissions() permissions {
 
 func TestTheObservatoryDeploymentRunsTheWatcherOnTheObservatorySide(t *testing.T) {
 	ctx := timeout(t, 30*time.Second)
-	objs := render(t, ctx, filepath.Join(env.Root, "deploy", "observatory"))
-	var d appsv1.Deployment
-	find(t, objs, "Deployment", "observatory-operator", &d)
-	if d.Namespace != leaseNamespace || *d.Spec.Replicas != 1 || d.Spec.Template.Spec.ServiceAccountName != observatorySA {
-		t.Errorf("observatory-operator: namespace %s, %d replicas, ServiceAccount %s", d.Namespace, *d.Spec.Replicas, d.Spec.Template.Spec.ServiceAccountName)
-	}
+	d := renderedDeployment(t, ctx, "observatory", "observatory-operator", 1, observatorySA)
 	cs := d.Spec.Template.Spec.Containers
 	if len(cs) != 1 || cs[0].Name != "operator" || strings.Join(cs[0].Command, " ") != "watcher" ||
 		strings.Join(cs[0].Args, " ") != "--side=observatory" {
