@@ -5,6 +5,7 @@
 package watch_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -104,9 +105,8 @@ func TestTheRetryAnnotationOnADeviceTelescopeOrObservatorySignalsEachReservation
 	ctx := timeout(t, 90*time.Second)
 	astroAtEnd(t)
 	w := startObservatoryWatcher(t, taskQueue(t))
-	site, tel, mount := unique("site"), unique("tel"), unique("east")
-	newObservatory(t, ctx, site)
-	newTelescope(t, ctx, tel, site)
+	site, tel := newSite(t, ctx)
+	mount := unique("east")
 	newAstro(t, ctx, obsv1.KindMount, mount, map[string]any{
 		"telescope": tel, "driver": map[string]any{"name": "indi_simulator_telescope"}})
 	// Both Reservations of the namespace, whichever Telescope they name.
@@ -166,9 +166,8 @@ func TestADeviceThatMayJoinOrLeaveSignalsEachReservationOfItsNamespaceOnce(t *te
 	ctx := timeout(t, 90*time.Second)
 	astroAtEnd(t)
 	w := startObservatoryWatcher(t, taskQueue(t))
-	site, tel, rot := unique("site"), unique("tel"), unique("rot")
-	newObservatory(t, ctx, site)
-	newTelescope(t, ctx, tel, site)
+	_, tel := newSite(t, ctx)
+	rot := unique("rot")
 	res := unique("res")
 	newReservation(t, ctx, res, tel)
 	exactlyResSignals(t, ctx, w, res, 1)
@@ -205,4 +204,13 @@ func TestADeviceThatMayJoinOrLeaveSignalsEachReservationOfItsNamespaceOnce(t *te
 	if c := got[3].Change; c.Why != "device" {
 		t.Errorf("the delete's signal: %+v", c)
 	}
+}
+
+// newSite creates an Observatory and a Telescope of it, each with a name of its own.
+func newSite(t *testing.T, ctx context.Context) (site, tel string) {
+	t.Helper()
+	site, tel = unique("site"), unique("tel")
+	newObservatory(t, ctx, site)
+	newTelescope(t, ctx, tel, site)
+	return site, tel
 }
