@@ -3,7 +3,6 @@
 package faults
 
 import (
-	"context"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,8 +23,7 @@ import (
 // every Person: either way a Person created or changed after the restart is painted, and no
 // Person's workflow is started a second time.
 func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 6*time.Minute)
 	deletePeopleAtEnd(t)
 	s := newSystem(t)
 	watchers := deployment(t, func() *testenv.Program { return s.startWatcher("people") })
@@ -62,8 +60,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 // leave a leader acting on a Lease it can no longer prove: it exits, without releasing the
 // Lease, ten seconds after its last renewal.
 func TestAPausedAPIServerMakesTheLeaderStopActingTenSecondsAfterItsLastRenewal(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 2*time.Minute)
 	s := newSystem(t)
 	w := s.startWatcher("people")
 	w.WaitReady()

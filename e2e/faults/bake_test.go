@@ -4,7 +4,6 @@ package faults
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -31,8 +30,7 @@ import (
 // adopts the pod instead of starting another: the Person gets the baked picture, one baker
 // pod was ever created, and none is left.
 func TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 4*time.Minute)
 	deletePeopleAtEnd(t)
 	s := newSystem(t)
 	k, err := testkubelet.Start(testkubelet.Options{

@@ -135,6 +135,13 @@ func stopTemporal(t *testing.T) (bringBack func(ctx context.Context)) {
 	}
 }
 
+// timeout bounds a test's calls; the bound is lifted when the test ends.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func temporal(t *testing.T) client.Client { return env.Temporal(t) }
 
 // eventually polls cond until it holds, failing with the last state it saw.

@@ -91,8 +91,7 @@ func countPainted(ctx context.Context, names []string) (int, string) {
 // latest spec, every deleted one's workflow has ended, and no Person's workflow was started
 // twice.
 func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 8*time.Minute)
 	deletePeopleAtEnd(t)
 	s := newSystem(t)
 	s.startWatcher("people").WaitReady()

@@ -47,8 +47,7 @@ func awaitPhase(t *testing.T, ctx context.Context, ns, name string, phase obsv1.
 // reservation becomes Ready, ends at the new end and is Released with nothing left behind,
 // all in the one workflow run it started with.
 func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 6*time.Minute)
 	s := newSystem(t)
 	s.startWatcher("observatory").WaitReady()
 	s.startWorker("LIKEN_DEV_LOCAL_INDI=true")
