@@ -1,13 +1,16 @@
 // Package activities holds every side effect of the workflows: calls to the Kubernetes API,
-// picture reads and INDI conversations. Activities are methods on one struct whose clients are
-// injected, so the worker wires real clients and tests wire the local stack. Each activity is
-// idempotent: a retry after a crash does the same work again without doubling it.
+// picture reads and INDI conversations. It is split by domain: package people holds the
+// people side's activities, package observatory the observatory's, and this root what both
+// really share: the clients, the clock, this worker's name in Events, logging, posting an
+// Event, and signalling another workflow. Probe holds the one activity of the Probe workflow.
+//
+// Activities are methods on a struct per domain whose clients are injected, so the worker
+// wires real clients and tests wire the local stack. Each activity is idempotent: a retry
+// after a crash does the same work again without doubling it.
 package activities
 
 import (
-	"context"
-	"fmt"
-	"net/http"
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -15,34 +18,36 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Activities is registered once on the worker; workflows refer to its methods through a nil
-// *Activities, as Temporal's samples do.
-type Activities struct {
+// Clients are what the activities of both domains reach the world with. Each domain's struct
+// embeds them, and Temporal registers every exported method of a registered struct as an
+// activity, so Clients has no exported methods: what works on them is a function here.
+type Clients struct {
 	Kube kubernetes.Interface
 	// Dynamic reaches the custom resources (people, the observatory kinds), read into their Go types.
 	Dynamic dynamic.Interface
-	// HTTP fetches http(s) pictures; nil means a client with the spec's 15 s timeout.
-	HTTP *http.Client
-	// Temporal signals the coordinating workflows (a telescope's, an observatory's), which a
+	// Temporal signals other workflows (a telescope's, an observatory's, a Person's), which a
 	// workflow cannot start itself: SignalWithStart is a client call.
 	Temporal client.Client
-	// INDI resolves where an INDI server is reached; nil means ServiceResolver (production).
-	INDI INDIResolver
-	// PHD2 resolves where a guider's PHD2 event server is reached; nil means
-	// GuiderServiceResolver (production). Dev mode sets none: its example has no Guider.
-	PHD2 GuiderResolver
-	// People configures the people side (baker image, namespaces, deadline).
-	People PeopleConfig
-	// Now is the clock, injected so tests can fix it.
+	// Instance names this worker in Events (reportingInstance): its pod's name; empty means
+	// the host's name.
+	Instance string
+	// Now is the clock, injected so tests can fix it; nil means time.Now.
 	Now func() time.Time
 }
 
-// KubernetesVersion returns the version of the API server the worker talks to. The Probe
-// workflow uses it to prove that a worker, its Temporal task queue and its cluster are wired.
-func (a *Activities) KubernetesVersion(ctx context.Context) (string, error) {
-	v, err := a.Kube.Discovery().ServerVersion()
-	if err != nil {
-		return "", fmt.Errorf("ask the API server for its version: %w", err)
+// Now is the time on the clients' clock.
+func Now(c *Clients) time.Time {
+	if c.Now != nil {
+		return c.Now()
 	}
-	return v.GitVersion, nil
+	return time.Now()
+}
+
+// ReportingInstance names this worker in Events.
+func ReportingInstance(c *Clients) string {
+	if c.Instance != "" {
+		return c.Instance
+	}
+	h, _ := os.Hostname()
+	return h
 }

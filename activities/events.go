@@ -22,31 +22,11 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"liken.sh/runner/kube"
-	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
 
-// postEvent posts an Event about the Person, or counts a repeat of it.
-func (a *Activities) postEvent(ctx context.Context, p *peoplev1.Person, e kube.Event) error {
-	ev := kube.PersonEvent(p.Name, p.UID, e, a.people().EventNamespace, a.instance(), a.now())
-	return a.postOrCount(ctx, ev, fieldManager)
-}
-
-// postObsEvent posts an Event about an observatory object; a failure is logged, as the status
-// it reports on is written already.
-func (a *Activities) postObsEvent(ctx context.Context, id kube.ResourceID, e kube.Event) {
-	if err := a.postObjectEvent(ctx, kube.ObjectEvent(id, e, a.instance(), a.now())); err != nil {
-		logFor(ctx).Warn("an Event could not be posted", "object", id.String(), "namespace", id.Namespace,
-			"reason", e.Reason, "err", err)
-	}
-}
-
-func (a *Activities) postObjectEvent(ctx context.Context, ev *corev1.Event) error {
-	return a.postOrCount(ctx, ev, observatoryFieldManager)
-}
-
-// postOrCount creates ev, or counts a repeat of the Event of that name.
-func (a *Activities) postOrCount(ctx context.Context, ev *corev1.Event, manager string) error {
-	events := a.Kube.CoreV1().Events(ev.Namespace)
+// PostOrCount creates ev, or counts a repeat of the Event of that name, as manager.
+func PostOrCount(ctx context.Context, c *Clients, ev *corev1.Event, manager string) error {
+	events := c.Kube.CoreV1().Events(ev.Namespace)
 	_, err := events.Create(ctx, ev, metav1.CreateOptions{FieldManager: manager})
 	if !apierrors.IsAlreadyExists(err) {
 		return err
@@ -61,7 +41,7 @@ func (a *Activities) postOrCount(ctx context.Context, ev *corev1.Event, manager 
 		if err != nil {
 			return err
 		}
-		count, first, last := kube.EventRepeat(cur, a.now())
+		count, first, last := kube.EventRepeat(cur, Now(c))
 		patch, err := json.Marshal(map[string]any{
 			"metadata":          map[string]any{"resourceVersion": cur.ResourceVersion},
 			"count":             count,

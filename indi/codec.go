@@ -6,6 +6,7 @@
 package indi
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -54,11 +55,34 @@ func DecodeVector(m *Message) (Verb, Property, error) {
 		return "", Property{}, fmt.Errorf("<%s> is not a property vector", m.Tag)
 	}
 	p := Property{Type: typ}
-	bad := func(format string, args ...any) (Verb, Property, error) {
-		return "", Property{}, fmt.Errorf("<%s device=%q name=%q>: %s", m.Tag, p.Device, p.Name,
-			fmt.Sprintf(format, args...))
+	// The error names the vector as far as its attributes were read.
+	bad := func(err error) (Verb, Property, error) {
+		return "", Property{}, fmt.Errorf("<%s device=%q name=%q>: %s", m.Tag, p.Device, p.Name, err)
 	}
-	for _, a := range m.Attrs {
+	if err := decodeVectorAttrs(&p, m.Attrs); err != nil {
+		return bad(err)
+	}
+	if p.Device == "" || p.Name == "" {
+		return bad(errors.New("device and name are required"))
+	}
+	if verb == Def {
+		definitionDefaults(&p)
+	}
+	p.Elements = make([]Element, 0, len(m.Children))
+	for i := range m.Children {
+		e, err := decodeElement(typ, &m.Children[i], p.Elements)
+		if err != nil {
+			return bad(err)
+		}
+		p.Elements = append(p.Elements, e)
+	}
+	return verb, p, nil
+}
+
+// decodeVectorAttrs sets p's fields from a vector's attributes, checking the ones INDI
+// restricts to a set of words or a number.
+func decodeVectorAttrs(p *Property, attrs []Attr) error {
+	for _, a := range attrs {
 		switch a.Name {
 		case "device":
 			p.Device = a.Value
@@ -71,7 +95,7 @@ func DecodeVector(m *Message) (Verb, Property, error) {
 		case "state":
 			s, ok := parseState(a.Value)
 			if !ok {
-				return bad("bad state %q", a.Value)
+				return fmt.Errorf("bad state %q", a.Value)
 			}
 			p.State = s
 		case "perm":
@@ -79,19 +103,19 @@ func DecodeVector(m *Message) (Verb, Property, error) {
 			case ReadOnly, WriteOnly, ReadWrite:
 				p.Perm = Perm(a.Value)
 			default:
-				return bad("bad perm %q", a.Value)
+				return fmt.Errorf("bad perm %q", a.Value)
 			}
 		case "rule":
 			switch Rule(a.Value) {
 			case OneOfMany, AtMostOne, AnyOfMany:
 				p.Rule = Rule(a.Value)
 			default:
-				return bad("bad rule %q", a.Value)
+				return fmt.Errorf("bad rule %q", a.Value)
 			}
 		case "timeout":
 			v, err := strconv.ParseFloat(strings.TrimSpace(a.Value), 64)
 			if err != nil {
-				return bad("bad timeout %q", a.Value)
+				return fmt.Errorf("bad timeout %q", a.Value)
 			}
 			p.Timeout = v
 		case "timestamp":
@@ -100,80 +124,89 @@ func DecodeVector(m *Message) (Verb, Property, error) {
 			p.Message = a.Value
 		}
 	}
-	if p.Device == "" || p.Name == "" {
-		return bad("device and name are required")
+	return nil
+}
+
+// definitionDefaults fills in what a definition may leave out.
+func definitionDefaults(p *Property) {
+	if p.State == "" {
+		p.State = Idle
 	}
-	if verb == Def {
-		if p.State == "" {
-			p.State = Idle
-		}
-		if p.Perm == "" {
-			p.Perm = ReadOnly // lights have no perm; clients never write them
-		}
-		if typ == Switch && p.Rule == "" {
-			p.Rule = AnyOfMany
+	if p.Perm == "" {
+		p.Perm = ReadOnly // lights have no perm; clients never write them
+	}
+	if p.Type == Switch && p.Rule == "" {
+		p.Rule = AnyOfMany
+	}
+}
+
+// decodeElement checks one element of a vector of type typ: a name not among the elements
+// before it, numbers that parse, switches On or Off, lights a state.
+func decodeElement(typ Type, c *Child, before []Element) (Element, error) {
+	e, err := decodeElementAttrs(c.Attrs)
+	if err != nil {
+		return Element{}, err
+	}
+	if e.Name == "" {
+		return Element{}, errors.New("an element has no name")
+	}
+	for _, seen := range before {
+		if seen.Name == e.Name {
+			return Element{}, fmt.Errorf("element %q appears twice", e.Name)
 		}
 	}
-	p.Elements = make([]Element, 0, len(m.Children))
-	for i := range m.Children {
-		c := &m.Children[i]
-		e := Element{}
-		for _, a := range c.Attrs {
-			switch a.Name {
-			case "name":
-				e.Name = a.Value
-			case "label":
-				e.Label = a.Value
-			case "format":
-				e.Format = a.Value
-			case "min", "max", "step":
-				v, err := ParseNumber(a.Value)
-				if err != nil {
-					return bad("element %q: bad %s %q", e.Name, a.Name, a.Value)
-				}
-				switch a.Name {
-				case "min":
-					e.Min = v
-				case "max":
-					e.Max = v
-				default:
-					e.Step = v
-				}
-			}
+	switch typ {
+	case Number:
+		v, err := ParseNumber(c.Text)
+		if err != nil {
+			return Element{}, fmt.Errorf("element %q: %v", e.Name, err)
 		}
-		if e.Name == "" {
-			return bad("an element has no name")
+		e.Value, e.Number = c.Text, v
+	case Switch:
+		if c.Text != "On" && c.Text != "Off" {
+			return Element{}, fmt.Errorf("switch %q is %q, not On or Off", e.Name, c.Text)
 		}
-		for _, seen := range p.Elements {
-			if seen.Name == e.Name {
-				return bad("element %q appears twice", e.Name)
-			}
+		e.Value = c.Text
+	case Light:
+		s, ok := parseState(c.Text)
+		if !ok {
+			return Element{}, fmt.Errorf("light %q is %q, not a state", e.Name, c.Text)
 		}
-		switch typ {
-		case Number:
-			v, err := ParseNumber(c.Text)
+		e.Value = string(s)
+	case Text:
+		e.Value = c.Text
+	case BLOB: // never kept: we do not enable BLOBs, and status omits them
+	}
+	return e, nil
+}
+
+// decodeElementAttrs reads an element's name, label, format and number bounds.
+func decodeElementAttrs(attrs []Attr) (Element, error) {
+	e := Element{}
+	for _, a := range attrs {
+		switch a.Name {
+		case "name":
+			e.Name = a.Value
+		case "label":
+			e.Label = a.Value
+		case "format":
+			e.Format = a.Value
+		case "min", "max", "step":
+			v, err := ParseNumber(a.Value)
 			if err != nil {
-				return bad("element %q: %v", e.Name, err)
+				return Element{}, fmt.Errorf("element %q: bad %s %q", e.Name, a.Name, a.Value)
 			}
-			e.Value, e.Number = c.Text, v
-		case Switch:
-			if c.Text != "On" && c.Text != "Off" {
-				return bad("switch %q is %q, not On or Off", e.Name, c.Text)
+			switch a.Name {
+			case "min":
+				e.Min = v
+			case "max":
+				e.Max = v
+			default:
+				e.Step = v
 			}
-			e.Value = c.Text
-		case Light:
-			s, ok := parseState(c.Text)
-			if !ok {
-				return bad("light %q is %q, not a state", e.Name, c.Text)
-			}
-			e.Value = string(s)
-		case Text:
-			e.Value = c.Text
-		case BLOB: // never kept: we do not enable BLOBs, and status omits them
 		}
-		p.Elements = append(p.Elements, e)
 	}
-	return verb, p, nil
+	return e, nil
 }
 
 // appendEscaped writes s as XML character data or attribute text. Invalid UTF-8 and control

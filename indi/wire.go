@@ -786,23 +786,8 @@ func (r *Reader) closeTag(want string) error {
 // next reads one top-level element.
 func (r *Reader) next() (*Message, error) {
 	r.start = r.offset()
-	// Prolog: whitespace, comments and processing instructions between messages.
-	for {
-		if err := r.skipSpace(); err != nil {
-			return nil, err // io.EOF here, between messages, is a clean end
-		}
-		c, _ := r.peek()
-		if c != '<' {
-			return nil, r.fail("text %q outside any element", c)
-		}
-		r.pos++
-		ok, err := r.special()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	if err := r.prolog(); err != nil {
+		return nil, err
 	}
 	at := r.offset() - 1
 	c, err := r.peek()
@@ -828,61 +813,88 @@ func (r *Reader) next() (*Message, error) {
 		return nil, err
 	}
 	topAttrs := len(r.attrs)
-	textLo, textHi := 0, 0
-	refused := ""
+	textLo, textHi, refused := 0, 0, ""
 	if !self {
-		for {
-			lo, hi, err := r.text(true)
-			if err != nil {
-				return nil, err
-			}
-			if hi > lo {
-				if textHi > textLo {
-					refused = "text around its elements"
-				}
-				textLo, textHi = lo, hi
-			}
-			r.pos++ // '<'
-			ok, err := r.special()
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				continue
-			}
-			c, err := r.peek()
-			if err != nil {
-				return nil, r.unexpected(err)
-			}
-			if c == '/' {
-				r.pos++
-				if err := r.closeTag(tag); err != nil {
-					return nil, err
-				}
-				break
-			}
-			child, err := r.name()
-			if err != nil {
-				return nil, err
-			}
-			if child != want || want == "" {
-				if refused == "" {
-					refused = fmt.Sprintf("unexpected <%s> inside it", child)
-				}
-				if err := r.skip(child); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if err := r.child(child); err != nil {
-				return nil, err
-			}
+		if textLo, textHi, refused, err = r.content(tag, want); err != nil {
+			return nil, err
 		}
 	}
 	if refused != "" {
 		return nil, &RefusedError{Offset: at, Tag: tag, Reason: refused}
 	}
 	return r.build(tag, topAttrs, textLo, textHi), nil
+}
+
+// prolog skips what may stand between messages: whitespace, comments and processing
+// instructions. It returns once it has read the '<' of the next element.
+func (r *Reader) prolog() error {
+	for {
+		if err := r.skipSpace(); err != nil {
+			return err // io.EOF here, between messages, is a clean end
+		}
+		c, _ := r.peek()
+		if c != '<' {
+			return r.fail("text %q outside any element", c)
+		}
+		r.pos++
+		ok, err := r.special()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+	}
+}
+
+// content reads what stands between a top-level element's open tag and its close tag: its
+// text (where textLo:textHi is in the scratch) and its children named want, skipping the
+// others. refused says why a well-formed element is not INDI 1.7, or is "".
+func (r *Reader) content(tag, want string) (textLo, textHi int, refused string, err error) {
+	for {
+		lo, hi, err := r.text(true)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if hi > lo {
+			if textHi > textLo {
+				refused = "text around its elements"
+			}
+			textLo, textHi = lo, hi
+		}
+		r.pos++ // '<'
+		ok, err := r.special()
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if ok {
+			continue
+		}
+		c, err := r.peek()
+		if err != nil {
+			return 0, 0, "", r.unexpected(err)
+		}
+		if c == '/' {
+			r.pos++
+			return textLo, textHi, refused, r.closeTag(tag)
+		}
+		child, err := r.name()
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if child != want || want == "" {
+			if refused == "" {
+				refused = fmt.Sprintf("unexpected <%s> inside it", child)
+			}
+			if err := r.skip(child); err != nil {
+				return 0, 0, "", err
+			}
+			continue
+		}
+		if err := r.child(child); err != nil {
+			return 0, 0, "", err
+		}
+	}
 }
 
 // child reads one vector element after its name: attributes, text and close tag.

@@ -28,11 +28,11 @@ const (
 func ConditionEvents(old, updated []obsv1.Condition, types ...string) []Event {
 	var out []Event
 	for _, typ := range types {
-		c := findCondition(updated, typ)
+		c := ConditionOf(updated, typ)
 		if c == nil {
 			continue
 		}
-		if prev := findCondition(old, typ); prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
+		if prev := ConditionOf(old, typ); prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
 			continue
 		}
 		out = append(out, Event{Type: conditionEventType(c), Reason: c.Reason, Message: c.Message})
@@ -63,5 +63,26 @@ func ReadyCondition(reason, message string) obsv1.Condition {
 
 // ConditionOf returns the condition of that type, or nil.
 func ConditionOf(conds []obsv1.Condition, typ string) *obsv1.Condition {
-	return findCondition(conds, typ)
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// WithoutConditions is conds without the conditions of the given types. The input is not
+// changed.
+func WithoutConditions(conds []obsv1.Condition, types ...string) []obsv1.Condition {
+	var out []obsv1.Condition
+	for _, c := range conds {
+		drop := false
+		for _, t := range types {
+			drop = drop || c.Type == t
+		}
+		if !drop {
+			out = append(out, c)
+		}
+	}
+	return out
 }

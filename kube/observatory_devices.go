@@ -107,9 +107,7 @@ func DevicePod(d DeviceRef, server string, guider *obsv1.Guider) (*corev1.Pod, e
 		Command: DriverCommand(d.Spec.Driver.Name),
 		// No probe: socat listens at once, and whether the driver works shows only when its
 		// INDI server defines the device.
-		Ports: []corev1.ContainerPort{{
-			Name: DriverPortName, ContainerPort: DriverPort, Protocol: corev1.ProtocolTCP,
-		}},
+		Ports: obsTCPPort(DriverPortName, DriverPort),
 		// Drivers write their config and logs under HOME or /tmp; both are the scratch dir.
 		Env:             []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}},
 		VolumeMounts:    []corev1.VolumeMount{{Name: obsTmpVolume, MountPath: "/tmp"}},

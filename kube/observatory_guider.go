@@ -12,8 +12,6 @@
 package kube
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -22,7 +20,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -176,7 +173,6 @@ func GuiderPod(in GuiderInput) (*corev1.Pod, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(GuiderProfile(in) + WestonConfig))
 	wayland := []corev1.EnvVar{
 		{Name: "XDG_RUNTIME_DIR", Value: obsXDGRuntimeDir},
 		{Name: "WAYLAND_DISPLAY", Value: obsWaylandSocket},
@@ -214,15 +210,10 @@ func GuiderPod(in GuiderInput) (*corev1.Pod, error) {
 			{Name: "HOME", Value: obsHome},
 			{Name: "GDK_BACKEND", Value: "wayland"},
 			// The profile's digest: the pod spec changes when the profile does.
-			{Name: obsProfileEnvName, Value: hex.EncodeToString(sum[:])[:16]},
+			{Name: obsProfileEnvName, Value: obsDigest([]byte(GuiderProfile(in) + WestonConfig))},
 		}),
-		Ports: []corev1.ContainerPort{{
-			Name: GuiderPortName, ContainerPort: GuiderPort, Protocol: corev1.ProtocolTCP,
-		}},
-		ReadinessProbe: &corev1.Probe{
-			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(GuiderPortName)}},
-			PeriodSeconds: 10,
-		},
+		Ports:          obsTCPPort(GuiderPortName, GuiderPort),
+		ReadinessProbe: obsListening(GuiderPortName),
 		VolumeMounts: []corev1.VolumeMount{
 			config, waylandMount, tmp,
 			{Name: obsHomeVolume, MountPath: obsHome},

@@ -125,8 +125,27 @@ func PodSpecDigest(spec *corev1.PodSpec) string {
 		// A PodSpec holds nothing json cannot encode; reaching this is a bug.
 		panic(fmt.Sprintf("encoding a pod spec: %v", err))
 	}
+	return obsDigest(b)
+}
+
+// obsDigest is 16 hex digits of the sha256 of b: short enough for a label or an env value,
+// long enough to tell the specs of one object apart.
+func obsDigest(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// obsTCPPort is a container's one named TCP port.
+func obsTCPPort(name string, port int32) []corev1.ContainerPort {
+	return []corev1.ContainerPort{{Name: name, ContainerPort: port, Protocol: corev1.ProtocolTCP}}
+}
+
+// obsListening is a readiness probe that passes while the named port accepts connections.
+func obsListening(portName string) *corev1.Probe {
+	return &corev1.Probe{
+		ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(portName)}},
+		PeriodSeconds: 10,
+	}
 }
 
 // PodIsStale says whether a running pod was built from another spec than wanted, so it must
@@ -198,16 +217,11 @@ func ServerPod(owner ResourceID, driverServices []string) (*corev1.Pod, error) {
 	// next reservation.
 	pod.Spec.TerminationGracePeriodSeconds = ptr.To(int64(1))
 	pod.Spec.Containers = []corev1.Container{{
-		Name:    ServerContainer,
-		Image:   ServerImage,
-		Command: slices.Clone(ServerCommand),
-		Ports: []corev1.ContainerPort{{
-			Name: ServerPortName, ContainerPort: ServerPort, Protocol: corev1.ProtocolTCP,
-		}},
-		ReadinessProbe: &corev1.Probe{
-			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString(ServerPortName)}},
-			PeriodSeconds: 10,
-		},
+		Name:           ServerContainer,
+		Image:          ServerImage,
+		Command:        slices.Clone(ServerCommand),
+		Ports:          obsTCPPort(ServerPortName, ServerPort),
+		ReadinessProbe: obsListening(ServerPortName),
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: obsDriversVolume, MountPath: obsDriversMountPath, ReadOnly: true},
 			{Name: obsRunVolume, MountPath: "/run/indi"},

@@ -29,14 +29,7 @@ type Observed struct {
 // a kind without a name is every resource of that kind, all of which must match; a
 // reference that matches no resource does not hold.
 func WhenHolds(owner ResourceID, ref obsv1.ConditionRef, seen []Observed) (bool, time.Time) {
-	kind, name := ref.Kind, ref.Name
-	if kind == "" {
-		kind, name = owner.Kind, owner.Name
-	}
-	want := ref.Status
-	if want == "" {
-		want = metav1.ConditionTrue
-	}
+	kind, name, want := refOf(owner, ref)
 	var since time.Time
 	matched := false
 	for _, o := range seen {
@@ -44,7 +37,7 @@ func WhenHolds(owner ResourceID, ref obsv1.ConditionRef, seen []Observed) (bool,
 			continue
 		}
 		matched = true
-		c := findCondition(o.Conditions, ref.Type)
+		c := ConditionOf(o.Conditions, ref.Type)
 		if c == nil || c.Status != want {
 			return false, time.Time{}
 		}
@@ -53,6 +46,20 @@ func WhenHolds(owner ResourceID, ref obsv1.ConditionRef, seen []Observed) (bool,
 		}
 	}
 	return matched, since
+}
+
+// refOf is what ref names with its defaults filled in: the owner itself when it names no
+// kind, and the status True when it names none.
+func refOf(owner ResourceID, ref obsv1.ConditionRef) (obsv1.Kind, string, metav1.ConditionStatus) {
+	kind, name := ref.Kind, ref.Name
+	if kind == "" {
+		kind, name = owner.Kind, owner.Name
+	}
+	want := ref.Status
+	if want == "" {
+		want = metav1.ConditionTrue
+	}
+	return kind, name, want
 }
 
 // TriggerRun is a run one trigger of a resource asks for.
@@ -139,14 +146,7 @@ func Waiting(owner ResourceID, requires []obsv1.ConditionRef, seen []Observed) s
 		if holds, _ := WhenHolds(owner, ref, seen); holds {
 			continue
 		}
-		kind, name := ref.Kind, ref.Name
-		if kind == "" {
-			kind, name = owner.Kind, owner.Name
-		}
-		want := ref.Status
-		if want == "" {
-			want = metav1.ConditionTrue
-		}
+		kind, name, want := refOf(owner, ref)
 		what := string(kind)
 		if name != "" {
 			what += " " + name

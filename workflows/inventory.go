@@ -22,7 +22,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 )
 
@@ -115,9 +115,9 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 		pending = receiveAll(signals, pending)
 		opts := takeInventory
 		opts.Summary = "Compose and write the statuses of namespace " + in.Namespace + " (" + strconv.Itoa(len(pending)) + " changes)"
-		var res activities.InventoryResult
+		var res observatory.InventoryResult
 		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.TakeInventory,
-			activities.InventoryInput{Namespace: in.Namespace, Changes: changeWords(pending)}).Get(ctx, &res)
+			observatory.InventoryInput{Namespace: in.Namespace, Changes: changeWords(pending)}).Get(ctx, &res)
 		pending = nil
 		passes++
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/testenv"
 )
 
@@ -29,15 +29,15 @@ type fakeInventory struct {
 	tries  int
 }
 
-func (f *fakeInventory) take(_ context.Context, in activities.InventoryInput) (activities.InventoryResult, error) {
+func (f *fakeInventory) take(_ context.Context, in observatory.InventoryInput) (observatory.InventoryResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tries++
 	if f.tries <= f.failFirst {
-		return activities.InventoryResult{}, errors.New("the API server is away")
+		return observatory.InventoryResult{}, errors.New("the API server is away")
 	}
 	f.passes = append(f.passes, in.Changes)
-	return activities.InventoryResult{Objects: 3, Empty: f.emptyFrom > 0 && len(f.passes) >= f.emptyFrom}, nil
+	return observatory.InventoryResult{Objects: 3, Empty: f.emptyFrom > 0 && len(f.passes) >= f.emptyFrom}, nil
 }
 
 func newInventoryEnv(t *testing.T, f *fakeInventory) *testsuite.TestWorkflowEnvironment {

@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
 )
 
@@ -60,7 +61,7 @@ type PeopleInput struct {
 	Pending []PersonChange `json:",omitempty"`
 }
 
-// paintPeople writes statuses only; it is never retried (see activities.PaintPeople).
+// paintPeople writes statuses only; it is never retried (see people.Activities.PaintPeople).
 var paintPeople = workflow.LocalActivityOptions{
 	StartToCloseTimeout: time.Minute,
 	RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
@@ -111,7 +112,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 		opts := signalPeople
 		opts.Summary = "hand " + fewNames(changedNames(changes)) + " on to their own workflows"
 		actx := workflow.WithActivityOptions(ctx, opts)
-		sel.AddFuture(workflow.ExecuteActivity(actx, a.SignalWorkflows, personSignals(changes)), func(f workflow.Future) {
+		sel.AddFuture(workflow.ExecuteActivity(actx, pa.SignalWorkflows, personSignals(changes)), func(f workflow.Future) {
 			handing--
 			if err := f.Get(ctx, nil); err != nil {
 				log.Error("could not signal the Persons' workflows", "shard", in.Shard, "err", err)
@@ -168,11 +169,11 @@ func People(ctx workflow.Context, in PeopleInput) error {
 // current), and those left to their own workflows at once. A paint that fails leaves all.
 func paintBatch(ctx workflow.Context, batch []PersonChange) (painted, left []PersonChange) {
 	persons := changedNames(batch)
-	var out activities.PaintOutcome
+	var out people.PaintOutcome
 	opts := paintPeople
 	opts.Summary = "paint " + fewNames(persons) + ", unless their pictures need the network or a pod"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	if err := workflow.ExecuteLocalActivity(lctx, a.PaintPeople, persons).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(lctx, pa.PaintPeople, persons).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("could not paint a batch; each Person's workflow will", "err", err)
 		return nil, batch
 	}

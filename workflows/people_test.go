@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/internal/testenv"
 )
 
@@ -32,11 +33,11 @@ type fakeShard struct {
 	handedT []time.Time
 }
 
-func (f *fakeShard) paint(_ context.Context, names []string) (activities.PaintOutcome, error) {
+func (f *fakeShard) paint(_ context.Context, names []string) (people.PaintOutcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.paints = append(f.paints, names)
-	var out activities.PaintOutcome
+	var out people.PaintOutcome
 	for _, n := range names {
 		if f.left[n] {
 			out.Left = append(out.Left, n)
@@ -66,8 +67,8 @@ func newShardEnv(t *testing.T, f *fakeShard) *testsuite.TestWorkflowEnvironment 
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	f.env = env
 	env.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: PeopleWorkflow})
-	env.OnActivity(a.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
-	env.OnActivity(a.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
+	env.OnActivity(pa.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
+	env.OnActivity(pa.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
 	return env
 }
 

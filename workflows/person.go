@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
 )
 
@@ -168,27 +168,27 @@ func Person(ctx workflow.Context, in PersonInput) error {
 }
 
 // pass runs the quick pass and, when the picture needs a baker pod, the bake.
-func pass(ctx workflow.Context, name string, recheck bool) (activities.PersonOutcome, error) {
-	in := activities.PersonPass{Name: name, Recheck: recheck}
-	var out activities.PersonOutcome
+func pass(ctx workflow.Context, name string, recheck bool) (people.PersonOutcome, error) {
+	in := people.PersonPass{Name: name, Recheck: recheck}
+	var out people.PersonOutcome
 	opts := syncPerson
 	opts.Summary = "read " + name + "'s picture and write the status"
 	if recheck {
 		opts.Summary = "check " + name + "'s picture again and write the status"
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	if err := workflow.ExecuteLocalActivity(lctx, a.SyncPerson, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(lctx, pa.SyncPerson, in).Get(ctx, &out); err != nil {
 		return out, err
 	}
 	if !out.NeedsBake {
 		return out, nil
 	}
 	// A fresh value: decoding into out would keep the quick pass's NeedsBake (omitempty).
-	var baked activities.PersonOutcome
+	var baked people.PersonOutcome
 	bake := bakePerson
 	bake.Summary = "read " + name + "'s " + out.Source + " in the baker pod " + kube.BakerPodName(name)
 	actx := workflow.WithActivityOptions(ctx, bake)
-	err := workflow.ExecuteActivity(actx, a.BakePerson, in).Get(ctx, &baked)
+	err := workflow.ExecuteActivity(actx, pa.BakePerson, in).Get(ctx, &baked)
 	return baked, err
 }
 
@@ -196,7 +196,7 @@ func forget(ctx workflow.Context, name string) error {
 	opts := syncPerson
 	opts.Summary = name + " is gone: delete its baker pods"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	return workflow.ExecuteLocalActivity(lctx, a.ForgetPerson, name).Get(ctx, nil)
+	return workflow.ExecuteLocalActivity(lctx, pa.ForgetPerson, name).Get(ctx, nil)
 }
 
 // timer starts a cancellable durable timer; summary is what the Temporal UI says of it.

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/internal/testenv"
 )
 
@@ -22,13 +22,13 @@ import (
 // script, so each test reads as the lifecycle it checks.
 type fakePeople struct {
 	mu      sync.Mutex
-	passes  []activities.PersonPass
-	bakes   []activities.PersonPass
+	passes  []people.PersonPass
+	bakes   []people.PersonPass
 	forgets []string
-	answer  func(n int, in activities.PersonPass) (activities.PersonOutcome, error)
+	answer  func(n int, in people.PersonPass) (people.PersonOutcome, error)
 }
 
-func (f *fakePeople) sync(_ context.Context, in activities.PersonPass) (activities.PersonOutcome, error) {
+func (f *fakePeople) sync(_ context.Context, in people.PersonPass) (people.PersonOutcome, error) {
 	f.mu.Lock()
 	f.passes = append(f.passes, in)
 	n := len(f.passes)
@@ -36,11 +36,11 @@ func (f *fakePeople) sync(_ context.Context, in activities.PersonPass) (activiti
 	return f.answer(n, in)
 }
 
-func (f *fakePeople) bake(_ context.Context, in activities.PersonPass) (activities.PersonOutcome, error) {
+func (f *fakePeople) bake(_ context.Context, in people.PersonPass) (people.PersonOutcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bakes = append(f.bakes, in)
-	return activities.PersonOutcome{Source: "claim://ns/c/a.png", Reason: "Baked", Recheck: true, Wrote: true}, nil
+	return people.PersonOutcome{Source: "claim://ns/c/a.png", Reason: "Baked", Recheck: true, Wrote: true}, nil
 }
 
 func (f *fakePeople) forget(_ context.Context, name string) error {
@@ -53,9 +53,9 @@ func (f *fakePeople) forget(_ context.Context, name string) error {
 func newPersonEnv(t *testing.T, f *fakePeople) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: PersonWorkflow})
-	env.OnActivity(a.SyncPerson, mock.Anything, mock.Anything).Return(f.sync).Maybe()
-	env.OnActivity(a.BakePerson, mock.Anything, mock.Anything).Return(f.bake).Maybe()
-	env.OnActivity(a.ForgetPerson, mock.Anything, mock.Anything).Return(f.forget).Maybe()
+	env.OnActivity(pa.SyncPerson, mock.Anything, mock.Anything).Return(f.sync).Maybe()
+	env.OnActivity(pa.BakePerson, mock.Anything, mock.Anything).Return(f.bake).Maybe()
+	env.OnActivity(pa.ForgetPerson, mock.Anything, mock.Anything).Return(f.forget).Maybe()
 	return env
 }
 
@@ -64,11 +64,11 @@ func signal(env *testsuite.TestWorkflowEnvironment, after time.Duration, c Perso
 }
 
 func TestANewPersonGetsOnePassAndThenWaitsForChanges(t *testing.T) {
-	f := &fakePeople{answer: func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
+	f := &fakePeople{answer: func(n int, in people.PersonPass) (people.PersonOutcome, error) {
 		if n == 3 {
-			return activities.PersonOutcome{Gone: true}, nil
+			return people.PersonOutcome{Gone: true}, nil
 		}
-		return activities.PersonOutcome{Reason: "Initials"}, nil
+		return people.PersonOutcome{Reason: "Initials"}, nil
 	}}
 	env := newPersonEnv(t, f)
 	signal(env, time.Minute, PersonChange{Generation: 2, Why: "updated"})
@@ -83,11 +83,11 @@ func TestANewPersonGetsOnePassAndThenWaitsForChanges(t *testing.T) {
 }
 
 func TestABurstOfChangesIsAnsweredByOnePass(t *testing.T) {
-	f := &fakePeople{answer: func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
+	f := &fakePeople{answer: func(n int, in people.PersonPass) (people.PersonOutcome, error) {
 		if n == 3 {
-			return activities.PersonOutcome{Gone: true}, nil
+			return people.PersonOutcome{Gone: true}, nil
 		}
-		return activities.PersonOutcome{Reason: "Initials"}, nil
+		return people.PersonOutcome{Reason: "Initials"}, nil
 	}}
 	env := newPersonEnv(t, f)
 	// Five changes land together while the workflow waits: they need one look, not five.
@@ -104,11 +104,11 @@ func TestABurstOfChangesIsAnsweredByOnePass(t *testing.T) {
 }
 
 func TestAFetchedPictureIsCheckedAgainEverySixHours(t *testing.T) {
-	f := &fakePeople{answer: func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
+	f := &fakePeople{answer: func(n int, in people.PersonPass) (people.PersonOutcome, error) {
 		if n == 4 {
-			return activities.PersonOutcome{Gone: true}, nil
+			return people.PersonOutcome{Gone: true}, nil
 		}
-		return activities.PersonOutcome{Source: "https://example.com/ada.png", Reason: "Fetched", Recheck: true}, nil
+		return people.PersonOutcome{Source: "https://example.com/ada.png", Reason: "Fetched", Recheck: true}, nil
 	}}
 	env := newPersonEnv(t, f)
 	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
@@ -124,16 +124,16 @@ func TestAChangeRestartsTheSixHours(t *testing.T) {
 	start := time.Time{}
 	var at []time.Duration
 	var env *testsuite.TestWorkflowEnvironment
-	f := &fakePeople{answer: func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
+	f := &fakePeople{answer: func(n int, in people.PersonPass) (people.PersonOutcome, error) {
 		now := env.Now()
 		if start.IsZero() {
 			start = now
 		}
 		at = append(at, now.Sub(start).Round(time.Minute))
 		if n == 3 {
-			return activities.PersonOutcome{Gone: true}, nil
+			return people.PersonOutcome{Gone: true}, nil
 		}
-		return activities.PersonOutcome{Reason: "Fetched", Recheck: true}, nil
+		return people.PersonOutcome{Reason: "Fetched", Recheck: true}, nil
 	}}
 	env = newPersonEnv(t, f)
 	signal(env, 5*time.Hour, PersonChange{Generation: 2})
@@ -143,11 +143,11 @@ func TestAChangeRestartsTheSixHours(t *testing.T) {
 }
 
 func TestAClaimPictureIsBakedByABakerPod(t *testing.T) {
-	f := &fakePeople{answer: func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
+	f := &fakePeople{answer: func(n int, in people.PersonPass) (people.PersonOutcome, error) {
 		if n == 2 {
-			return activities.PersonOutcome{Gone: true}, nil
+			return people.PersonOutcome{Gone: true}, nil
 		}
-		return activities.PersonOutcome{Source: "claim://ns/c/a.png", NeedsBake: true}, nil
+		return people.PersonOutcome{Source: "claim://ns/c/a.png", NeedsBake: true}, nil
 	}}
 	env := newPersonEnv(t, f)
 	signal(env, time.Minute, PersonChange{Deleted: true})
@@ -162,13 +162,13 @@ func TestAFailedPassIsTriedAgainAfterThirtySeconds(t *testing.T) {
 	attempts := int(syncPerson.RetryPolicy.MaximumAttempts)
 	var calls []time.Time
 	f := &fakePeople{}
-	f.answer = func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
+	f.answer = func(n int, in people.PersonPass) (people.PersonOutcome, error) {
 		calls = append(calls, env.Now())
 		if n <= attempts {
 			// Every attempt of the first pass fails, so its local activity gives up.
-			return activities.PersonOutcome{}, errors.New("the API server is unreachable")
+			return people.PersonOutcome{}, errors.New("the API server is unreachable")
 		}
-		return activities.PersonOutcome{Gone: true}, nil
+		return people.PersonOutcome{Gone: true}, nil
 	}
 	env = newPersonEnv(t, f)
 	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
@@ -180,16 +180,16 @@ func TestAFailedPassIsTriedAgainAfterThirtySeconds(t *testing.T) {
 func TestAPersonCreatedAgainDuringCleanUpKeepsItsWorkflow(t *testing.T) {
 	var env *testsuite.TestWorkflowEnvironment
 	f := &fakePeople{}
-	f.answer = func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
+	f.answer = func(n int, in people.PersonPass) (people.PersonOutcome, error) {
 		switch n {
 		case 1:
 			// The Person is created again while the workflow cleans up after the old one.
 			env.SignalWorkflow(PersonChanged, PersonChange{UID: "new", Why: "added"})
-			return activities.PersonOutcome{Gone: true}, nil
+			return people.PersonOutcome{Gone: true}, nil
 		case 2:
-			return activities.PersonOutcome{UID: "new", Reason: "Initials"}, nil
+			return people.PersonOutcome{UID: "new", Reason: "Initials"}, nil
 		}
-		return activities.PersonOutcome{Gone: true}, nil
+		return people.PersonOutcome{Gone: true}, nil
 	}
 	env = newPersonEnv(t, f)
 	signal(env, time.Hour, PersonChange{Deleted: true})
@@ -203,8 +203,8 @@ func TestALongLivedPersonContinuesAsNewBeforeItsHistoryGrowsLarge(t *testing.T) 
 	old := personPassLimit
 	personPassLimit = 10
 	t.Cleanup(func() { personPassLimit = old })
-	f := &fakePeople{answer: func(n int, in activities.PersonPass) (activities.PersonOutcome, error) {
-		return activities.PersonOutcome{Reason: "Initials"}, nil
+	f := &fakePeople{answer: func(n int, in people.PersonPass) (people.PersonOutcome, error) {
+		return people.PersonOutcome{Reason: "Initials"}, nil
 	}}
 	env := newPersonEnv(t, f)
 	for i := range 30 {

@@ -11,8 +11,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-
-	"liken.sh/runner/activities"
 )
 
 // ProbeWorkflow is the registered name of Probe; never rename a registered type.
@@ -22,9 +20,6 @@ const ProbeWorkflow = "Probe"
 type ProbeResult struct {
 	KubernetesVersion string
 }
-
-// a refers to the activities by method; the worker registers the real struct.
-var a *activities.Activities
 
 // probeActivity is short: the API server answers within a second or not at all. A few quick
 // retries ride over a server that is still starting.
@@ -39,6 +34,6 @@ func Probe(ctx workflow.Context) (ProbeResult, error) {
 	opts.Summary = "ask the cluster which version it runs"
 	ctx = workflow.WithActivityOptions(ctx, opts)
 	var r ProbeResult
-	err := workflow.ExecuteActivity(ctx, a.KubernetesVersion).Get(ctx, &r.KubernetesVersion)
+	err := workflow.ExecuteActivity(ctx, probe.KubernetesVersion).Get(ctx, &r.KubernetesVersion)
 	return r, err
 }

@@ -7,6 +7,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/activities/people"
 )
 
 // RegisterWorkflows registers every workflow; a replayer needs only these.
@@ -20,8 +22,34 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: InventoryWorkflow})
 }
 
+// The activities, one nil pointer per registered struct: workflows refer to an activity by
+// its method (a.StartSite), as Temporal's samples do, and the SDK schedules it by the method's
+// name. a is the observatory's, which most calls are.
+var (
+	probe *activities.Probe
+	pa    *people.Activities
+	a     *observatory.Activities
+)
+
+// Activities are the structs whose exported methods the worker registers as activities: the
+// Probe's and one per domain. No name is on two of them (activities/registered_test.go).
+type Activities struct {
+	Probe       *activities.Probe
+	People      *people.Activities
+	Observatory *observatory.Activities
+}
+
+// ActivitiesOn wires the activities of every domain to the clients c, each domain with its
+// defaults; the caller sets what differs (the people's config, an INDI resolver).
+func ActivitiesOn(c activities.Clients) Activities {
+	return Activities{Probe: &activities.Probe{Kube: c.Kube}, People: &people.Activities{Clients: c},
+		Observatory: &observatory.Activities{Clients: c}}
+}
+
 // Register puts every workflow and activity on a worker.
-func Register(w worker.Registry, acts *activities.Activities) {
+func Register(w worker.Registry, acts Activities) {
 	RegisterWorkflows(w)
-	w.RegisterActivity(acts)
+	w.RegisterActivity(acts.Probe)
+	w.RegisterActivity(acts.People)
+	w.RegisterActivity(acts.Observatory)
 }

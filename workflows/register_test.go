@@ -14,10 +14,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 )
 
 // registeredNames is every name Register put on a worker: the workflows, and the activities
-// (the exported methods of *activities.Activities, which RegisterActivity registers by name).
+// (the exported methods of the structs in Activities, which RegisterActivity registers by name).
 var registeredNames = []string{
 	ProbeWorkflow, PersonWorkflow, PeopleWorkflow, ReservationWorkflow, TelescopeWorkflow, ObservatoryWorkflow, InventoryWorkflow,
 	"Abort", "Activation", "AddDeactivateFinalizer", "BakePerson", "Configure", "Connect", "Deactivation", "Disconnect",
@@ -25,20 +26,20 @@ var registeredNames = []string{
 	"ReadReservation", "RemoveDeactivateFinalizer", "RemoveRetryAnnotation", "RunTriggers", "SignalCoordinator",
 	"SignalWorkflows", "StartDevices", "StartGuider", "StartSite", "StopDevices", "StopGuider", "StopSite", "SyncPerson",
 	"TakeInventory", "WriteReservationStatus",
-	// The parts of a live plan (activities.RunLivePlan).
+	// The parts of a live plan (observatory.RunLivePlan).
 	"PlanLiveDevices", "LeaveDevice", "RefuseDevices", "StartLiveDevices", "RestartGuider", "ConnectLiveDevices", "ActivateDevice",
 }
 
 func TestNoRegisteredWorkflowOrActivityNameDisappears(t *testing.T) {
 	got := &names{}
-	Register(got, &activities.Activities{})
+	Register(got, ActivitiesOn(activities.Clients{}))
 	for _, name := range registeredNames {
 		if !slices.Contains(got.names, name) {
 			t.Errorf("%s is no longer registered: the histories that name it can no longer run", name)
 		}
 	}
-	for _, step := range []activities.LiveStep{activities.LiveLeave, activities.LiveRefuse, activities.LiveStart,
-		activities.LiveGuider, activities.LiveConnect, activities.LiveConfigure, activities.LiveActivate} {
+	for _, step := range []observatory.LiveStep{observatory.LiveLeave, observatory.LiveRefuse, observatory.LiveStart,
+		observatory.LiveGuider, observatory.LiveConnect, observatory.LiveConfigure, observatory.LiveActivate} {
 		if !slices.Contains(got.names, string(step)) || liveActivities[step] == nil {
 			t.Errorf("the live plan's part %s has no activity of its name", step)
 		}

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -88,7 +88,7 @@ func recordStorm(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr, err := r.indi.Address(ctx, activities.INDIServer{Namespace: ns, Name: "lab-observatory",
+	addr, err := r.indi.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "lab-observatory",
 		Drivers: []string{"indi_simulator_dome", "indi_simulator_weather"}})
 	if err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/stack"
 	"liken.sh/runner/internal/testenv"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -48,7 +49,7 @@ type recorder struct {
 	dyn   dynamic.Interface
 	save  func(ctx context.Context, file, workflowID string) error
 	// indi finds the local indiservers standing in for the server pods.
-	indi *activities.LocalINDI
+	indi *observatory.LocalINDI
 }
 
 // recordings names each history file and the run that produces it, driven as the watcher
@@ -364,9 +365,11 @@ func TestRecordHistories(t *testing.T) {
 	defer c.Close()
 	const queue = "record"
 	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: time.Second})
-	local := &activities.LocalINDI{}
+	local := &observatory.LocalINDI{}
 	defer local.Close()
-	Register(w, &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: c, INDI: local, Now: time.Now})
+	acts := ActivitiesOn(activities.Clients{Kube: kube, Dynamic: dyn, Temporal: c, Now: time.Now})
+	acts.Observatory.INDI = local
+	Register(w, acts)
 	require.NoError(t, w.Start())
 	defer w.Stop()
 

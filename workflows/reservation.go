@@ -28,7 +28,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 )
 
@@ -93,7 +93,7 @@ func Reservation(ctx workflow.Context, in ReservationInput) error {
 	r := &reservation{
 		ctx:         ctx,
 		in:          in,
-		ref:         activities.ReservationRef{Namespace: in.Namespace, Name: in.Name},
+		ref:         observatory.ReservationRef{Namespace: in.Namespace, Name: in.Name},
 		changes:     workflow.GetSignalChannel(ctx, ReservationChanged),
 		telAnswers:  workflow.GetSignalChannel(ctx, TelescopeAnswers),
 		siteAnswers: workflow.GetSignalChannel(ctx, SiteAnswers),
@@ -110,14 +110,14 @@ func Reservation(ctx workflow.Context, in ReservationInput) error {
 type reservation struct {
 	ctx workflow.Context
 	in  ReservationInput
-	ref activities.ReservationRef
+	ref observatory.ReservationRef
 	// changes are the watcher's signals; telAnswers and siteAnswers the locks' answers.
 	changes, telAnswers, siteAnswers workflow.ReceiveChannel
 
 	// state is the Reservation as last read (reads counts the reads, for continue-as-new);
 	// telescope and holder stay as last read, for a Reservation that is gone; observatory is
 	// the Telescope's, from when the reservation took it.
-	state                          activities.ReservationState
+	state                          observatory.ReservationState
 	reads                          int
 	telescope, holder, observatory string
 

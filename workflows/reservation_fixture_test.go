@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -31,7 +32,7 @@ var rt0 = time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC)
 type stepCall struct {
 	Step string
 	At   time.Time
-	In   activities.StepInput
+	In   observatory.StepInput
 }
 
 // fakeCluster stands in for the Kubernetes side of a reservation (the Reservation, its
@@ -43,7 +44,7 @@ type fakeCluster struct {
 	mu  sync.Mutex
 	env *testsuite.TestWorkflowEnvironment
 
-	res activities.ReservationState
+	res observatory.ReservationState
 	// finalizers: "Kind/name" → held.
 	finalizers map[string]bool
 	// finalizerCalls: "+Kind/name" or "-Kind/name", in order.
@@ -54,7 +55,7 @@ type fakeCluster struct {
 
 	calls []stepCall
 	// answer gives a step's outcome; nil means Done with "did <Step>".
-	answer func(n int, in activities.StepInput) (activities.StepResult, error)
+	answer func(n int, in observatory.StepInput) (observatory.StepResult, error)
 
 	// heldBy, when set, keeps the telescope from being granted: the lock says who holds it.
 	heldBy string
@@ -73,31 +74,31 @@ type fakeCluster struct {
 	// triggerPasses are the times RunTriggers ran; triggerAnswer, when set, gives the n-th
 	// pass's result (from 1).
 	triggerPasses []time.Time
-	triggerAnswer func(n int) activities.TriggersResult
+	triggerAnswer func(n int) observatory.TriggersResult
 	triggerTakes  time.Duration
 	// reads counts ReadReservation; heals HealPods, LiveDevices and PlanLiveDevices, whose
 	// inputs are live. PlanLiveDevices answers livePlan; liveParts are the parts that ran,
 	// as "LeaveDevice Rotator east-main".
 	reads, heals int
-	live         []activities.LiveInput
-	livePlan     activities.LivePlan
+	live         []observatory.LiveInput
+	livePlan     observatory.LivePlan
 	liveParts    []string
 }
 
-func (f *fakeCluster) runTriggers(context.Context, activities.StepInput) (activities.TriggersResult, error) {
+func (f *fakeCluster) runTriggers(context.Context, observatory.StepInput) (observatory.TriggersResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.triggerPasses = append(f.triggerPasses, f.env.Now().UTC())
 	if f.triggerAnswer != nil {
 		return f.triggerAnswer(len(f.triggerPasses)), nil
 	}
-	return activities.TriggersResult{}, nil
+	return observatory.TriggersResult{}, nil
 }
 
 type observation struct {
 	What string
 	At   time.Time
-	In   activities.StepInput
+	In   observatory.StepInput
 }
 
 func (f *fakeCluster) observeDuration() time.Duration {
@@ -106,7 +107,7 @@ func (f *fakeCluster) observeDuration() time.Duration {
 	return f.observeFor
 }
 
-func (f *fakeCluster) observed(context.Context, activities.StepInput) error {
+func (f *fakeCluster) observed(context.Context, observatory.StepInput) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.observeErr
@@ -126,18 +127,18 @@ func (f *fakeCluster) observationLog() []string {
 
 func newFakeCluster() *fakeCluster {
 	return &fakeCluster{
-		res: activities.ReservationState{
+		res: observatory.ReservationState{
 			UID: "uid-a", Generation: 1, Created: rt0.Add(-time.Hour),
 			Spec:        obsv1.ReservationSpec{Telescope: "east", Holder: "ada"},
-			Telescope:   activities.TargetState{Name: "east", Exists: true},
-			Observatory: activities.TargetState{Name: "lab", Exists: true},
+			Telescope:   observatory.TargetState{Name: "east", Exists: true},
+			Observatory: observatory.TargetState{Name: "lab", Exists: true},
 		},
 		finalizers: map[string]bool{},
 		observeFor: 366 * 24 * time.Hour,
 	}
 }
 
-func (f *fakeCluster) read(_ context.Context, ref activities.ReservationRef) (activities.ReservationState, error) {
+func (f *fakeCluster) read(_ context.Context, ref observatory.ReservationRef) (observatory.ReservationState, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
@@ -149,36 +150,36 @@ func (f *fakeCluster) read(_ context.Context, ref activities.ReservationRef) (ac
 	return st, nil
 }
 
-func (f *fakeCluster) addFinalizer(_ context.Context, ref activities.FinalizerRef) (activities.FinalizerResult, error) {
+func (f *fakeCluster) addFinalizer(_ context.Context, ref observatory.FinalizerRef) (observatory.FinalizerResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := string(ref.Kind) + "/" + ref.Name
 	if ref.Kind == obsv1.KindTelescope && f.res.Telescope.Deleting {
-		return activities.FinalizerResult{Deleting: true}, nil
+		return observatory.FinalizerResult{Deleting: true}, nil
 	}
 	f.finalizerCalls = append(f.finalizerCalls, "+"+key)
 	f.finalizers[key] = true
-	return activities.FinalizerResult{Has: true, Changed: true}, nil
+	return observatory.FinalizerResult{Has: true, Changed: true}, nil
 }
 
-func (f *fakeCluster) removeFinalizer(_ context.Context, ref activities.FinalizerRef) (activities.FinalizerResult, error) {
+func (f *fakeCluster) removeFinalizer(_ context.Context, ref observatory.FinalizerRef) (observatory.FinalizerResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := string(ref.Kind) + "/" + ref.Name
 	f.finalizerCalls = append(f.finalizerCalls, "-"+key)
 	delete(f.finalizers, key)
-	return activities.FinalizerResult{Changed: true}, nil
+	return observatory.FinalizerResult{Changed: true}, nil
 }
 
-func (f *fakeCluster) write(_ context.Context, w activities.ReservationStatusWrite) (activities.StatusWritten, error) {
+func (f *fakeCluster) write(_ context.Context, w observatory.ReservationStatusWrite) (observatory.StatusWritten, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.writes = append(f.writes, *w.Status.DeepCopy())
 	f.events = append(f.events, w.Events...)
-	return activities.StatusWritten{Wrote: true}, nil
+	return observatory.StatusWritten{Wrote: true}, nil
 }
 
-func (f *fakeCluster) removeRetry(_ context.Context, in activities.RetryRemoval) error {
+func (f *fakeCluster) removeRetry(_ context.Context, in observatory.RetryRemoval) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.retryRemoved = append(f.retryRemoved, in.Value)
@@ -230,7 +231,7 @@ func (f *fakeCluster) coordinate(t *testing.T) func(context.Context, activities.
 	}
 }
 
-func (f *fakeCluster) step(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
+func (f *fakeCluster) step(ctx context.Context, in observatory.StepInput) (observatory.StepResult, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, stepCall{Step: in.Step, At: f.env.Now().UTC(), In: in})
 	f.observations = append(f.observations, observation{What: "step " + in.Step, At: f.env.Now().UTC()})
@@ -245,11 +246,11 @@ func (f *fakeCluster) step(ctx context.Context, in activities.StepInput) (activi
 	if answer != nil {
 		return answer(n, in)
 	}
-	return activities.StepResult{Summary: "did " + in.Step}, nil
+	return observatory.StepResult{Summary: "did " + in.Step}, nil
 }
 
 // change edits the fake cluster at after and signals the workflow, as the watcher would.
-func (f *fakeCluster) change(after time.Duration, why string, edit func(*activities.ReservationState)) {
+func (f *fakeCluster) change(after time.Duration, why string, edit func(*observatory.ReservationState)) {
 	f.env.RegisterDelayedCallback(func() {
 		f.mu.Lock()
 		edit(&f.res)
@@ -325,18 +326,18 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	// not on its context: a running activity would keep the test clock from skipping ahead.
 	env.OnActivity(a.ObserveDevices, mock.Anything, mock.Anything).AfterFn(f.observeDuration).Return(f.observed).Maybe()
 	env.OnActivity(a.RunTriggers, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return f.triggerTakes }).Return(f.runTriggers).Maybe()
-	env.OnActivity(a.HealPods, mock.Anything, mock.Anything).Return(func(context.Context, activities.StepInput) (activities.HealResult, error) {
+	env.OnActivity(a.HealPods, mock.Anything, mock.Anything).Return(func(context.Context, observatory.StepInput) (observatory.HealResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.heals++
-		return activities.HealResult{}, nil
+		return observatory.HealResult{}, nil
 	}).Maybe()
-	env.OnActivity(a.LiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LiveInput) (activities.LiveResult, error) {
+	env.OnActivity(a.LiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveInput) (observatory.LiveResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.heals++
 		f.live = append(f.live, in)
-		return activities.LiveResult{}, nil
+		return observatory.LiveResult{}, nil
 	}).Maybe()
 	f.mockLivePlan(env)
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
@@ -344,7 +345,7 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 		if info.ActivityType.Name != "ObserveDevices" {
 			return
 		}
-		var in activities.StepInput
+		var in observatory.StepInput
 		_ = args.Get(&in)
 		f.mu.Lock()
 		f.observations = append(f.observations, observation{What: "start", At: env.Now().UTC(), In: in})
@@ -369,7 +370,7 @@ func run(t *testing.T, env *testsuite.TestWorkflowEnvironment) {
 
 // mockLivePlan answers PlanLiveDevices with f.livePlan, and writes down each part that runs.
 func (f *fakeCluster) mockLivePlan(env *testsuite.TestWorkflowEnvironment) {
-	env.OnActivity(a.PlanLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.LiveInput) (activities.LivePlan, error) {
+	env.OnActivity(a.PlanLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveInput) (observatory.LivePlan, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.heals++
@@ -379,14 +380,14 @@ func (f *fakeCluster) mockLivePlan(env *testsuite.TestWorkflowEnvironment) {
 	for _, fn := range []any{a.LeaveDevice, a.RefuseDevices, a.ConnectLiveDevices, a.ActivateDevice} {
 		env.OnActivity(fn, mock.Anything, mock.Anything).Return(nil).Maybe()
 	}
-	env.OnActivity(a.StartLiveDevices, mock.Anything, mock.Anything).Return(activities.LiveStarted{}, nil).Maybe()
-	env.OnActivity(a.RestartGuider, mock.Anything, mock.Anything).Return(activities.LiveStarted{}, nil).Maybe()
+	env.OnActivity(a.StartLiveDevices, mock.Anything, mock.Anything).Return(observatory.LiveStarted{}, nil).Maybe()
+	env.OnActivity(a.RestartGuider, mock.Anything, mock.Anything).Return(observatory.LiveStarted{}, nil).Maybe()
 }
 
 // noteLivePart writes down a part of a live plan as it starts: "LeaveDevice Rotator
 // east-main", "StartLiveDevices Telescope east", "Configure".
 func (f *fakeCluster) noteLivePart(name string, args converter.EncodedValues) {
-	var in activities.LiveServerInput
+	var in observatory.LiveServerInput
 	switch name {
 	case "LeaveDevice", "ActivateDevice":
 		_ = args.Get(&in)

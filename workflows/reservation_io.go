@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 )
 
@@ -74,7 +75,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 
 // read reads the Reservation and what it needs, and arms the end timer for spec.end.
 func (r *reservation) read() error {
-	var st activities.ReservationState
+	var st observatory.ReservationState
 	if err := r.local(localSummary("read", obsv1.KindReservation, r.in.Name), a.ReadReservation, r.ref, &st); err != nil {
 		return err
 	}
@@ -112,11 +113,11 @@ func (r *reservation) write() error {
 	if kube.SameReservationStatus(&r.status, &r.written) || r.state.Gone {
 		return nil
 	}
-	w := activities.ReservationStatusWrite{
+	w := observatory.ReservationStatusWrite{
 		Ref: r.ref, UID: r.state.UID, Status: r.status,
 		Events: kube.ReservationEvents(&r.written, &r.status, r.telescope),
 	}
-	var out activities.StatusWritten
+	var out observatory.StatusWritten
 	if err := r.local(statusSummary(r.status), a.WriteReservationStatus, w, &out); err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func (r *reservation) coordinate(sig activities.WorkflowSignal, words Words, sum
 	return r.local(summary, a.SignalCoordinator, sig, nil)
 }
 
-func (r *reservation) addFinalizer(kind obsv1.Kind, name, uid string) (activities.FinalizerResult, error) {
+func (r *reservation) addFinalizer(kind obsv1.Kind, name, uid string) (observatory.FinalizerResult, error) {
 	return r.finalizer(a.AddDeactivateFinalizer, localSummary("hold", kind, name), kind, name, uid)
 }
 
@@ -195,9 +196,9 @@ func (r *reservation) removeFinalizer(kind obsv1.Kind, name, uid string) error {
 	return err
 }
 
-func (r *reservation) finalizer(fn any, summary string, kind obsv1.Kind, name, uid string) (activities.FinalizerResult, error) {
-	var res activities.FinalizerResult
-	err := r.local(summary, fn, activities.FinalizerRef{Kind: kind, Namespace: r.in.Namespace, Name: name, UID: uid}, &res)
+func (r *reservation) finalizer(fn any, summary string, kind obsv1.Kind, name, uid string) (observatory.FinalizerResult, error) {
+	var res observatory.FinalizerResult
+	err := r.local(summary, fn, observatory.FinalizerRef{Kind: kind, Namespace: r.in.Namespace, Name: name, UID: uid}, &res)
 	return res, err
 }
 

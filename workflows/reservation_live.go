@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 )
 
@@ -43,7 +43,7 @@ func (r *reservation) healPods() {
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 		Summary:             "create again what was deleted of Telescope " + r.telescope,
 	})
-	var res activities.HealResult
+	var res observatory.HealResult
 	if err := workflow.ExecuteActivity(actx, a.HealPods, in).Get(r.ctx, &res); err != nil {
 		workflow.GetLogger(r.ctx).Warn("could not create again what was deleted; the next change tries again",
 			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
@@ -64,7 +64,7 @@ const healTimeout = 5 * time.Minute
 // leaves things as they are, and the next change tries again.
 func (r *reservation) liveDevices() {
 	in := r.liveInput()
-	var res activities.LiveResult
+	var res observatory.LiveResult
 	if err := r.livePart("the devices that join or leave "+r.servers()+", and what was deleted", a.LiveDevices, in, &res); err != nil {
 		workflow.GetLogger(r.ctx).Warn("could not handle the devices that joined or left; the next change tries again",
 			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
@@ -92,38 +92,38 @@ var liveOptions = workflow.ActivityOptions{
 
 // liveActivities are the activities of the parts of a live plan, by the part's name (which
 // is the activity's registered name).
-var liveActivities = map[activities.LiveStep]any{
-	activities.LiveLeave:     a.LeaveDevice,
-	activities.LiveRefuse:    a.RefuseDevices,
-	activities.LiveStart:     a.StartLiveDevices,
-	activities.LiveGuider:    a.RestartGuider,
-	activities.LiveConnect:   a.ConnectLiveDevices,
-	activities.LiveConfigure: a.Configure,
-	activities.LiveActivate:  a.ActivateDevice,
+var liveActivities = map[observatory.LiveStep]any{
+	observatory.LiveLeave:     a.LeaveDevice,
+	observatory.LiveRefuse:    a.RefuseDevices,
+	observatory.LiveStart:     a.StartLiveDevices,
+	observatory.LiveGuider:    a.RestartGuider,
+	observatory.LiveConnect:   a.ConnectLiveDevices,
+	observatory.LiveConfigure: a.Configure,
+	observatory.LiveActivate:  a.ActivateDevice,
 }
 
 // livePlan handles the devices that joined or left while Ready, and what was deleted, as the
-// spec's "While Ready" says, one recorded activity per part (activities.RunLivePlan runs
+// spec's "While Ready" says, one recorded activity per part (observatory.RunLivePlan runs
 // them in order). Like a heal, one that fails leaves things as they are, and the next change
 // tries again.
 func (r *reservation) livePlan() {
 	in := r.liveInput()
-	var plan activities.LivePlan
+	var plan observatory.LivePlan
 	err := r.livePart("what joined, left or was deleted of "+r.servers(), a.PlanLiveDevices, in, &plan)
 	if err == nil {
 		if plan.Devices != nil {
 			r.devices = plan.Devices
 		}
-		var res activities.LiveResult
-		res, err = activities.RunLivePlan(plan, in, func(step activities.LiveStep, part activities.LiveServerInput) (activities.LiveStarted, error) {
-			var out activities.LiveStarted
+		var res observatory.LiveResult
+		res, err = observatory.RunLivePlan(plan, in, func(step observatory.LiveStep, part observatory.LiveServerInput) (observatory.LiveStarted, error) {
+			var out observatory.LiveStarted
 			var arg, result any = part, nil
 			switch step {
-			case activities.LiveStart:
+			case observatory.LiveStart:
 				result = &out
-			case activities.LiveGuider:
+			case observatory.LiveGuider:
 				arg, result = part.LiveInput, &out
-			case activities.LiveConfigure:
+			case observatory.LiveConfigure:
 				arg = part.StepInput
 			}
 			return out, r.livePart(LiveStepSummary(step, part), liveActivities[step], arg, result)
@@ -138,8 +138,8 @@ func (r *reservation) livePlan() {
 
 // liveInput is what a live plan works on: when the Activation began (a leaver that ran its
 // activation since then runs its deactivation).
-func (r *reservation) liveInput() activities.LiveInput {
-	in := activities.LiveInput{StepInput: r.stepInput("LiveDevices")}
+func (r *reservation) liveInput() observatory.LiveInput {
+	in := observatory.LiveInput{StepInput: r.stepInput("LiveDevices")}
 	if rec := kube.FindStep(&r.status, kube.StepActivation); rec != nil && rec.StartTime != nil {
 		in.Activated = rec.StartTime.Time
 	}
@@ -153,7 +153,7 @@ func (r *reservation) livePart(summary string, fn, in, out any) error {
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, opts), fn, in).Get(r.ctx, out)
 }
 
-func (r *reservation) logLiveResult(res activities.LiveResult) {
+func (r *reservation) logLiveResult(res observatory.LiveResult) {
 	if len(res.Created)+len(res.Joined)+len(res.Left)+len(res.Refused) > 0 {
 		workflow.GetLogger(r.ctx).Info("devices changed while Ready", "reservation", r.in.Namespace+"/"+r.in.Name,
 			"created", res.Created, "joined", res.Joined, "left", res.Left, "refused", res.Refused)

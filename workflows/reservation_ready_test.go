@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -25,7 +25,7 @@ func TestAReservationAtASiteAlreadyUpSkipsStartSiteAndStopSite(t *testing.T) {
 	f := newFakeCluster()
 	f.siteUp = true
 	env := newReservationEnv(t, f)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.NotContains(t, f.stepsCalled(), kube.StepStartSite)
@@ -47,7 +47,7 @@ func TestAReservationAtASiteAlreadyUpSkipsStartSiteAndStopSite(t *testing.T) {
 func TestEachStepGetsItsDeadlineAndTheReservation(t *testing.T) {
 	f := newFakeCluster()
 	env := newReservationEnv(t, f)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 	for _, c := range f.calls {
 		assert.Equal(t, kube.StepDeadline(c.Step), c.In.Deadline, c.Step)
@@ -88,7 +88,7 @@ func TestTheSearchAttributesFollowThePhaseAndTheStep(t *testing.T) {
 		}
 		seen = append(seen, now["Phase"]+"/"+now["Step"])
 	}).Return(nil)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, "east", now["Telescope"])
@@ -118,7 +118,7 @@ func TestTheStatusQueryAnswersWithTheCurrentStep(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&during))
 	}, 30*time.Minute)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 	assert.Equal(t, obsv1.ReservationReady, during.Phase)
 }
@@ -129,7 +129,7 @@ func TestAReservationAlreadyReleasedHasNothingToDo(t *testing.T) {
 	f.finalizers["Reservation/a"] = true
 	env := newReservationEnv(t, f)
 	env.OnActivity(a.ReadReservation, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, ref activities.ReservationRef) (activities.ReservationState, error) {
+		func(_ context.Context, ref observatory.ReservationRef) (observatory.ReservationState, error) {
 			return f.res, nil
 		})
 	run(t, env)
@@ -149,7 +149,7 @@ func continuedWhileReady(t *testing.T) (*fakeCluster, *workflow.ContinueAsNewErr
 	f := newFakeCluster()
 	env := newReservationEnv(t, f)
 	for i := range 20 {
-		f.change(time.Duration(i+1)*time.Minute, "resync", func(*activities.ReservationState) {})
+		f.change(time.Duration(i+1)*time.Minute, "resync", func(*observatory.ReservationState) {})
 	}
 	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
 	var can *workflow.ContinueAsNewError
@@ -165,7 +165,7 @@ func nextRunDeleted(t *testing.T, f *fakeCluster) *fakeCluster {
 	next.writes = []obsv1.ReservationStatus{f.last()}
 	next.finalizers = f.finalizers
 	env := newReservationEnv(t, next)
-	next.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	next.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 	return next
 }
@@ -188,12 +188,12 @@ func TestAFailedStepKeepsItsActionRecordsAndHandsThemToTheRetry(t *testing.T) {
 	done := obsv1.ActionRecord{Kind: obsv1.KindDome, Name: "lab", Action: "state: Unparked", RunRecord: obsv1.RunRecord{State: obsv1.RunDone}}
 	broken := obsv1.ActionRecord{Kind: obsv1.KindTelescope, Name: "east", Action: "job", RunRecord: obsv1.RunRecord{State: obsv1.RunFailed, Summary: "Job x failed: exit code 3"}}
 	f := newFakeCluster()
-	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(n int, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step == kube.StepActivation && n == 1 {
-			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Job x failed: exit code 3",
-				activities.ErrStepFailed, nil, activities.StepResult{Actions: []obsv1.ActionRecord{done, broken}})
+			return observatory.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Job x failed: exit code 3",
+				observatory.ErrStepFailed, nil, observatory.StepResult{Actions: []obsv1.ActionRecord{done, broken}})
 		}
-		return activities.StepResult{Summary: "did " + in.Step}, nil
+		return observatory.StepResult{Summary: "did " + in.Step}, nil
 	}
 	failed := failRetryAndDelete(t, f)
 
@@ -207,7 +207,7 @@ func TestAFailedStepKeepsItsActionRecordsAndHandsThemToTheRetry(t *testing.T) {
 	assert.Equal(t, obsv1.RunDone, recorded[0].State)
 	assert.Equal(t, obsv1.RunFailed, recorded[1].State)
 
-	var retried []activities.StepInput
+	var retried []observatory.StepInput
 	for _, c := range f.calls {
 		if c.Step == kube.StepActivation {
 			retried = append(retried, c.In)
@@ -247,9 +247,9 @@ func TestAReadyReservationObservesItsDevicesUntilItsEnd(t *testing.T) {
 func TestAnObserverThatFailsLeavesTheReservationAsItIs(t *testing.T) {
 	f := newFakeCluster()
 	f.observeFor = time.Minute
-	f.observeErr = temporal.NewNonRetryableApplicationError("Telescope east is missing", activities.ErrStepFailed, nil)
+	f.observeErr = temporal.NewNonRetryableApplicationError("Telescope east is missing", observatory.ErrStepFailed, nil)
 	env := newReservationEnv(t, f)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, []string{"step " + kube.StepStartGuider, "start", "step " + kube.StepAbort}, f.observationLog())
@@ -307,7 +307,7 @@ func TestAJoinAndALeaveShowEachStepInTheHistory(t *testing.T) {
 	dev := func(k obsv1.Kind, name string) kube.ResourceID {
 		return kube.ResourceID{Kind: k, Namespace: "observatory", Name: name}
 	}
-	f.livePlan = activities.LivePlan{Guider: true, Devices: []string{"Mount east", "Focuser east"}, Servers: []activities.LiveServer{
+	f.livePlan = observatory.LivePlan{Guider: true, Devices: []string{"Mount east", "Focuser east"}, Servers: []observatory.LiveServer{
 		{Owner: kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: "observatory", Name: "lab"}, Server: "lab-observatory"},
 		{
 			Owner: tel, Server: "east-telescope", Run: true, Active: true,

@@ -22,7 +22,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -181,15 +181,15 @@ func TestAStepPastItsDeadlineOnARealServerTimesOutWithItsLastHeartbeat(t *testin
 	t.Cleanup(func() { stepDeadline = old })
 	f := newFakeSite(t)
 	f.telescope("east", "lab")
-	f.answer = func(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(ctx context.Context, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step != kube.StepPowerOn {
-			return activities.StepResult{}, nil
+			return observatory.StepResult{}, nil
 		}
 		for {
 			activity.RecordHeartbeat(ctx, "waiting for pod east-switch to be Ready")
 			select {
 			case <-ctx.Done():
-				return activities.StepResult{}, ctx.Err()
+				return observatory.StepResult{}, ctx.Err()
 			case <-time.After(200 * time.Millisecond):
 			}
 		}
@@ -212,10 +212,10 @@ func TestAStepPastItsDeadlineOnARealServerTimesOutWithItsLastHeartbeat(t *testin
 func TestAReservationWhoseStepsAllFailKeepsItsFinalizers(t *testing.T) {
 	f := newFakeSite(t)
 	f.telescope("east", "lab")
-	f.answer = func(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(ctx context.Context, in observatory.StepInput) (observatory.StepResult, error) {
 		// A cluster where nothing works: every step refuses, as a user-fixable failure.
-		return activities.StepResult{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("Failed: the %s step cannot reach the cluster", in.Step), activities.ErrStepFailed, nil)
+		return observatory.StepResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("Failed: the %s step cannot reach the cluster", in.Step), observatory.ErrStepFailed, nil)
 	}
 	q := f.startWorker()
 	f.reserve(q, "a", "east", time.Now().Add(-time.Minute), nil)
@@ -239,9 +239,9 @@ func TestADeleteDuringAStepCancelsItAndDeactivates(t *testing.T) {
 	f.telescope("east", "lab")
 	started, cancelled := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	f.answer = func(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(ctx context.Context, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step != kube.StepStartDevices {
-			return activities.StepResult{Summary: "did " + in.Step}, nil
+			return observatory.StepResult{Summary: "did " + in.Step}, nil
 		}
 		once.Do(func() { close(started) })
 		for {
@@ -250,7 +250,7 @@ func TestADeleteDuringAStepCancelsItAndDeactivates(t *testing.T) {
 			select {
 			case <-ctx.Done():
 				close(cancelled)
-				return activities.StepResult{}, ctx.Err()
+				return observatory.StepResult{}, ctx.Err()
 			case <-time.After(100 * time.Millisecond):
 			}
 		}

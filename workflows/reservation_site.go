@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -77,7 +78,7 @@ func (r *reservation) holdObservatory() (cut bool, err error) {
 
 // letGoOfObservatory removes the Observatory's finalizer once StopSite stopped the site
 // (that is, this reservation held the turn that stops it).
-func (r *reservation) letGoOfObservatory(*activities.StepResult) error {
+func (r *reservation) letGoOfObservatory(*observatory.StepResult) error {
 	if !r.locks.holdingSite {
 		return nil
 	}

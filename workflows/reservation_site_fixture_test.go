@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -58,7 +59,7 @@ func temporalClient(t *testing.T) client.Client {
 // serverCall is one run of a step on the fake.
 type serverCall struct {
 	Reservation, Step string
-	In                activities.StepInput
+	In                observatory.StepInput
 	At                time.Time
 }
 
@@ -73,10 +74,10 @@ type fakeSite struct {
 	c  client.Client
 
 	mu            sync.Mutex
-	reservations  map[string]*activities.ReservationState
-	telescopes    map[string]*activities.TargetState // with the observatory's name in observatoryOf
+	reservations  map[string]*observatory.ReservationState
+	telescopes    map[string]*observatory.TargetState // with the observatory's name in observatoryOf
 	observatoryOf map[string]string
-	observatories map[string]*activities.TargetState
+	observatories map[string]*observatory.TargetState
 	finalizers    map[string]bool
 	finalizerLog  []string
 	writes        map[string][]obsv1.ReservationStatus
@@ -84,7 +85,7 @@ type fakeSite struct {
 	// slow makes a step take a while, so that two reservations overlap in it.
 	slow map[string]time.Duration
 	// answer, when set, runs a step instead of the default "did <Step>".
-	answer func(ctx context.Context, in activities.StepInput) (activities.StepResult, error)
+	answer func(ctx context.Context, in observatory.StepInput) (observatory.StepResult, error)
 }
 
 var notDNS = regexp.MustCompile(`[^a-z0-9]+`)
@@ -96,22 +97,22 @@ func newFakeSite(t *testing.T) *fakeSite {
 	}
 	return &fakeSite{
 		t: t, ns: ns, c: temporalClient(t),
-		reservations: map[string]*activities.ReservationState{}, telescopes: map[string]*activities.TargetState{},
-		observatoryOf: map[string]string{}, observatories: map[string]*activities.TargetState{},
+		reservations: map[string]*observatory.ReservationState{}, telescopes: map[string]*observatory.TargetState{},
+		observatoryOf: map[string]string{}, observatories: map[string]*observatory.TargetState{},
 		finalizers: map[string]bool{}, writes: map[string][]obsv1.ReservationStatus{}, slow: map[string]time.Duration{},
 	}
 }
 
-func (f *fakeSite) telescope(name, observatory string) {
+func (f *fakeSite) telescope(name, obs string) {
 	f.t.Cleanup(func() {
 		_ = f.c.TerminateWorkflow(context.Background(), TelescopeWorkflowID(f.ns, name), "", "test over")
-		_ = f.c.TerminateWorkflow(context.Background(), ObservatoryWorkflowID(f.ns, observatory), "", "test over")
+		_ = f.c.TerminateWorkflow(context.Background(), ObservatoryWorkflowID(f.ns, obs), "", "test over")
 	})
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.telescopes[name] = &activities.TargetState{Name: name, Exists: true}
-	f.observatoryOf[name] = observatory
-	f.observatories[observatory] = &activities.TargetState{Name: observatory, Exists: true}
+	f.telescopes[name] = &observatory.TargetState{Name: name, Exists: true}
+	f.observatoryOf[name] = obs
+	f.observatories[obs] = &observatory.TargetState{Name: obs, Exists: true}
 }
 
 // startWorker runs a worker for this test on its own task queue.
@@ -126,16 +127,16 @@ func (f *fakeSite) startWorker() string {
 	reg(f.addFinalizer, "AddDeactivateFinalizer")
 	reg(f.removeFinalizer, "RemoveDeactivateFinalizer")
 	reg(f.write, "WriteReservationStatus")
-	reg(func(context.Context, activities.RetryRemoval) error { return nil }, "RemoveRetryAnnotation")
-	reg((&activities.Activities{Temporal: f.c}).SignalCoordinator, "SignalCoordinator")
+	reg(func(context.Context, observatory.RetryRemoval) error { return nil }, "RemoveRetryAnnotation")
+	reg((&observatory.Activities{Clients: activities.Clients{Temporal: f.c}}).SignalCoordinator, "SignalCoordinator")
 	for step := range steps {
 		reg(f.step, step)
 	}
 	reg(f.observe, "ObserveDevices")
 	// A reservation without triggers: each pass finds nothing to run.
-	reg(func(context.Context, activities.StepInput) (activities.TriggersResult, error) {
+	reg(func(context.Context, observatory.StepInput) (observatory.TriggersResult, error) {
 		f.passes.Add(1)
-		return activities.TriggersResult{}, nil
+		return observatory.TriggersResult{}, nil
 	}, "RunTriggers")
 	require.NoError(f.t, w.Start())
 	f.t.Cleanup(w.Stop)
@@ -145,7 +146,7 @@ func (f *fakeSite) startWorker() string {
 // reserve creates a Reservation and starts its workflow, as the watcher would.
 func (f *fakeSite) reserve(queue, name, telescope string, created time.Time, start *time.Time) {
 	f.mu.Lock()
-	st := &activities.ReservationState{
+	st := &observatory.ReservationState{
 		UID: "uid-" + name, Generation: 1, Created: created,
 		Spec: obsv1.ReservationSpec{Telescope: telescope, Holder: "holder-of-" + name},
 	}
@@ -201,12 +202,12 @@ func phaseIs(p obsv1.ReservationPhase) func(obsv1.ReservationStatus) bool {
 	return func(s obsv1.ReservationStatus) bool { return s.Phase == p }
 }
 
-func (f *fakeSite) read(_ context.Context, ref activities.ReservationRef) (activities.ReservationState, error) {
+func (f *fakeSite) read(_ context.Context, ref observatory.ReservationRef) (observatory.ReservationState, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, ok := f.reservations[ref.Name]
 	if !ok {
-		return activities.ReservationState{Gone: true}, nil
+		return observatory.ReservationState{Gone: true}, nil
 	}
 	st := *r
 	st.HasFinalizer = f.finalizers["Reservation/"+ref.Name]
@@ -217,12 +218,12 @@ func (f *fakeSite) read(_ context.Context, ref activities.ReservationRef) (activ
 		st.Telescope = *tel
 		st.Observatory = *f.observatories[f.observatoryOf[tel.Name]]
 	} else {
-		st.Telescope = activities.TargetState{Name: r.Spec.Telescope}
+		st.Telescope = observatory.TargetState{Name: r.Spec.Telescope}
 	}
 	return st, nil
 }
 
-func (f *fakeSite) addFinalizer(_ context.Context, ref activities.FinalizerRef) (activities.FinalizerResult, error) {
+func (f *fakeSite) addFinalizer(_ context.Context, ref observatory.FinalizerRef) (observatory.FinalizerResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := string(ref.Kind) + "/" + ref.Name
@@ -230,7 +231,7 @@ func (f *fakeSite) addFinalizer(_ context.Context, ref activities.FinalizerRef) 
 		f.finalizerLog = append(f.finalizerLog, "+"+key)
 	}
 	f.finalizers[key] = true
-	return activities.FinalizerResult{Has: true, Changed: true}, nil
+	return observatory.FinalizerResult{Has: true, Changed: true}, nil
 }
 
 // holds tells whether the finalizer of key (Kind/name) is on; the workflows run on while a
@@ -241,7 +242,7 @@ func (f *fakeSite) holds(key string) bool {
 	return f.finalizers[key]
 }
 
-func (f *fakeSite) removeFinalizer(_ context.Context, ref activities.FinalizerRef) (activities.FinalizerResult, error) {
+func (f *fakeSite) removeFinalizer(_ context.Context, ref observatory.FinalizerRef) (observatory.FinalizerResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := string(ref.Kind) + "/" + ref.Name
@@ -249,17 +250,17 @@ func (f *fakeSite) removeFinalizer(_ context.Context, ref activities.FinalizerRe
 		f.finalizerLog = append(f.finalizerLog, "-"+key)
 	}
 	delete(f.finalizers, key)
-	return activities.FinalizerResult{Changed: true}, nil
+	return observatory.FinalizerResult{Changed: true}, nil
 }
 
-func (f *fakeSite) write(_ context.Context, w activities.ReservationStatusWrite) (activities.StatusWritten, error) {
+func (f *fakeSite) write(_ context.Context, w observatory.ReservationStatusWrite) (observatory.StatusWritten, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.writes[w.Ref.Name] = append(f.writes[w.Ref.Name], *w.Status.DeepCopy())
-	return activities.StatusWritten{Wrote: true}, nil
+	return observatory.StatusWritten{Wrote: true}, nil
 }
 
-func (f *fakeSite) step(ctx context.Context, in activities.StepInput) (activities.StepResult, error) {
+func (f *fakeSite) step(ctx context.Context, in observatory.StepInput) (observatory.StepResult, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, serverCall{Reservation: in.Reservation, Step: in.Step, In: in, At: time.Now()})
 	slow, answer := f.slow[in.Step], f.answer
@@ -271,10 +272,10 @@ func (f *fakeSite) step(ctx context.Context, in activities.StepInput) (activitie
 		select {
 		case <-time.After(slow):
 		case <-ctx.Done():
-			return activities.StepResult{}, ctx.Err()
+			return observatory.StepResult{}, ctx.Err()
 		}
 	}
-	res := activities.StepResult{Summary: "did " + in.Step + " for " + in.Telescope}
+	res := observatory.StepResult{Summary: "did " + in.Step + " for " + in.Telescope}
 	if in.Step == kube.StepPowerOn {
 		res.Devices = []string{"Mount " + in.Telescope, "Camera " + in.Telescope + "-main"}
 	}
@@ -283,7 +284,7 @@ func (f *fakeSite) step(ctx context.Context, in activities.StepInput) (activitie
 
 // observe stands in for ObserveDevices: it runs until cancelled, heartbeating, as the
 // real one does, since a cancel reaches an activity with a heartbeat's answer.
-func (f *fakeSite) observe(ctx context.Context, in activities.StepInput) error {
+func (f *fakeSite) observe(ctx context.Context, in observatory.StepInput) error {
 	f.mu.Lock()
 	f.calls = append(f.calls, serverCall{Reservation: in.Reservation, Step: "Observe", In: in, At: time.Now()})
 	f.mu.Unlock()

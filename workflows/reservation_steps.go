@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -24,12 +24,12 @@ import (
 // are a user's to fix.
 var stepRetry = &temporal.RetryPolicy{
 	InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-	NonRetryableErrorTypes: []string{activities.ErrStepFailed, activities.ErrStepTimedOut},
+	NonRetryableErrorTypes: []string{observatory.ErrStepFailed, observatory.ErrStepTimedOut},
 }
 
 // stepHeartbeatTimeout notices a dead worker within half a minute: the steps heartbeat every
-// activities.StepHeartbeatEvery.
-var stepHeartbeatTimeout = 3 * activities.StepHeartbeatEvery
+// observatory.StepHeartbeatEvery.
+var stepHeartbeatTimeout = 3 * observatory.StepHeartbeatEvery
 
 // stepDeadline is the spec's deadline of a step; a variable so a test on a real server can
 // see a deadline pass in seconds.
@@ -53,7 +53,7 @@ type stepHooks struct {
 	granted func(r *reservation) (cut bool, err error)
 	// succeeded runs when the activity is done, before the step is recorded with
 	// res.Summary.
-	succeeded func(r *reservation, res *activities.StepResult) error
+	succeeded func(r *reservation, res *observatory.StepResult) error
 }
 
 // steps are the working steps, each with its hooks.
@@ -76,7 +76,7 @@ var steps = map[string]stepHooks{
 
 // keepWhatPowerOnSaid keeps the telescope's endpoint and devices for the status and the
 // summaries of the steps after it.
-func (r *reservation) keepWhatPowerOnSaid(res *activities.StepResult) error {
+func (r *reservation) keepWhatPowerOnSaid(res *observatory.StepResult) error {
 	if res.Endpoint != nil {
 		ep := *res.Endpoint
 		r.endpoint = &ep
@@ -88,7 +88,7 @@ func (r *reservation) keepWhatPowerOnSaid(res *activities.StepResult) error {
 }
 
 // sayWhyItEnded heads Abort's summary with why the reservation ended.
-func (r *reservation) sayWhyItEnded(res *activities.StepResult) error {
+func (r *reservation) sayWhyItEnded(res *observatory.StepResult) error {
 	if r.end.why != "" {
 		res.Summary = joinSummary(r.end.why, res.Summary)
 	}
@@ -97,8 +97,8 @@ func (r *reservation) sayWhyItEnded(res *activities.StepResult) error {
 
 // stepInput is what every activity of this reservation is told: who it is for, and where.
 // Started is now; a step's own input adds its startTime, deadline and records.
-func (r *reservation) stepInput(step string) activities.StepInput {
-	return activities.StepInput{
+func (r *reservation) stepInput(step string) observatory.StepInput {
+	return observatory.StepInput{
 		Namespace: r.in.Namespace, Reservation: r.in.Name, UID: r.state.UID, Holder: r.holder,
 		Telescope: r.telescope, Observatory: r.observatory, Step: step, Started: r.now(),
 	}
@@ -143,7 +143,7 @@ func (r *reservation) runUntilDone(step string) (ended bool, err error) {
 			if err != nil || ended {
 				return ended, err
 			}
-			if err := r.local("the retry of "+step+" begins", a.RemoveRetryAnnotation, activities.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
+			if err := r.local("the retry of "+step+" begins", a.RemoveRetryAnnotation, observatory.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
 				return false, err
 			}
 			r.state.Retry = ""
@@ -223,8 +223,8 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 // execute runs the step's activity until it ends (stepErr is its error), or, for an
 // activation step, until the reservation's end cuts it short: then it is cancelled, and
 // waited for until it stopped, so that Abort does not run beside it (cut).
-func (r *reservation) execute(step string, in activities.StepInput, limit time.Duration) (
-	res activities.StepResult, stepErr error, cut bool, err error) {
+func (r *reservation) execute(step string, in observatory.StepInput, limit time.Duration) (
+	res observatory.StepResult, stepErr error, cut bool, err error) {
 	remaining := limit - r.now().Sub(in.Started)
 	if remaining <= 0 {
 		return res, temporal.NewTimeoutError(0, nil), false, nil
@@ -255,11 +255,11 @@ func (r *reservation) execute(step string, in activities.StepInput, limit time.D
 // failed records a failed step. A failed step carries its action records in the error's
 // details, so that status.steps[].actions shows them and a retry skips the actions already
 // Done.
-func (r *reservation) failed(step string, stepErr error, res activities.StepResult, limit time.Duration) error {
+func (r *reservation) failed(step string, stepErr error, res observatory.StepResult, limit time.Duration) error {
 	summary := failureSummary(stepErr, limit)
 	var appErr *temporal.ApplicationError
 	if errors.As(stepErr, &appErr) && appErr.HasDetails() {
-		var failed activities.StepResult
+		var failed observatory.StepResult
 		if appErr.Details(&failed) == nil {
 			res.Actions = failed.Actions
 		}
@@ -273,7 +273,7 @@ func (r *reservation) failed(step string, stepErr error, res activities.StepResu
 }
 
 // succeeded records a step Done (or Skipped, as its activity said), after its hook.
-func (r *reservation) succeeded(step string, res activities.StepResult) error {
+func (r *reservation) succeeded(step string, res observatory.StepResult) error {
 	if hook := steps[step].succeeded; hook != nil {
 		if err := hook(r, &res); err != nil {
 			return err
@@ -317,7 +317,7 @@ func failureSummary(err error, limit time.Duration) string {
 		return fmt.Sprintf("%s after %s: %s", kube.TimedOutPrefix, kube.ShortDuration(limit), detail)
 	case errors.As(err, &app):
 		msg := app.Message()
-		if app.Type() == activities.ErrStepTimedOut || strings.HasPrefix(msg, kube.TimedOutPrefix) || strings.HasPrefix(msg, kube.FailedPrefix) {
+		if app.Type() == observatory.ErrStepTimedOut || strings.HasPrefix(msg, kube.TimedOutPrefix) || strings.HasPrefix(msg, kube.FailedPrefix) {
 			return msg
 		}
 		return kube.FailedPrefix + msg

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -24,7 +24,7 @@ var allWorkingSteps = append(append([]string{}, kube.ActivationSteps[1:]...), ku
 func TestAReservationRunsEveryStepFromWaitToReleased(t *testing.T) {
 	f := newFakeCluster()
 	env := newReservationEnv(t, f)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, allWorkingSteps, f.stepsCalled(), "each working step ran once, in the spec's order")
@@ -82,7 +82,7 @@ func TestAReservationThatStartsLaterWaitsOnADurableTimer(t *testing.T) {
 	start := rt0.Add(2 * time.Hour)
 	f.res.Spec.Start = &metav1.Time{Time: start}
 	env := newReservationEnv(t, f)
-	f.change(3*time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(3*time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	require.NotEmpty(t, f.calls)
@@ -129,7 +129,7 @@ func TestADeleteWhileReadyDeactivatesTheReservation(t *testing.T) {
 		readyBefore = f.last().Phase == obsv1.ReservationReady
 		f.mu.Unlock()
 	}, 30*time.Minute)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.True(t, readyBefore, "the reservation was Ready before the delete")
@@ -160,7 +160,7 @@ func TestADeleteBeforeTheReservationTookTheTelescopeReleasesItAtOnce(t *testing.
 	f.heldBy = "first"
 	env := newReservationEnv(t, f)
 	waiting := f.statusAt(env, 30*time.Minute)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, "Telescope east is held by Reservation first", summaryOf(*waiting, kube.StepWait), "the Wait names the holder")
@@ -179,8 +179,8 @@ func TestADeleteBeforeTheReservationTookTheTelescopeReleasesItAtOnce(t *testing.
 
 func TestAWaitingReservationSaysWhenItsTelescopeIsMissingOrBeingDeleted(t *testing.T) {
 	f := newFakeCluster()
-	f.res.Telescope = activities.TargetState{Name: "east"}
-	f.res.Observatory = activities.TargetState{}
+	f.res.Telescope = observatory.TargetState{Name: "east"}
+	f.res.Observatory = observatory.TargetState{}
 	env := newReservationEnv(t, f)
 	var summaries []string
 	see := func(after time.Duration) {
@@ -191,12 +191,12 @@ func TestAWaitingReservationSaysWhenItsTelescopeIsMissingOrBeingDeleted(t *testi
 		}, after)
 	}
 	see(time.Minute)
-	f.change(10*time.Minute, "telescope", func(s *activities.ReservationState) {
-		s.Telescope = activities.TargetState{Name: "east", Exists: true, Deleting: true}
-		s.Observatory = activities.TargetState{Name: "lab", Exists: true}
+	f.change(10*time.Minute, "telescope", func(s *observatory.ReservationState) {
+		s.Telescope = observatory.TargetState{Name: "east", Exists: true, Deleting: true}
+		s.Observatory = observatory.TargetState{Name: "lab", Exists: true}
 	})
 	see(11 * time.Minute)
-	f.change(20*time.Minute, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(20*time.Minute, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, []string{"Missing Telescope east", "Telescope east is being deleted"}, summaries)
@@ -207,7 +207,7 @@ func TestAWaitingReservationSaysWhenItsTelescopeIsMissingOrBeingDeleted(t *testi
 func TestADeletedTelescopeEndsTheSessionAndAbortSaysSo(t *testing.T) {
 	f := newFakeCluster()
 	env := newReservationEnv(t, f)
-	f.change(time.Hour, "telescope", func(s *activities.ReservationState) { s.Telescope.Deleting = true })
+	f.change(time.Hour, "telescope", func(s *observatory.ReservationState) { s.Telescope.Deleting = true })
 	run(t, env)
 
 	st := f.last()
@@ -223,19 +223,19 @@ func failRetryAndDelete(t *testing.T, f *fakeCluster) obsv1.ReservationStatus {
 	t.Helper()
 	env := newReservationEnv(t, f)
 	failed := f.statusAt(env, 30*time.Minute)
-	f.change(time.Hour, "updated", func(s *activities.ReservationState) { s.Retry = "please" })
-	f.change(2*time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "updated", func(s *observatory.ReservationState) { s.Retry = "please" })
+	f.change(2*time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 	return *failed
 }
 
 func TestAFailedStepLeavesTheReservationFailedUntilARetryRunsItAgain(t *testing.T) {
 	f := newFakeCluster()
-	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(n int, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step == kube.StepConnect && n == 1 {
-			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Mount east is in Alert", activities.ErrStepFailed, nil)
+			return observatory.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Mount east is in Alert", observatory.ErrStepFailed, nil)
 		}
-		return activities.StepResult{Summary: "did " + in.Step}, nil
+		return observatory.StepResult{Summary: "did " + in.Step}, nil
 	}
 	failed := failRetryAndDelete(t, f)
 
@@ -269,14 +269,14 @@ func TestAFailedStepLeavesTheReservationFailedUntilARetryRunsItAgain(t *testing.
 
 func TestADeleteAfterAFailedActivationStepDeactivatesFromAbort(t *testing.T) {
 	f := newFakeCluster()
-	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(n int, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step == kube.StepStartDevices {
-			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: no node for Camera east-main", activities.ErrStepFailed, nil)
+			return observatory.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: no node for Camera east-main", observatory.ErrStepFailed, nil)
 		}
-		return activities.StepResult{Summary: "did " + in.Step}, nil
+		return observatory.StepResult{Summary: "did " + in.Step}, nil
 	}
 	env := newReservationEnv(t, f)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, append([]string{kube.StepStartSite, kube.StepPowerOn, kube.StepStartDevices}, kube.DeactivationSteps...), f.stepsCalled())
@@ -292,15 +292,15 @@ func TestAStepPastItsDeadlineTimesOut(t *testing.T) {
 	// Temporal enforces the deadline (ScheduleToClose) and hands the workflow a timeout; the
 	// test environment measures it in real time, so the fake hands it over itself. The real
 	// deadline is proven on a real server in reservation_server_test.go.
-	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(n int, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step == kube.StepPowerOn && n == 1 {
-			return activities.StepResult{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, errors.New("pod east-switch is not Ready"))
+			return observatory.StepResult{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, errors.New("pod east-switch is not Ready"))
 		}
-		return activities.StepResult{}, nil
+		return observatory.StepResult{}, nil
 	}
 	env := newReservationEnv(t, f)
 	failed := f.statusAt(env, 30*time.Minute)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, obsv1.ReservationFailed, failed.Phase)
@@ -312,14 +312,14 @@ func TestAStepPastItsDeadlineTimesOut(t *testing.T) {
 
 func TestAStepThatReportsItsOwnDeadlineTimesOut(t *testing.T) {
 	f := newFakeCluster()
-	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(n int, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step == kube.StepActivation {
-			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("timed out after 5m: Dome lab did not open", activities.ErrStepTimedOut, nil)
+			return observatory.StepResult{}, temporal.NewNonRetryableApplicationError("timed out after 5m: Dome lab did not open", observatory.ErrStepTimedOut, nil)
 		}
-		return activities.StepResult{}, nil
+		return observatory.StepResult{}, nil
 	}
 	env := newReservationEnv(t, f)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 	assert.True(t, f.wrote(func(s obsv1.ReservationStatus) bool {
 		c := ready(s)
@@ -329,16 +329,16 @@ func TestAStepThatReportsItsOwnDeadlineTimesOut(t *testing.T) {
 
 func TestAFailedDeactivationStepKeepsTheFinalizer(t *testing.T) {
 	f := newFakeCluster()
-	f.answer = func(n int, in activities.StepInput) (activities.StepResult, error) {
+	f.answer = func(n int, in observatory.StepInput) (observatory.StepResult, error) {
 		if in.Step == kube.StepDisconnect {
-			return activities.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Mount east did not disconnect", activities.ErrStepFailed, nil)
+			return observatory.StepResult{}, temporal.NewNonRetryableApplicationError("Failed: Mount east did not disconnect", observatory.ErrStepFailed, nil)
 		}
-		return activities.StepResult{}, nil
+		return observatory.StepResult{}, nil
 	}
 	env := newReservationEnv(t, f)
 	// The run waits for a retry that never comes; its timeout ends the test.
 	env.SetWorkflowRunTimeout(24 * time.Hour)
-	f.change(time.Hour, "deleted", func(s *activities.ReservationState) { s.Deleting = true })
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
 	require.Error(t, env.GetWorkflowError())
 

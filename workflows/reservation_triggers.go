@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 )
 
 // WhyCondition is the word of a ReservationChanged signal that says a condition of a
@@ -99,7 +99,7 @@ func (t *triggerPasses) add(sel workflow.Selector) {
 // ended takes a pass's result: the next `for` to wake for, and another pass if asked.
 func (t *triggerPasses) ended(f workflow.Future) {
 	t.pass = nil
-	var res activities.TriggersResult
+	var res observatory.TriggersResult
 	if err := f.Get(t.ctx, &res); err != nil {
 		workflow.GetLogger(t.ctx).Warn("a pass over the triggers failed; the next change tries again",
 			"reservation", t.r.in.Namespace+"/"+t.r.in.Name, "err", err)

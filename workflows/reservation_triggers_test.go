@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 )
 
@@ -21,13 +21,13 @@ func TestTriggersLookAtReadyAtEachChangedConditionAndWhenTheirForRunsOut(t *test
 	f := newFakeCluster()
 	end := rt0.Add(3 * time.Hour)
 	f.res.Spec.End = &metav1.Time{Time: end}
-	f.triggerAnswer = func(n int) activities.TriggersResult {
+	f.triggerAnswer = func(n int) observatory.TriggersResult {
 		if n == 2 {
 			// The second pass found a run waiting 20 minutes.
 			at := rt0.Add(30 * time.Minute)
-			return activities.TriggersResult{Pending: 1, NextAt: &at}
+			return observatory.TriggersResult{Pending: 1, NextAt: &at}
 		}
-		return activities.TriggersResult{}
+		return observatory.TriggersResult{}
 	}
 	env := newReservationEnv(t, f)
 	condition := func(after time.Duration) {

@@ -21,7 +21,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -226,19 +227,19 @@ func reversed(s []string) []string {
 
 // LiveStepSummary is what the Temporal UI says of a part of a live plan, such as "Rotator
 // east-main leaves Telescope east: its deactivation, its driver stopped, its pod deleted".
-func LiveStepSummary(step activities.LiveStep, in activities.LiveServerInput) string {
+func LiveStepSummary(step observatory.LiveStep, in observatory.LiveServerInput) string {
 	owner := string(in.Server.Owner.Kind) + " " + in.Server.Owner.Name
 	device := string(in.Device.Kind) + " " + in.Device.Name
 	switch step {
-	case activities.LiveLeave:
+	case observatory.LiveLeave:
 		return device + " leaves " + owner + ": its deactivation, its driver stopped, its pod deleted"
-	case activities.LiveRefuse:
+	case observatory.LiveRefuse:
 		var refused []string
 		for _, r := range in.Server.Refuse {
 			refused = append(refused, string(r.Device.Kind)+" "+r.Device.Name)
 		}
 		return "refuse " + strings.Join(refused, ", ") + " on " + owner + ": say why on each"
-	case activities.LiveStart:
+	case observatory.LiveStart:
 		var joiners []string
 		for _, j := range in.Server.Join {
 			joiners = append(joiners, string(j.Kind)+" "+j.Name)
@@ -247,13 +248,13 @@ func LiveStepSummary(step activities.LiveStep, in activities.LiveServerInput) st
 			return "create again what was deleted of " + owner
 		}
 		return strings.Join(joiners, ", ") + " joining " + owner + ": pods and drivers; and create again what was deleted"
-	case activities.LiveGuider:
+	case observatory.LiveGuider:
 		return "the Guider's pod of Telescope " + in.Telescope + ", again, as StartGuider made it"
-	case activities.LiveConnect:
+	case observatory.LiveConnect:
 		return "connect the devices of " + owner + " again, its drivers changed"
-	case activities.LiveConfigure:
+	case observatory.LiveConfigure:
 		return "configure the devices of " + owner + " again, its drivers changed"
-	case activities.LiveActivate:
+	case observatory.LiveActivate:
 		return "the activation of " + device + ", now part of " + owner
 	}
 	return string(step)
@@ -326,7 +327,7 @@ func lastFinished(st obsv1.ReservationStatus) *obsv1.StepRecord {
 
 // personDetails are a Person's current details after a pass: its picture's source and
 // the AvatarReady reason, or why the pass failed.
-func personDetails(out activities.PersonOutcome, err error) string {
+func personDetails(out people.PersonOutcome, err error) string {
 	switch {
 	case err != nil:
 		return "The last pass failed; it is tried again in " + kube.ShortDuration(retryAfterFailure) + ": " + err.Error()

@@ -10,7 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -134,14 +135,14 @@ func TestTheLocksAndPersonsSayWhereTheyStand(t *testing.T) {
 		t.Errorf("site details %q, want %q", got, want)
 	}
 	for _, c := range []struct {
-		out  activities.PersonOutcome
+		out  people.PersonOutcome
 		err  error
 		want string
 	}{
-		{activities.PersonOutcome{Reason: "Initials"}, nil, "AvatarReady: **Initials**; picture: `none (initials)`"},
-		{activities.PersonOutcome{Reason: "Baked", Source: "claim://people/portraits/grace.png"}, nil, "AvatarReady: **Baked**; picture: `claim://people/portraits/grace.png`"},
-		{activities.PersonOutcome{Gone: true}, nil, "The Person is gone"},
-		{activities.PersonOutcome{}, errors.New("the API server did not answer"), "The last pass failed; it is tried again in 30s: the API server did not answer"},
+		{people.PersonOutcome{Reason: "Initials"}, nil, "AvatarReady: **Initials**; picture: `none (initials)`"},
+		{people.PersonOutcome{Reason: "Baked", Source: "claim://people/portraits/grace.png"}, nil, "AvatarReady: **Baked**; picture: `claim://people/portraits/grace.png`"},
+		{people.PersonOutcome{Gone: true}, nil, "The Person is gone"},
+		{people.PersonOutcome{}, errors.New("the API server did not answer"), "The last pass failed; it is tried again in 30s: the API server did not answer"},
 	} {
 		if got := personDetails(c.out, c.err); got != c.want {
 			t.Errorf("personDetails = %q, want %q", got, c.want)
@@ -153,21 +154,21 @@ func TestTheLocksAndPersonsSayWhereTheyStand(t *testing.T) {
 }
 
 func TestEveryPartOfALivePlanSaysWhatItDoesAndToWhat(t *testing.T) {
-	in := activities.LiveServerInput{
-		LiveInput: activities.LiveInput{StepInput: activities.StepInput{Telescope: "east"}},
-		Server: activities.LiveServer{Owner: kube.ResourceID{Kind: obsv1.KindTelescope, Name: "east"},
+	in := observatory.LiveServerInput{
+		LiveInput: observatory.LiveInput{StepInput: observatory.StepInput{Telescope: "east"}},
+		Server: observatory.LiveServer{Owner: kube.ResourceID{Kind: obsv1.KindTelescope, Name: "east"},
 			Join:   []kube.ResourceID{{Kind: obsv1.KindRotator, Name: "east-main"}},
 			Refuse: []kube.Refusal{{Device: kube.LiveDevice{Kind: obsv1.KindCamera, Name: "east-side"}}}},
 		Device: kube.ResourceID{Kind: obsv1.KindRotator, Name: "east-main"},
 	}
-	cases := map[activities.LiveStep]string{
-		activities.LiveLeave:     "Rotator east-main leaves Telescope east: its deactivation, its driver stopped, its pod deleted",
-		activities.LiveRefuse:    "refuse Camera east-side on Telescope east: say why on each",
-		activities.LiveStart:     "Rotator east-main joining Telescope east: pods and drivers; and create again what was deleted",
-		activities.LiveGuider:    "the Guider's pod of Telescope east, again, as StartGuider made it",
-		activities.LiveConnect:   "connect the devices of Telescope east again, its drivers changed",
-		activities.LiveConfigure: "configure the devices of Telescope east again, its drivers changed",
-		activities.LiveActivate:  "the activation of Rotator east-main, now part of Telescope east",
+	cases := map[observatory.LiveStep]string{
+		observatory.LiveLeave:     "Rotator east-main leaves Telescope east: its deactivation, its driver stopped, its pod deleted",
+		observatory.LiveRefuse:    "refuse Camera east-side on Telescope east: say why on each",
+		observatory.LiveStart:     "Rotator east-main joining Telescope east: pods and drivers; and create again what was deleted",
+		observatory.LiveGuider:    "the Guider's pod of Telescope east, again, as StartGuider made it",
+		observatory.LiveConnect:   "connect the devices of Telescope east again, its drivers changed",
+		observatory.LiveConfigure: "configure the devices of Telescope east again, its drivers changed",
+		observatory.LiveActivate:  "the activation of Rotator east-main, now part of Telescope east",
 	}
 	for step, want := range cases {
 		if got := LiveStepSummary(step, in); got != want {
@@ -175,7 +176,7 @@ func TestEveryPartOfALivePlanSaysWhatItDoesAndToWhat(t *testing.T) {
 		}
 	}
 	in.Server.Join = nil
-	if got := LiveStepSummary(activities.LiveStart, in); got != "create again what was deleted of Telescope east" {
+	if got := LiveStepSummary(observatory.LiveStart, in); got != "create again what was deleted of Telescope east" {
 		t.Errorf("a bring-up without joiners says %q", got)
 	}
 }

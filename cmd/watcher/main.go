@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -26,7 +27,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -134,44 +134,19 @@ func run(args []string) error {
 
 	reg := metrics.New()
 	reg.Kubernetes()
-	rc, err := cfg.RESTConfig()
+	kube, dyn, err := cfg.Kubernetes()
 	if err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return err
-	}
-	// Built here rather than with cfg.Temporal so the client's identity is the Lease
-	// holder's: each signal in a workflow's history names the copy that sent it.
-	tc, err := client.NewLazyClient(client.Options{
-		HostPort:       cfg.TemporalAddress,
-		Namespace:      cfg.TemporalNamespace,
-		Identity:       own.identity,
-		Logger:         sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
-		MetricsHandler: reg.Temporal(),
-	})
+	tc, err := temporalClient(cfg, own.identity, log, reg)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-
-	health := app.Health{Metrics: reg.Handler()}
-	health.Check("temporal", app.TemporalReady(tc))
-	health.Check("kubernetes", func(ctx context.Context) error {
-		_, err := kube.Discovery().ServerVersion()
-		return err
-	})
-	if _, err := health.Serve(ctx, cfg.HealthAddress, log); err != nil {
+	if err := serveHealth(ctx, cfg.HealthAddress, reg, tc, kube, log); err != nil {
 		return err
 	}
 
-	// One side per Lease; with --side=all both run, and the first to stop (an error, or a
-	// lost Lease) stops the other, so the process exits and the kubelet starts a fresh one.
 	var sides []*side
 	if runPeople {
 		p := watch.NewPeople(watch.PeopleConfig{
@@ -189,19 +164,51 @@ func run(args []string) error {
 	}
 	registerSides(reg, sides)
 	log.Info("starting", "side", own.side, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue)
+	return runSides(ctx, sides, func(s *side) leader.Config {
+		return leader.Config{
+			Client: kube, Namespace: own.leaseNamespace, Name: s.lease, Identity: own.identity, Log: log.With("side", s.name),
+			OnLeading: s.leading.Store,
+		}
+	})
+}
 
+// temporalClient is built here rather than with cfg.Temporal so the client's identity is the
+// Lease holder's: each signal in a workflow's history names the copy that sent it.
+func temporalClient(cfg app.Config, identity string, log *slog.Logger, reg *metrics.Registry) (client.Client, error) {
+	return client.NewLazyClient(client.Options{
+		HostPort:       cfg.TemporalAddress,
+		Namespace:      cfg.TemporalNamespace,
+		Identity:       identity,
+		Logger:         sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
+		MetricsHandler: reg.Temporal(),
+	})
+}
+
+// serveHealth serves /healthz, /readyz (Temporal and the API server answer) and /metrics.
+func serveHealth(ctx context.Context, addr string, reg *metrics.Registry, tc client.Client, kube kubernetes.Interface, log *slog.Logger) error {
+	health := app.Health{Metrics: reg.Handler()}
+	health.Check("temporal", app.TemporalReady(tc))
+	health.Check("kubernetes", func(ctx context.Context) error {
+		_, err := kube.Discovery().ServerVersion()
+		return err
+	})
+	_, err := health.Serve(ctx, addr, log)
+	return err
+}
+
+// runSides runs each side under its own Lease (leaseOf) until all have stopped. With
+// --side=all the first to stop (an error, or a lost Lease) stops the other, so the process
+// exits and the kubelet starts a fresh one.
+func runSides(ctx context.Context, sides []*side, leaseOf func(*side) leader.Config) error {
 	ctx, stopAll := context.WithCancelCause(ctx)
 	defer stopAll(nil)
 	errs := make([]error, len(sides))
 	var wg sync.WaitGroup
 	for i, s := range sides {
 		wg.Go(func() {
-			sideLog := log.With("side", s.name)
-			err := leader.Run(ctx, leader.Config{
-				Client: kube, Namespace: own.leaseNamespace, Name: s.lease, Identity: own.identity, Log: sideLog,
-				OnLeading: s.leading.Store,
-			}, s.run)
-			sideLog.Info("stopped", "signalled", s.stats.Signalled.Load(), "failed", s.stats.Failed.Load(), "err", err)
+			lc := leaseOf(s)
+			err := leader.Run(ctx, lc, s.run)
+			lc.Log.Info("stopped", "signalled", s.stats.Signalled.Load(), "failed", s.stats.Failed.Load(), "err", err)
 			errs[i] = err
 			// A side that stops on its own stops the process; a stop we were asked for
 			// (SIGTERM) is already under way.

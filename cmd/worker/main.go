@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/activities/people"
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/metrics"
 	kubepkg "liken.sh/runner/kube"
@@ -41,30 +43,21 @@ func main() {
 	}
 }
 
+// options are the worker's flags.
+type options struct {
+	cfg    app.Config
+	people *people.PeopleConfig
+	// devINDI runs each INDI server as a local indiserver, recorded in devINDIDir (dev mode).
+	devINDI    bool
+	devINDIDir string
+}
+
 func run(args []string) error {
-	var cfg app.Config
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	cfg.Flags(fs)
-	people, err := peopleFlags(fs)
+	o, err := parseFlags(args)
 	if err != nil {
 		return err
 	}
-	devINDI, err := envBool("LIKEN_DEV_LOCAL_INDI")
-	if err != nil {
-		return err
-	}
-	fs.BoolVar(&devINDI, "dev-local-indi", devINDI,
-		"dev mode only: run each INDI server as a local indiserver with its simulator drivers, instead of reaching its pod's Service (env LIKEN_DEV_LOCAL_INDI)")
-	devINDIDir := os.Getenv("LIKEN_DEV_LOCAL_INDI_DIR")
-	fs.StringVar(&devINDIDir, "dev-local-indi-dir", devINDIDir,
-		"dev mode only: where the local indiservers are recorded, so that they outlive a worker that is killed and the next worker adopts them, "+
-			"as pods would be (SIGTERM stops them all); default liken-indi-<task queue> in the temporary folder (env LIKEN_DEV_LOCAL_INDI_DIR)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if devINDIDir == "" {
-		devINDIDir = filepath.Join(os.TempDir(), "liken-indi-"+fileSafe(cfg.TaskQueue))
-	}
+	cfg := o.cfg
 	log, err := cfg.Logger("worker")
 	if err != nil {
 		return err
@@ -87,7 +80,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := findBakerImage(ctx, kube, people, log); err != nil {
+	if err := findBakerImage(ctx, kube, o.people, log); err != nil {
 		return err
 	}
 	tc, err := cfg.Temporal(log, reg.Temporal())
@@ -104,19 +97,12 @@ func run(args []string) error {
 		// that reaches the server; the SDK's default throttle delays that by up to 24 s.
 		MaxHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	acts := &activities.Activities{Kube: kube, Dynamic: dyn, Temporal: tc, People: *people, Now: time.Now}
-	if devINDI {
-		local := &activities.LocalINDI{Dir: devINDIDir}
+	acts := workflows.ActivitiesOn(activities.Clients{Kube: kube, Dynamic: dyn, Temporal: tc,
+		Instance: os.Getenv("POD_NAME"), Now: time.Now})
+	acts.People.People = *o.people
+	if o.devINDI {
+		local := localINDI(ctx, acts.Observatory, kube, o.devINDIDir, log)
 		defer local.Close()
-		acts.INDI = local
-		log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", devINDIDir)
-		// A stand-in stops with its pod, as a pod's containers stop with it. In the
-		// background: an API server that is away does not hold the worker's start.
-		go func() {
-			if err := local.FollowPods(ctx, kube, log); err != nil && ctx.Err() == nil {
-				log.Error("the local indiservers do not follow their pods (dev mode)", "err", err)
-			}
-		}()
 	}
 	workflows.Register(w, acts)
 
@@ -136,10 +122,53 @@ func run(args []string) error {
 	return nil
 }
 
+// parseFlags reads the worker's flags; each defaults to its environment variable.
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	o.cfg.Flags(fs)
+	var err error
+	if o.people, err = peopleFlags(fs); err != nil {
+		return o, err
+	}
+	if o.devINDI, err = envBool("LIKEN_DEV_LOCAL_INDI"); err != nil {
+		return o, err
+	}
+	fs.BoolVar(&o.devINDI, "dev-local-indi", o.devINDI,
+		"dev mode only: run each INDI server as a local indiserver with its simulator drivers, instead of reaching its pod's Service (env LIKEN_DEV_LOCAL_INDI)")
+	o.devINDIDir = os.Getenv("LIKEN_DEV_LOCAL_INDI_DIR")
+	fs.StringVar(&o.devINDIDir, "dev-local-indi-dir", o.devINDIDir,
+		"dev mode only: where the local indiservers are recorded, so that they outlive a worker that is killed and the next worker adopts them, "+
+			"as pods would be (SIGTERM stops them all); default liken-indi-<task queue> in the temporary folder (env LIKEN_DEV_LOCAL_INDI_DIR)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.devINDIDir == "" {
+		o.devINDIDir = filepath.Join(os.TempDir(), "liken-indi-"+fileSafe(o.cfg.TaskQueue))
+	}
+	return o, nil
+}
+
+// localINDI makes the observatory's INDI servers local indiservers recorded in dir (dev
+// mode); the caller closes it when the worker stops.
+func localINDI(ctx context.Context, obs *observatory.Activities, kube kubernetes.Interface, dir string, log *slog.Logger) *observatory.LocalINDI {
+	local := &observatory.LocalINDI{Dir: dir}
+	obs.INDI = local
+	log.Warn("dev mode: INDI servers run as local indiservers on this machine (--dev-local-indi)", "dir", dir)
+	// A stand-in stops with its pod, as a pod's containers stop with it. In the
+	// background: an API server that is away does not hold the worker's start.
+	go func() {
+		if err := local.FollowPods(ctx, kube, log); err != nil && ctx.Err() == nil {
+			log.Error("the local indiservers do not follow their pods (dev mode)", "err", err)
+		}
+	}()
+	return local
+}
+
 // peopleFlags registers the people side's flags; each defaults to its environment variable.
-func peopleFlags(fs *flag.FlagSet) (*activities.PeopleConfig, error) {
-	c := &activities.PeopleConfig{Instance: os.Getenv("POD_NAME")}
-	deadline := activities.DefaultBakeDeadline
+func peopleFlags(fs *flag.FlagSet) (*people.PeopleConfig, error) {
+	c := &people.PeopleConfig{}
+	deadline := people.DefaultBakeDeadline
 	if v, ok := os.LookupEnv("LIKEN_BAKE_DEADLINE"); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -151,7 +180,7 @@ func peopleFlags(fs *flag.FlagSet) (*activities.PeopleConfig, error) {
 		"how long a baker pod may run, from its creation (env LIKEN_BAKE_DEADLINE)")
 	fs.StringVar(&c.BakerImage, "baker-image", os.Getenv("LIKEN_BAKER_IMAGE"),
 		"image of the baker pods; empty means this worker's own, read from its pod (env LIKEN_BAKER_IMAGE)")
-	fs.StringVar(&c.OperatorNamespace, "operator-namespace", envOr("LIKEN_OPERATOR_NAMESPACE", activities.DefaultOperatorNamespace),
+	fs.StringVar(&c.OperatorNamespace, "operator-namespace", envOr("LIKEN_OPERATOR_NAMESPACE", people.DefaultOperatorNamespace),
 		"namespace of the baker pods of nfs:// pictures (env LIKEN_OPERATOR_NAMESPACE)")
 	return c, nil
 }
@@ -189,7 +218,7 @@ func envOr(name, def string) string {
 // findBakerImage fills in the baker image from the worker's own pod when no flag names it, so
 // that a kustomization's one images: entry pins both. Outside a pod there is none: baking then
 // fails with a message saying so, and everything else works.
-func findBakerImage(ctx context.Context, kube kubernetes.Interface, c *activities.PeopleConfig, log *slog.Logger) error {
+func findBakerImage(ctx context.Context, kube kubernetes.Interface, c *people.PeopleConfig, log *slog.Logger) error {
 	name, ns := os.Getenv("POD_NAME"), os.Getenv("POD_NAMESPACE")
 	if c.BakerImage != "" {
 		return nil

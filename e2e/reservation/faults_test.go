@@ -15,6 +15,7 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -49,7 +50,7 @@ func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue strin
 
 // readyReservation is startReservation with one in-process worker (startWorker), once the
 // reservation is Ready.
-func readyReservation(t *testing.T, prepare ...func(ns string)) (ns string, c client.Client, local *activities.LocalINDI) {
+func readyReservation(t *testing.T, prepare ...func(ns string)) (ns string, c client.Client, local *observatory.LocalINDI) {
 	t.Helper()
 	ns, queue, c := startReservation(t, prepare...)
 	local = startWorker(t, c, queue)
@@ -59,18 +60,20 @@ func readyReservation(t *testing.T, prepare ...func(ns string)) (ns string, c cl
 
 // newWorker starts an in-process worker on queue with the real activities; local resolves
 // the INDI servers, shared by every worker of a test as pods outlive the workers.
-func newWorker(t *testing.T, c client.Client, queue string, local activities.INDIResolver) worker.Worker {
+func newWorker(t *testing.T, c client.Client, queue string, local observatory.INDIResolver) worker.Worker {
 	t.Helper()
 	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: 500 * time.Millisecond})
-	workflows.Register(w, &activities.Activities{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, INDI: local, Now: time.Now})
+	acts := workflows.ActivitiesOn(activities.Clients{Kube: env.Kube, Dynamic: env.Dynamic, Temporal: c, Now: time.Now})
+	acts.Observatory.INDI = local
+	workflows.Register(w, acts)
 	require.NoError(t, w.Start())
 	return w
 }
 
 // startWorker starts one worker and its local indiservers, stopped when the test ends.
-func startWorker(t *testing.T, c client.Client, queue string) *activities.LocalINDI {
+func startWorker(t *testing.T, c client.Client, queue string) *observatory.LocalINDI {
 	t.Helper()
-	local := &activities.LocalINDI{}
+	local := &observatory.LocalINDI{}
 	t.Cleanup(func() { local.Close() })
 	t.Cleanup(newWorker(t, c, queue, local).Stop)
 	return local
@@ -90,7 +93,7 @@ func managedPods(t *testing.T, ns string) []corev1.Pod {
 // worker processes, whose indiservers the next one adopts).
 func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *testing.T) {
 	ns, queue, c := startReservation(t)
-	local := &activities.LocalINDI{}
+	local := &observatory.LocalINDI{}
 	t.Cleanup(func() { local.Close() })
 	first := newWorker(t, c, queue, local)
 	awaitReservation(t, ns, "tonight", "reached StartDevices", func(r *obsv1.Reservation) bool {

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows"
 )
@@ -48,7 +48,7 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	for kind, name := range map[obsv1.Kind]string{obsv1.KindTelescope: "east", obsv1.KindMount: "east"} {
 		require.Eventually(t, func() bool {
 			evs, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
-				"involvedObject.kind": string(kind), "involvedObject.name": name, "reason": activities.ReasonPodCreated,
+				"involvedObject.kind": string(kind), "involvedObject.name": name, "reason": observatory.ReasonPodCreated,
 			}.String()})
 			return err == nil && len(evs.Items) == 1 && evs.Items[0].Type == corev1.EventTypeNormal
 		}, 30*time.Second, 200*time.Millisecond, "a PodCreated Event on %s %s", kind, name)
@@ -63,7 +63,7 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	require.Eventually(t, func() bool { return healsDone(t, c, ns) == 2 }, 30*time.Second, 200*time.Millisecond,
 		"the second look ran its heal")
 	assert.Len(t, managedPods(t, ns), n)
-	evs, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + activities.ReasonPodCreated})
+	evs, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + observatory.ReasonPodCreated})
 	require.NoError(t, err)
 	assert.Len(t, evs.Items, 2, "one PodCreated per pod created again, no more")
 }
@@ -71,7 +71,7 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 // healsDone counts the heals the reservation's workflow completed: HealPods, or LiveDevices
 // (which heals too) since devices join and leave live, or, since each part of a live plan is
 // an activity of its own, StartLiveDevices (the part that creates the pods again).
-var healActivities = []string{"HealPods", "LiveDevices", string(activities.LiveStart)}
+var healActivities = []string{"HealPods", "LiveDevices", string(observatory.LiveStart)}
 
 func healsDone(t *testing.T, c client.Client, ns string) int {
 	t.Helper()

@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
@@ -36,9 +36,9 @@ import (
 )
 
 // stepHandOver bounds how long a killed worker's step takes to run again on the next worker:
-// the workflow's heartbeat timeout (3 × activities.StepHeartbeatEvery, 30 s) from the last
+// the workflow's heartbeat timeout (3 × observatory.StepHeartbeatEvery, 30 s) from the last
 // heartbeat, the retry's first backoff (1 s), and a busy machine's slack.
-const stepHandOver = 3*activities.StepHeartbeatEvery + 30*time.Second
+const stepHandOver = 3*observatory.StepHeartbeatEvery + 30*time.Second
 
 func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBehind(t *testing.T) {
 	bin := env.Build(t, "./cmd/worker")
@@ -53,7 +53,7 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 		require.NoError(t, err)
 	})
 	id := workflows.ReservationWorkflowID(ns, "tonight")
-	k := &killer{t: t, c: c, bin: bin, queue: queue, ns: ns, dir: t.TempDir(), servers: map[string]map[int]activities.LocalINDIRecord{}}
+	k := &killer{t: t, c: c, bin: bin, queue: queue, ns: ns, dir: t.TempDir(), servers: map[string]map[int]observatory.LocalINDIRecord{}}
 	t.Cleanup(k.sweep) // registered first, so it runs after the workers' own cleanups
 	w := k.start()
 
@@ -132,7 +132,7 @@ func (k *killer) serversWereAdoptedAndEndWithTheLastWorker(w *testenv.Program) {
 			assert.Error(k.t, err, "the indiserver %s (pid %d) outlived the last worker's SIGTERM", name, pid)
 		}
 	}
-	recs, err := activities.ReadLocalINDIRecords(k.dir)
+	recs, err := observatory.ReadLocalINDIRecords(k.dir)
 	require.NoError(k.t, err)
 	assert.Empty(k.t, recs, "the last worker's SIGTERM left no record")
 }
@@ -161,8 +161,8 @@ type killer struct {
 	c         client.Client
 	bin       string
 	queue, ns string
-	dir       string                                        // the dev mode's state folder, shared by every worker
-	servers   map[string]map[int]activities.LocalINDIRecord // each indiserver by pid, as the workers recorded them
+	dir       string                                         // the dev mode's state folder, shared by every worker
+	servers   map[string]map[int]observatory.LocalINDIRecord // each indiserver by pid, as the workers recorded them
 }
 
 // start runs a worker in dev mode and waits until it is ready.
@@ -177,7 +177,7 @@ func (k *killer) start() *testenv.Program {
 // sweep stops whatever indiserver is still recorded once the last worker has had its SIGTERM
 // (testenv's), should that worker not have stopped them: a failed test leaves nothing running.
 func (k *killer) sweep() {
-	recs, _ := activities.ReadLocalINDIRecords(k.dir)
+	recs, _ := observatory.ReadLocalINDIRecords(k.dir)
 	for _, r := range recs {
 		if s, err := inditest.Attach(r.Address, r.Home, r.Pid); err == nil {
 			s.Stop()
@@ -254,11 +254,11 @@ func (k *killer) await(what string, within time.Duration, ok func(*obsv1.Reserva
 // noteServers reads which indiservers the workers have recorded.
 func (k *killer) noteServers() {
 	k.t.Helper()
-	recs, err := activities.ReadLocalINDIRecords(k.dir)
+	recs, err := observatory.ReadLocalINDIRecords(k.dir)
 	require.NoError(k.t, err)
 	for _, r := range recs {
 		if k.servers[r.Name] == nil {
-			k.servers[r.Name] = map[int]activities.LocalINDIRecord{}
+			k.servers[r.Name] = map[int]observatory.LocalINDIRecord{}
 		}
 		k.servers[r.Name][r.Pid] = r
 	}

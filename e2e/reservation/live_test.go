@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -109,7 +109,7 @@ func addARotatorAndASpareFocuser(t *testing.T, ns string) {
 
 // theRotatorRunsOnTheTelescopesServer: the joiner has its pod, Service and finalizer, and its
 // driver runs on the server (DriverStarted on the Telescope), linked and connected.
-func theRotatorRunsOnTheTelescopesServer(t *testing.T, local *activities.LocalINDI, ns string) {
+func theRotatorRunsOnTheTelescopesServer(t *testing.T, local *observatory.LocalINDI, ns string) {
 	t.Helper()
 	ctx := context.Background()
 	pods, svcs := env.Kube.CoreV1().Pods(ns), env.Kube.CoreV1().Services(ns)
@@ -157,7 +157,7 @@ func theSpareFocuserIsRefused(t *testing.T, ns string) {
 // theRotatorLeftTheTelescopesServer: the leaver's pod and Service are gone (DriverStopped on
 // the Telescope, PodDeleted on the Rotator), its finalizer is removed and it is back on the
 // shelf; the server no longer links or runs its driver, and the Mount stays connected.
-func theRotatorLeftTheTelescopesServer(t *testing.T, local *activities.LocalINDI, ns string) {
+func theRotatorLeftTheTelescopesServer(t *testing.T, local *observatory.LocalINDI, ns string) {
 	t.Helper()
 	ctx := context.Background()
 	pods, svcs := env.Kube.CoreV1().Pods(ns), env.Kube.CoreV1().Services(ns)
@@ -182,10 +182,10 @@ func theRotatorLeftTheTelescopesServer(t *testing.T, local *activities.LocalINDI
 }
 
 // telescopeServer dials the indiserver that stands in for east-telescope.
-func telescopeServer(t *testing.T, local *activities.LocalINDI, ns string) (*indi.Client, context.Context, context.CancelFunc) {
+func telescopeServer(t *testing.T, local *observatory.LocalINDI, ns string) (*indi.Client, context.Context, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
+	addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
 	if err != nil {
 		cancel()
 		return nil, nil, nil
@@ -199,7 +199,7 @@ func telescopeServer(t *testing.T, local *activities.LocalINDI, ns string) (*ind
 }
 
 // connected says whether the INDI device is defined on east-telescope and connected.
-func connected(t *testing.T, local *activities.LocalINDI, ns, dev string) bool {
+func connected(t *testing.T, local *observatory.LocalINDI, ns, dev string) bool {
 	ic, ctx, done := telescopeServer(t, local, ns)
 	if ic == nil {
 		return false
@@ -214,7 +214,7 @@ func connected(t *testing.T, local *activities.LocalINDI, ns, dev string) bool {
 
 // defined says whether the INDI device is defined on east-telescope: a driver answers a Sync
 // within seconds, so one that does not is not there.
-func defined(t *testing.T, local *activities.LocalINDI, ns, dev string) bool {
+func defined(t *testing.T, local *observatory.LocalINDI, ns, dev string) bool {
 	ic, _, done := telescopeServer(t, local, ns)
 	if ic == nil {
 		return true
@@ -275,7 +275,7 @@ func TestAFlatPanelThatLeavesRunsItsDeactivationAndWhenItJoinsItsActivation(t *t
 // aFailedActivationIsRunAgainByTheRetryAnnotation: the FlatPanel leaves, and joins again with
 // an activation it cannot do in a millisecond: Failed. The retry annotation on the device runs
 // it again, once fixed, and is removed.
-func aFailedActivationIsRunAgainByTheRetryAnnotation(t *testing.T, c client.Client, local *activities.LocalINDI, ns string) {
+func aFailedActivationIsRunAgainByTheRetryAnnotation(t *testing.T, c client.Client, local *observatory.LocalINDI, ns string) {
 	t.Helper()
 	ctx := context.Background()
 	panels := env.Dynamic.Resource(obsv1.KindFlatPanel.GroupVersionResource()).Namespace(ns)
@@ -315,7 +315,7 @@ func panelRecord(t *testing.T, ns, trigger string) *obsv1.ProcedureRecord {
 }
 
 // panelLit says whether the light panel simulator on east-telescope is lit.
-func panelLit(t *testing.T, local *activities.LocalINDI, ns string) bool {
+func panelLit(t *testing.T, local *observatory.LocalINDI, ns string) bool {
 	ic, ctx, done := telescopeServer(t, local, ns)
 	if ic == nil {
 		return false

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -127,9 +127,9 @@ func locksRelayed(t *testing.T, ns string) *obsv1.Condition {
 
 // dialServer dials the local indiserver that stands in for the server pod, closed when the
 // test ends.
-func dialServer(t *testing.T, ctx context.Context, local *activities.LocalINDI, ns, server string, drivers ...string) *indi.Client {
+func dialServer(t *testing.T, ctx context.Context, local *observatory.LocalINDI, ns, server string, drivers ...string) *indi.Client {
 	t.Helper()
-	addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: server, Drivers: drivers})
+	addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: server, Drivers: drivers})
 	require.NoError(t, err)
 	cl, err := indi.Dial(ctx, addr)
 	require.NoError(t, err)

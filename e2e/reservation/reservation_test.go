@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
@@ -127,11 +127,11 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 
 // devicesAreConnectedOnTheTelescopesServer: the devices are connected on the indiserver that
 // stands in for east-telescope.
-func devicesAreConnectedOnTheTelescopesServer(t *testing.T, local *activities.LocalINDI, ns string) {
+func devicesAreConnectedOnTheTelescopesServer(t *testing.T, local *observatory.LocalINDI, ns string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
+	addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
 	require.NoError(t, err)
 	ic, err := indi.Dial(ctx, addr)
 	require.NoError(t, err)

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -34,7 +34,7 @@ func TestARestartedDriverIsConnectedAgainAndADeviceAPersonDisconnectedStaysSo(t 
 			types.MergePatchType, []byte(`{"spec":{"activation":[{"cool":{"celsius":-1.5,"within":0.5}}]}}`), metav1.PatchOptions{})
 		require.NoError(t, err)
 	})
-	local := &activities.LocalINDI{Dir: dir}
+	local := &observatory.LocalINDI{Dir: dir}
 	t.Cleanup(func() { local.Close() })
 	t.Cleanup(newWorker(t, c, queue, local).Stop)
 	awaitReady(t, ns, "tonight")
@@ -42,7 +42,7 @@ func TestARestartedDriverIsConnectedAgainAndADeviceAPersonDisconnectedStaysSo(t 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const camera, panel = "CCD Simulator", "Light Panel Simulator"
-	addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_ccd"}})
+	addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_ccd"}})
 	require.NoError(t, err)
 	tel, err := indi.Dial(ctx, addr)
 	require.NoError(t, err)
@@ -59,7 +59,7 @@ func TestARestartedDriverIsConnectedAgainAndADeviceAPersonDisconnectedStaysSo(t 
 
 	// The camera's driver dies; indiserver starts it again, disconnected.
 	var server int
-	recs, err := activities.ReadLocalINDIRecords(dir)
+	recs, err := observatory.ReadLocalINDIRecords(dir)
 	require.NoError(t, err)
 	for _, r := range recs {
 		if r.Namespace == ns && r.Name == "east-telescope" {
@@ -88,9 +88,9 @@ func TestARestartedDriverIsConnectedAgainAndADeviceAPersonDisconnectedStaysSo(t 
 		time.Minute, 200*time.Millisecond, "the camera was connected again and cools again")
 	const restarted = "Its driver restarted; connected it again (connected, active devices, gain, offset, optics, cool setpoint -1.5 °C)"
 	require.Eventually(t, func() bool {
-		return len(eventMessages(t, ns, "east-main", activities.ReasonDriverRestarted)) > 0
+		return len(eventMessages(t, ns, "east-main", observatory.ReasonDriverRestarted)) > 0
 	}, 30*time.Second, 200*time.Millisecond, "the camera's Event")
-	assert.Equal(t, []string{restarted}, eventMessages(t, ns, "east-main", activities.ReasonDriverRestarted))
+	assert.Equal(t, []string{restarted}, eventMessages(t, ns, "east-main", observatory.ReasonDriverRestarted))
 	assert.False(t, connected(panel), "the flat panel a person disconnected stays disconnected")
 }
 

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/kube"
@@ -26,18 +26,18 @@ import (
 // example's five devices, and its mount refuses to connect, as a driver whose hardware is
 // unplugged does. Every other server is a local indiserver.
 type refusingMount struct {
-	*activities.LocalINDI
+	*observatory.LocalINDI
 	fake *inditest.Fake
 }
 
-func (r refusingMount) Address(ctx context.Context, s activities.INDIServer) (string, error) {
+func (r refusingMount) Address(ctx context.Context, s observatory.INDIServer) (string, error) {
 	if s.Name == "east-telescope" {
 		return r.fake.Addr, nil
 	}
 	return r.LocalINDI.Address(ctx, s)
 }
 
-func newRefusingMount(t *testing.T, local *activities.LocalINDI) refusingMount {
+func newRefusingMount(t *testing.T, local *observatory.LocalINDI) refusingMount {
 	f := inditest.NewFake(t)
 	for dev, driver := range map[string]string{"Telescope Simulator": "indi_simulator_telescope", "CCD Simulator": "indi_simulator_ccd",
 		"Focuser Simulator": "indi_simulator_focus", "Filter Simulator": "indi_simulator_wheel", "Light Panel Simulator": "indi_simulator_lightpanel"} {
@@ -107,9 +107,9 @@ func TestAReservationFailedAtEachActivationStepIsDeletedWithNothingLeft(t *testi
 				}
 			}
 			ns, queue, c := startReservation(t, prepare)
-			local := &activities.LocalINDI{}
+			local := &observatory.LocalINDI{}
 			t.Cleanup(func() { local.Close() })
-			var resolver activities.INDIResolver = local
+			var resolver observatory.INDIResolver = local
 			if tc.fake {
 				resolver = newRefusingMount(t, local)
 			}

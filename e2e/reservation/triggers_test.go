@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -59,7 +59,7 @@ func TestWindParksTheMountThenTheDomeAndCalmOpensTheDomeAgain(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	addr, err := local.Address(ctx, activities.INDIServer{Namespace: ns, Name: "lab-observatory",
+	addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "lab-observatory",
 		Drivers: []string{"indi_simulator_dome", "indi_simulator_weather"}})
 	require.NoError(t, err)
 	site, err := indi.Dial(ctx, addr)

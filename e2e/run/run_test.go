@@ -33,7 +33,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"liken.sh/runner/activities"
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/stack"
 	"liken.sh/runner/internal/testenv"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -135,7 +135,7 @@ func (m *makeRun) assertNothingLeft() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	assert.Empty(m.t, m.leftovers(), "processes make run left")
-	recs, _ := activities.ReadLocalINDIRecords(filepath.Join(m.dir, "indi"))
+	recs, _ := observatory.ReadLocalINDIRecords(filepath.Join(m.dir, "indi"))
 	assert.Empty(m.t, recs, "indiservers still recorded")
 }
 

@@ -160,7 +160,10 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	ns := fmt.Sprintf("bench-%d", n)
 	// RFC 3339 in the spec has whole seconds.
 	start := time.Now().Add(leadTime).Truncate(time.Second)
-	end := start.Add(time.Hour) // until all are Ready
+	p := &progress{
+		start: start, end: start.Add(time.Hour), // until all are Ready
+		ready: map[string]time.Time{}, released: map[string]time.Time{},
+	}
 	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
@@ -171,7 +174,7 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	defer stopPods()
 	kubectl := filepath.Join(stack.Cache(b.root), "kube-"+stack.KubeVersion, "kubectl")
 	apply := exec.CommandContext(ctx, kubectl, "--kubeconfig="+b.s.Kubeconfig, "apply", "--server-side", "-f", "-")
-	apply.Stdin = strings.NewReader(siteManifest(ns, n, start, end))
+	apply.Stdin = strings.NewReader(siteManifest(ns, n, p.start, p.end))
 	if out, err := apply.CombinedOutput(); err != nil {
 		return fmt.Errorf("apply the site: %v: %s", err, out)
 	}
@@ -180,58 +183,88 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
+	if err := b.awaitReleased(ctx, ns, n, p, before); err != nil {
+		return err
+	}
+	p.cpuReleased = b.cpu()
+	after, err := b.snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	b.printTimes(n, p)
+	fmt.Printf("  %s\n", createdOnce(pods()))
+	after.print(os.Stdout, before, n)
+	return b.reservationCost(ctx, ns, n)
+}
 
+// progress is what a reservation run has seen: when each Reservation was first seen Ready
+// and Released, and the processes' CPU seconds at spec.start, once all were Ready, at
+// spec.end and once all were Released.
+type progress struct {
+	start, end                              time.Time
+	ready, released                         map[string]time.Time
+	cpuStart, cpuReady, cpuEnd, cpuReleased map[string]float64
+}
+
+// observe records the phases the Reservations have at now, and returns the first that failed.
+func (p *progress) observe(items []unstructured.Unstructured, now time.Time) *unstructured.Unstructured {
+	first := func(seen map[string]time.Time, name string) {
+		if _, ok := seen[name]; !ok {
+			seen[name] = now
+		}
+	}
+	for i, u := range items {
+		phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+		switch obsv1.ReservationPhase(phase) {
+		case obsv1.ReservationReady:
+			first(p.ready, u.GetName())
+		case obsv1.ReservationReleased:
+			first(p.ready, u.GetName())
+			first(p.released, u.GetName())
+		case obsv1.ReservationFailed:
+			return &items[i]
+		}
+	}
+	return nil
+}
+
+// awaitReleased polls the n Reservations of ns until all are Released: once all are Ready it
+// moves their end to holdTime from now, and it fails on a Failed Reservation, printing the
+// counts so far, which still say where the work went.
+func (b *bench) awaitReleased(ctx context.Context, ns string, n int, p *progress, before counted) error {
 	res := b.dyn.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
-	ready, released := map[string]time.Time{}, map[string]time.Time{}
-	var cpuStart, cpuReady, cpuEnd, cpuReleased map[string]float64
-	for len(released) < n {
+	for len(p.released) < n {
 		now := time.Now()
 		switch {
-		case cpuStart == nil && !now.Before(start):
-			cpuStart = b.cpu()
-		case cpuEnd == nil && !now.Before(end):
-			cpuEnd = b.cpu()
+		case p.cpuStart == nil && !now.Before(p.start):
+			p.cpuStart = b.cpu()
+		case p.cpuEnd == nil && !now.Before(p.end):
+			p.cpuEnd = b.cpu()
 		}
 		l, err := res.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err
 		}
-		for _, u := range l.Items {
-			phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
-			switch obsv1.ReservationPhase(phase) {
-			case obsv1.ReservationReady:
-				if _, ok := ready[u.GetName()]; !ok {
-					ready[u.GetName()] = now
-				}
-			case obsv1.ReservationReleased:
-				if _, ok := ready[u.GetName()]; !ok {
-					ready[u.GetName()] = now
-				}
-				if _, ok := released[u.GetName()]; !ok {
-					released[u.GetName()] = now
-				}
-			case obsv1.ReservationFailed:
-				// The counts so far still say where the work went.
-				if now, err := b.snapshot(ctx); err == nil {
-					fmt.Printf("\n%d telescope(s), %s: FAILED (%s); counted until then:\n", n, b.setup, u.GetName())
-					now.print(os.Stdout, before, n)
-				}
-				return fmt.Errorf("the reservation %s/%s failed: %s (its whole status: %v)", ns, u.GetName(), whyFailed(u), u.Object["status"])
+		if u := p.observe(l.Items, now); u != nil {
+			if now, err := b.snapshot(ctx); err == nil {
+				fmt.Printf("\n%d telescope(s), %s: FAILED (%s); counted until then:\n", n, b.setup, u.GetName())
+				now.print(os.Stdout, before, n)
 			}
+			return fmt.Errorf("the reservation %s/%s failed: %s (its whole status: %v)", ns, u.GetName(), whyFailed(*u), u.Object["status"])
 		}
-		if cpuReady == nil && len(ready) == n {
-			cpuReady = b.cpu()
+		if p.cpuReady == nil && len(p.ready) == n {
+			p.cpuReady = b.cpu()
 			// Whole seconds, as RFC 3339 in the spec has, and never before now.
-			end = time.Now().Add(holdTime + time.Second).Truncate(time.Second)
-			if err := b.setEnd(ctx, ns, n, end); err != nil {
+			p.end = time.Now().Add(holdTime + time.Second).Truncate(time.Second)
+			if err := b.setEnd(ctx, ns, n, p.end); err != nil {
 				return err
 			}
 		}
-		if cpuReady == nil && time.Since(start) > 5*time.Minute {
-			return fmt.Errorf("%d of %d reservations Ready 5 minutes after their start", len(ready), n)
+		if p.cpuReady == nil && time.Since(p.start) > 5*time.Minute {
+			return fmt.Errorf("%d of %d reservations Ready 5 minutes after their start", len(p.ready), n)
 		}
-		if time.Since(end) > 5*time.Minute {
-			return fmt.Errorf("%d of %d reservations released 5 minutes after their end", len(released), n)
+		if time.Since(p.end) > 5*time.Minute {
+			return fmt.Errorf("%d of %d reservations released 5 minutes after their end", len(p.released), n)
 		}
 		select {
 		case <-ctx.Done():
@@ -239,18 +272,18 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	cpuReleased = b.cpu()
-	after, err := b.snapshot(ctx)
-	if err != nil {
-		return err
-	}
+	return nil
+}
 
+// printTimes prints how long the Reservations took from spec.start to Ready and from
+// spec.end to Released, and the CPU seconds each process spent meanwhile.
+func (b *bench) printTimes(n int, p *progress) {
 	var toReady, toReleased []time.Duration
-	for _, t := range ready {
-		toReady = append(toReady, t.Sub(start))
+	for _, t := range p.ready {
+		toReady = append(toReady, t.Sub(p.start))
 	}
-	for _, t := range released {
-		toReleased = append(toReleased, t.Sub(end))
+	for _, t := range p.released {
+		toReleased = append(toReleased, t.Sub(p.end))
 	}
 	fmt.Printf("\n%d telescope(s), %s: spec.start → Ready p50 %s, last %s; spec.end → Released p50 %s, last %s\n", n, b.setup,
 		percentile(toReady, 0.5).Round(10*time.Millisecond), slices.Max(toReady).Round(10*time.Millisecond),
@@ -265,11 +298,8 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 		ours := (to["worker"] - from["worker"]) + (to["watcher"] - from["watcher"])
 		fmt.Printf("; our code busy %.0f%% of it\n", 100*ours/wall.Seconds())
 	}
-	busy("start → all Ready", cpuStart, cpuReady, slices.Max(toReady))
-	busy("end → all Released", cpuEnd, cpuReleased, slices.Max(toReleased))
-	fmt.Printf("  %s\n", createdOnce(pods()))
-	after.print(os.Stdout, before, n)
-	return b.reservationCost(ctx, ns, n)
+	busy("start → all Ready", p.cpuStart, p.cpuReady, slices.Max(toReady))
+	busy("end → all Released", p.cpuEnd, p.cpuReleased, slices.Max(toReleased))
 }
 
 // counted is what a scenario counts at one moment: the API server's requests, the bench's

@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"liken.sh/runner/activities"
+	obsacts "liken.sh/runner/activities/observatory"
 	"liken.sh/runner/internal/stack"
 	"liken.sh/runner/internal/testkubelet"
 )
@@ -59,7 +59,7 @@ func (o observatory) workerEnv() []string {
 // stops its own, but not when it was killed), and before a new run wipes a folder that a
 // killed run left.
 func stopIndiservers(dir string) error {
-	return (&activities.LocalINDI{Dir: observatory{dir}.indiDir()}).Close()
+	return (&obsacts.LocalINDI{Dir: observatory{dir}.indiDir()}).Close()
 }
 
 // backClaim makes the example claim a folder of this machine: a PersistentVolume bound to
@@ -103,7 +103,7 @@ func (o observatory) kubelet(kube kubernetes.Interface, port int, worker string)
 // where its INDI server answers on this machine) until ctx ends.
 func announce(ctx context.Context, kube kubernetes.Interface, out io.Writer) {
 	told := map[string]bool{}
-	sel := fields.OneTermEqualSelector("reason", activities.ReasonLocalEndpoint).String()
+	sel := fields.OneTermEqualSelector("reason", obsacts.ReasonLocalEndpoint).String()
 	for ctx.Err() == nil {
 		w, err := kube.CoreV1().Events(metav1.NamespaceAll).Watch(ctx, metav1.ListOptions{FieldSelector: sel})
 		if err != nil {

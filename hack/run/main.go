@@ -29,7 +29,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/stack"
@@ -43,14 +42,29 @@ func main() {
 	}
 }
 
-func run() error {
-	temporalPort := flag.Int("temporal-port", 7233, "port of the Temporal frontend")
-	uiPort := flag.Int("ui-port", 8233, "port of the Temporal Web UI")
-	bin := flag.String("bin", "bin", "folder with the watcher and worker binaries (make builds them)")
-	session := flag.Duration("session", 3*time.Minute, "how long the example reservation runs")
-	node := flag.Bool("node", false, "run on a real node, with deploy/ installed as pods (needs root; see README)")
-	runDir := flag.String("dir", "", "folder of the run's state and logs, wiped at start (default .cache/run)")
+// options are run's flags.
+type options struct {
+	temporalPort, uiPort int
+	bin                  string
+	session              time.Duration
+	node                 bool
+	dir                  string
+}
+
+func parseOptions() options {
+	var o options
+	flag.IntVar(&o.temporalPort, "temporal-port", 7233, "port of the Temporal frontend")
+	flag.IntVar(&o.uiPort, "ui-port", 8233, "port of the Temporal Web UI")
+	flag.StringVar(&o.bin, "bin", "bin", "folder with the watcher and worker binaries (make builds them)")
+	flag.DurationVar(&o.session, "session", 3*time.Minute, "how long the example reservation runs")
+	flag.BoolVar(&o.node, "node", false, "run on a real node, with deploy/ installed as pods (needs root; see README)")
+	flag.StringVar(&o.dir, "dir", "", "folder of the run's state and logs, wiped at start (default .cache/run)")
 	flag.Parse()
+	return o
+}
+
+func run() error {
+	o := parseOptions()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	outliveNothing()
 
@@ -60,24 +74,11 @@ func run() error {
 		return err
 	}
 	cache := stack.Cache(root)
-	dir := *runDir
-	if dir == "" {
-		dir = filepath.Join(cache, "run")
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
+	dir, err := freshDir(o.dir, cache)
+	if err != nil {
 		return err
 	}
-	// A run that was killed may have left indiservers (they outlive a killed worker).
-	if err := stopIndiservers(dir); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, p := range []int{*temporalPort, *uiPort} {
+	for _, p := range []int{o.temporalPort, o.uiPort} {
 		if err := portFree(p); p != 0 && err != nil {
 			return err
 		}
@@ -85,18 +86,36 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if *node {
-		return runOnNode(ctx, log, root, cache, dir, *uiPort, *session)
+	if o.node {
+		return runOnNode(ctx, log, root, cache, dir, o.uiPort, o.session)
 	}
+	return runLocal(ctx, log, o, root, cache, dir)
+}
+
+// freshDir is the run's folder (dir, else <cache>/run), emptied: a run that was killed may
+// have left indiservers, which outlive a killed worker, and its state.
+func freshDir(dir, cache string) (string, error) {
+	if dir == "" {
+		dir = filepath.Join(cache, "run")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := stopIndiservers(dir); err != nil {
+		return "", err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// runLocal is the playground on kwok: the stack, the CRDs and examples/, the watcher and the
+// worker as processes of this machine, and the Probe workflow, until ctx ends.
+func runLocal(ctx context.Context, log *slog.Logger, o options, root, cache, dir string) error {
 	started := time.Now()
-	s, err := stack.Start(ctx, stack.Options{
-		Dir: dir, Cache: cache, Kube: true, Log: log,
-		Temporal: stack.Temporal{
-			Enabled: true, UI: true, Port: *temporalPort, UIPort: *uiPort,
-			DBFile:           filepath.Join(dir, "temporal.db"),
-			SearchAttributes: workflows.SearchAttributes,
-		},
-	})
+	s, err := stack.Start(ctx, localStack(log, o, cache, dir))
 	if err != nil {
 		return err
 	}
@@ -108,11 +127,7 @@ func run() error {
 		}
 	}()
 	log.Info("stack is up", "in", time.Since(started).Round(time.Millisecond))
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
-	if err != nil {
-		return err
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
+	kube, err := s.Client()
 	if err != nil {
 		return err
 	}
@@ -129,57 +144,22 @@ func run() error {
 	if err := kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"); err != nil {
 		return err
 	}
-	if err := obs.backClaim(ctx, kube); err != nil {
-		return fmt.Errorf("back the example claim with a folder: %w", err)
-	}
-	if err := kubectl("apply", "--server-side", "-k", "examples"); err != nil {
-		return fmt.Errorf("apply examples/: %w", err)
-	}
-	// The example reservation ends a few minutes from now, so a new user sees a whole
-	// session, from Wait to Released, in the Temporal UI.
-	sessionEnd := time.Now().Add(*session).UTC().Truncate(time.Second)
-	if err := kubectl("-n", "observatory", "patch", "reservation", "tonight", "--type=merge",
-		"-p", `{"spec":{"end":"`+sessionEnd.Format(time.RFC3339)+`"}}`); err != nil {
-		return fmt.Errorf("set the example reservation's end: %w", err)
+	sessionEnd, err := exampleSession(ctx, kube, obs, kubectl, root, o.session)
+	if err != nil {
+		return err
 	}
 	// The watcher's Leases live in liken-system, which deploy/ creates in a cluster.
 	if err := kubectl("create", "namespace", "liken-system"); err != nil {
 		return fmt.Errorf("create the namespace of the watcher's Leases: %w", err)
 	}
 
-	env := []string{
-		"KUBECONFIG=" + s.Kubeconfig,
-		"TEMPORAL_ADDRESS=" + s.TemporalAddress,
-		"LIKEN_LOG_FORMAT=text",
-	}
-	kubelet, err := obs.kubelet(kube, s.KubeletPort, filepath.Join(root, *bin, "worker"))
+	kubelet, err := obs.kubelet(kube, s.KubeletPort, filepath.Join(root, o.bin, "worker"))
 	if err != nil {
 		return err
 	}
 	defer kubelet.Stop()
-	for _, name := range []string{"watcher", "worker"} {
-		port, err := stack.FreePort()
-		if err != nil {
-			return err
-		}
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		var args []string
-		procEnv := slices.Concat(env, []string{"LIKEN_HEALTH_ADDRESS=" + addr})
-		if name == "watcher" {
-			// Both sides in one process, each with its own Lease in liken-system.
-			args = []string{"--side=all"}
-		} else {
-			// kwok's pods run nothing: the worker stands a local indiserver in for each INDI
-			// server pod, with the simulator drivers of its devices (dev mode only).
-			procEnv = append(procEnv, obs.workerEnv()...)
-		}
-		if err := s.Spawn(ctx, stack.Process{
-			Name: name, Path: filepath.Join(root, *bin, name), Args: args,
-			Env:   procEnv,
-			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
-		}); err != nil {
-			return err
-		}
+	if err := spawnBinaries(ctx, s, obs, filepath.Join(root, o.bin)); err != nil {
+		return err
 	}
 
 	version, err := probe(ctx, s.TemporalAddress)
@@ -206,6 +186,74 @@ Ctrl-C stops everything.
 	go announce(ctx, kube, os.Stdout)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "\nstopping: watcher, worker, then the stack")
+	return nil
+}
+
+// localStack is the control plane with kwok, and a Temporal dev server with its Web UI on
+// the ports asked for.
+func localStack(log *slog.Logger, o options, cache, dir string) stack.Options {
+	return stack.Options{
+		Dir: dir, Cache: cache, Kube: true, Log: log,
+		Temporal: stack.Temporal{
+			Enabled: true, UI: true, Port: o.temporalPort, UIPort: o.uiPort,
+			DBFile:           filepath.Join(dir, "temporal.db"),
+			SearchAttributes: workflows.SearchAttributes,
+		},
+	}
+}
+
+// exampleSession backs the example claim with a folder of this machine (a hostPath volume a
+// real baker pod mounts, or a folder the local kubelet reads), applies examples/ and moves
+// the example reservation's end to session from now, so a new user sees a whole session,
+// from Wait to Released, in the Temporal UI. It returns that end.
+func exampleSession(ctx context.Context, kube kubernetes.Interface, obs observatory, kubectl func(args ...string) error,
+	root string, session time.Duration) (time.Time, error) {
+	if err := obs.backClaim(ctx, kube); err != nil {
+		return time.Time{}, fmt.Errorf("back the example claim with a folder: %w", err)
+	}
+	if err := kubectl("apply", "--server-side", "-k", filepath.Join(root, "examples")); err != nil {
+		return time.Time{}, fmt.Errorf("apply examples/: %w", err)
+	}
+	sessionEnd := time.Now().Add(session).UTC().Truncate(time.Second)
+	if err := kubectl("-n", "observatory", "patch", "reservation", "tonight", "--type=merge",
+		"-p", `{"spec":{"end":"`+sessionEnd.Format(time.RFC3339)+`"}}`); err != nil {
+		return time.Time{}, fmt.Errorf("set the example reservation's end: %w", err)
+	}
+	return sessionEnd, nil
+}
+
+// spawnBinaries starts the watcher and the worker built by make (in bin), each with its own
+// health port, and waits until each is ready.
+func spawnBinaries(ctx context.Context, s *stack.Stack, obs observatory, bin string) error {
+	env := []string{
+		"KUBECONFIG=" + s.Kubeconfig,
+		"TEMPORAL_ADDRESS=" + s.TemporalAddress,
+		"LIKEN_LOG_FORMAT=text",
+	}
+	for _, name := range []string{"watcher", "worker"} {
+		port, err := stack.FreePort()
+		if err != nil {
+			return err
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		var args []string
+		procEnv := slices.Concat(env, []string{"LIKEN_HEALTH_ADDRESS=" + addr})
+		if name == "watcher" {
+			// Both sides in one process, each with its own Lease in liken-system.
+			args = []string{"--side=all"}
+		} else {
+			// kwok's pods run nothing: the worker stands a local indiserver in for each INDI
+			// server pod, with the simulator drivers of its devices (dev mode only).
+			procEnv = append(procEnv, obs.workerEnv()...)
+		}
+		if err := s.Spawn(ctx, stack.Process{
+			Name: name, Path: filepath.Join(bin, name), Args: args,
+			Env:   procEnv,
+			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
+		}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -14,9 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"liken.sh/runner/internal/images"
 	"liken.sh/runner/internal/stack"
 )
@@ -45,26 +42,19 @@ func runOnNode(ctx context.Context, log *slog.Logger, root, cache, dir string, u
 	if err := s.Install(ctx, root, nodeTag, restricted); err != nil {
 		return err
 	}
-	// The example claim is a folder of this machine here too: a hostPath volume the real
-	// baker pod mounts.
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	kube, err := s.Client()
 	if err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
+	kubectlOut := func(args ...string) error {
+		if out, err := s.Kubectl(ctx, args...); err != nil {
+			return fmt.Errorf("%w\n%s", err, out)
+		}
+		return nil
+	}
+	sessionEnd, err := exampleSession(ctx, kube, observatory{dir}, kubectlOut, root, session)
 	if err != nil {
 		return err
-	}
-	if err := (observatory{dir}).backClaim(ctx, kube); err != nil {
-		return fmt.Errorf("back the example claim with a folder: %w", err)
-	}
-	if out, err := s.Kubectl(ctx, "apply", "--server-side", "-k", filepath.Join(root, "examples")); err != nil {
-		return fmt.Errorf("apply examples/: %w\n%s", err, out)
-	}
-	sessionEnd := time.Now().Add(session).UTC().Truncate(time.Second)
-	if out, err := s.Kubectl(ctx, "-n", "observatory", "patch", "reservation", "tonight", "--type=merge",
-		"-p", `{"spec":{"end":"`+sessionEnd.Format(time.RFC3339)+`"}}`); err != nil {
-		return fmt.Errorf("set the example reservation's end: %w\n%s", err, out)
 	}
 	// The Web UI runs in the bundled Temporal's pod; a port-forward brings it to 127.0.0.1.
 	kubectl := filepath.Join(cache, "kube-"+stack.KubeVersion, "kubectl")

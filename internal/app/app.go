@@ -18,6 +18,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -98,6 +100,24 @@ func (c *Config) RESTConfig() (*rest.Config, error) {
 	}
 	cfg.QPS, cfg.Burst = float32(c.KubeQPS), c.KubeBurst
 	return cfg, nil
+}
+
+// Kubernetes builds the typed and the dynamic clients over RESTConfig: the typed one for
+// core objects and Leases, the dynamic one for the runner's own kinds.
+func (c *Config) Kubernetes() (kubernetes.Interface, dynamic.Interface, error) {
+	rc, err := c.RESTConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kube, dyn, nil
 }
 
 // Temporal dials the Temporal frontend. The dial is lazy, so a Temporal that is still starting

@@ -116,8 +116,8 @@ func (c Config) withDefaults() Config {
 // copy can try).
 func Run(ctx context.Context, cfg Config, work func(context.Context) error) error {
 	cfg = cfg.withDefaults()
-	log := cfg.Log.With("lease", cfg.Namespace+"/"+cfg.Name)
-	lock := &trackedLock{
+	e := &election{cfg: cfg, log: cfg.Log.With("lease", cfg.Namespace+"/"+cfg.Name), ended: make(chan struct{})}
+	e.lock = &trackedLock{
 		Interface: &resourcelock.LeaseLock{
 			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.Name},
 			Client:     cfg.Client.CoordinationV1(),
@@ -130,44 +130,69 @@ func Run(ctx context.Context, cfg Config, work func(context.Context) error) erro
 	// makes client-go release the Lease (ReleaseOnCancel).
 	electCtx, endElection := context.WithCancel(context.WithoutCancel(ctx))
 	defer endElection()
+	e.end = endElection
 	started := make(chan context.Context, 1)
-	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   cfg.LeaseDuration,
-		RenewDeadline:   cfg.RenewDeadline,
-		RetryPeriod:     cfg.RetryPeriod,
+	le, err := e.elector(started)
+	if err != nil {
+		return err
+	}
+	go func() { defer close(e.ended); le.Run(electCtx) }()
+	e.log.Info("waiting for the lease")
+
+	select {
+	case <-ctx.Done():
+		e.release()
+		e.log.Info("stopped before leading")
+		return nil
+	case <-e.ended:
+		return errors.New("leader election ended before this copy led")
+	case lctx := <-started:
+		return e.lead(ctx, lctx, work)
+	}
+}
+
+// election is one Run's competition for the Lease.
+type election struct {
+	cfg  Config
+	log  *slog.Logger
+	lock *trackedLock
+	// end ends the elector's context, ended is closed once the elector has returned.
+	end   context.CancelFunc
+	ended chan struct{}
+}
+
+// elector is client-go's elector over the Lease; it hands the leading context to started.
+func (e *election) elector(started chan<- context.Context) (*leaderelection.LeaderElector, error) {
+	return leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            e.lock,
+		LeaseDuration:   e.cfg.LeaseDuration,
+		RenewDeadline:   e.cfg.RenewDeadline,
+		RetryPeriod:     e.cfg.RetryPeriod,
 		ReleaseOnCancel: true,
-		Name:            cfg.Name,
+		Name:            e.cfg.Name,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(lctx context.Context) { started <- lctx },
 			OnStoppedLeading: func() {},
 			OnNewLeader: func(id string) {
-				log.Info("the lease has a new holder", "holder", id)
+				e.log.Info("the lease has a new holder", "holder", id)
 			},
 		},
 	})
-	if err != nil {
-		return err
-	}
-	elected := make(chan struct{})
-	go func() { defer close(elected); le.Run(electCtx) }()
-	log.Info("waiting for the lease")
+}
 
-	var lctx context.Context
-	select {
-	case <-ctx.Done():
-		endElection()
-		<-elected
-		log.Info("stopped before leading")
-		return nil
-	case <-elected:
-		return errors.New("leader election ended before this copy led")
-	case lctx = <-started:
-	}
+// release ends the election, which releases the Lease if this copy holds it, and waits for
+// the elector to return.
+func (e *election) release() {
+	e.end()
+	<-e.ended
+}
 
-	log.Info("leading")
-	cfg.OnLeading(true)
-	defer cfg.OnLeading(false)
+// lead runs work while this copy leads (lctx is client-go's leading context), until ctx
+// ends, the Lease is lost or work returns by itself.
+func (e *election) lead(ctx, lctx context.Context, work func(context.Context) error) error {
+	e.log.Info("leading")
+	e.cfg.OnLeading(true)
+	defer e.cfg.OnLeading(false)
 	workCtx, endWork := context.WithCancelCause(context.Background())
 	defer endWork(nil)
 	worked := make(chan error, 1)
@@ -175,51 +200,55 @@ func Run(ctx context.Context, cfg Config, work func(context.Context) error) erro
 
 	// The watchdog looks often enough that acting stops within a fraction of a second of the
 	// deadline, and costs nothing: it reads a time under a mutex.
-	watchdog := time.NewTicker(cfg.RenewDeadline / 40)
+	watchdog := time.NewTicker(e.cfg.RenewDeadline / 40)
 	defer watchdog.Stop()
 	lost := func(why string, last time.Time) error {
 		endWork(ErrLostLease)
-		lock.abandon()
-		endElection()
-		log.Error("stopped acting: "+why, "lastRenewal", last.Format(time.RFC3339Nano))
+		e.lock.abandon()
+		e.end()
+		e.log.Error("stopped acting: "+why, "lastRenewal", last.Format(time.RFC3339Nano))
 		return ErrLostLease
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			log.Info("stopping: finishing the work in hand", "grace", cfg.Grace)
-			endWork(ErrStopping)
-			select {
-			case err := <-worked:
-				endElection()
-				<-elected
-				log.Info("released the lease")
-				return err
-			case <-time.After(cfg.Grace):
-				// Releasing now would let the next copy act while our work is still in
-				// flight; leave the Lease to expire instead.
-				lock.abandon()
-				endElection()
-				log.Error("exiting without releasing the lease: the work in hand did not finish", "grace", cfg.Grace)
-				return ErrNotReleased
-			}
+			return e.stop(endWork, worked)
 		case <-lctx.Done():
-			return lost("client-go could not renew the lease", lock.lastRenewal())
+			return lost("client-go could not renew the lease", e.lock.lastRenewal())
 		case <-watchdog.C:
-			if last := lock.lastRenewal(); time.Since(last) >= cfg.RenewDeadline {
-				return lost(fmt.Sprintf("no renewal for %s", cfg.RenewDeadline), last)
+			if last := e.lock.lastRenewal(); time.Since(last) >= e.cfg.RenewDeadline {
+				return lost(fmt.Sprintf("no renewal for %s", e.cfg.RenewDeadline), last)
 			}
 		case err := <-worked:
 			// The work gave up on its own (say, its caches never synced): release the Lease
 			// so another copy can try, and let the caller decide whether to exit.
-			endElection()
-			<-elected
+			e.release()
 			if err == nil {
 				err = errors.New("the work ended while leading")
 			}
-			log.Error("the work ended; released the lease", "err", err)
+			e.log.Error("the work ended; released the lease", "err", err)
 			return err
 		}
+	}
+}
+
+// stop tells the work to finish what it has in hand and releases the Lease once it has, or
+// leaves the Lease to expire when it does not finish within Grace.
+func (e *election) stop(endWork context.CancelCauseFunc, worked <-chan error) error {
+	e.log.Info("stopping: finishing the work in hand", "grace", e.cfg.Grace)
+	endWork(ErrStopping)
+	select {
+	case err := <-worked:
+		e.release()
+		e.log.Info("released the lease")
+		return err
+	case <-time.After(e.cfg.Grace):
+		// Releasing now would let the next copy act while our work is still in flight;
+		// leave the Lease to expire instead.
+		e.lock.abandon()
+		e.end()
+		e.log.Error("exiting without releasing the lease: the work in hand did not finish", "grace", e.cfg.Grace)
+		return ErrNotReleased
 	}
 }
 

@@ -33,7 +33,7 @@ var Deployments = []string{"temporal", "liken-worker", "people-operator", "obser
 // images must be imported already), after making its namespace with labels (such as the
 // Pod Security Standard to enforce), and waits for every rollout.
 func (s *Stack) Install(ctx context.Context, root, tag string, labels map[string]string) error {
-	kube, err := s.client()
+	kube, err := s.Client()
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,8 @@ func (s *Stack) Kubectl(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
-func (s *Stack) client() (kubernetes.Interface, error) {
+// Client is the admin's client of the stack's API server.
+func (s *Stack) Client() (kubernetes.Interface, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {
 		return nil, err

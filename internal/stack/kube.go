@@ -26,23 +26,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // NodeName is the fake node kwok runs every pod on.
 const NodeName = "kwok-node-0"
 
 func (s *Stack) startKube(ctx context.Context) error {
-	kubeBin := "kube-" + KubeVersion
-	etcd, err := s.bin(kubeBin, "etcd")
+	bins, err := s.kubeBins()
 	if err != nil {
-		return err
-	}
-	apiserver, _ := s.bin(kubeBin, "kube-apiserver")
-	kcm, _ := s.bin(kubeBin, "kube-controller-manager")
-	scheduler, _ := s.bin(kubeBin, "kube-scheduler")
-	kwok, err := s.bin("kwok-"+KwokVersion, "kwok")
-	if err != nil && !s.opts.Node {
 		return err
 	}
 	// The API server listens where the pods of a real node reach it, and keeps the
@@ -58,31 +49,95 @@ func (s *Stack) startKube(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	etcdPort, peerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+	p := kubePorts{etcd: ports[0], peer: ports[1], api: ports[2], kcm: ports[3], scheduler: ports[4], kwok: ports[6]}
 	s.KubeletPort = ports[5]
-	// kwok serves its own kubelet API on the node port unless told another address; keep it
-	// off the node port so a test's kubelet can serve the pod logs there.
-	kwokServer := ports[6]
 
-	certs, err := mkdir(s.opts.Dir, "certs")
+	tokens, err := s.writeCredentials()
 	if err != nil {
 		return err
 	}
+	etcdURL, err := s.startEtcd(ctx, bins.etcd, p)
+	if err != nil {
+		return err
+	}
+	if err := s.startAPIServer(ctx, bins.apiserver, etcdURL, host, reconciler, p.api, tokens); err != nil {
+		return err
+	}
+	s.Kubeconfig = filepath.Join(s.opts.Dir, "kubeconfig")
+	if err := writeKubeconfig(s.Kubeconfig, s.APIServer, filepath.Join(s.CertDir, "apiserver.crt"), s.AdminToken); err != nil {
+		return err
+	}
+	kube, err := s.Client()
+	if err != nil {
+		return err
+	}
+
+	parts := s.controlPlane(bins, p, kube)
+	if s.opts.Node {
+		parts = parts[:2] // no kwok: the real node comes once the default ServiceAccount exists
+	} else if err := ensureNode(ctx, kube); err != nil {
+		return err
+	}
+	if err := s.runTogether(ctx, parts); err != nil {
+		return err
+	}
+	if s.opts.Node {
+		return s.startNode(ctx, kube)
+	}
+	return nil
+}
+
+// kubeBins are the programs of the Kubernetes half, from the tools cache.
+type kubeBins struct{ etcd, apiserver, kcm, scheduler, kwok string }
+
+// kubeBins finds the programs; kwok may be missing when a real node plays the kubelet.
+func (s *Stack) kubeBins() (kubeBins, error) {
+	kubeBin := "kube-" + KubeVersion
+	var b kubeBins
+	var err error
+	if b.etcd, err = s.bin(kubeBin, "etcd"); err != nil {
+		return b, err
+	}
+	b.apiserver, _ = s.bin(kubeBin, "kube-apiserver")
+	b.kcm, _ = s.bin(kubeBin, "kube-controller-manager")
+	b.scheduler, _ = s.bin(kubeBin, "kube-scheduler")
+	if b.kwok, err = s.bin("kwok-"+KwokVersion, "kwok"); err != nil && !s.opts.Node {
+		return b, err
+	}
+	return b, nil
+}
+
+// kubePorts are the loopback ports of the Kubernetes half. kwok serves its own kubelet API
+// on the node port unless told another address (kwok); it is kept off the node port so a
+// test's kubelet can serve the pod logs there.
+type kubePorts struct{ etcd, peer, api, kcm, scheduler, kwok int }
+
+// writeCredentials writes the service account key and the admin's static token, and returns
+// the token file.
+func (s *Stack) writeCredentials() (string, error) {
+	certs, err := mkdir(s.opts.Dir, "certs")
+	if err != nil {
+		return "", err
+	}
 	s.CertDir = certs
 	if err := writeServiceAccountKey(certs); err != nil {
-		return err
+		return "", err
 	}
 	s.AdminToken = randomHex(16)
 	tokens := filepath.Join(certs, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(s.AdminToken+`,admin,admin,"system:masters"`+"\n"), 0o600); err != nil {
-		return err
+		return "", err
 	}
+	return tokens, nil
+}
 
+// startEtcd runs etcd on loopback and returns its client URL.
+func (s *Stack) startEtcd(ctx context.Context, path string, p kubePorts) (string, error) {
 	etcdData, _ := mkdir(s.opts.Dir, "etcd")
-	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
-	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
-	if err := s.run(ctx, &proc{
-		name: "etcd", path: etcd, dir: etcdData,
+	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", p.etcd)
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", p.peer)
+	return etcdURL, s.run(ctx, &proc{
+		name: "etcd", path: path, dir: etcdData,
 		args: []string{
 			"--name=etcd", "--data-dir=" + etcdData,
 			"--listen-client-urls=" + etcdURL, "--advertise-client-urls=" + etcdURL,
@@ -91,17 +146,19 @@ func (s *Stack) startKube(ctx context.Context) error {
 			"--unsafe-no-fsync", "--log-level=warn",
 		},
 		ready: httpOK(etcdURL+"/health", ""),
-	}); err != nil {
-		return err
-	}
+	})
+}
 
-	s.APIServer = fmt.Sprintf("https://%s:%d", host, apiPort)
-	if err := s.run(ctx, &proc{
-		name: "kube-apiserver", path: apiserver, dir: certs,
+// startAPIServer runs kube-apiserver on host with RBAC and the static admin token.
+func (s *Stack) startAPIServer(ctx context.Context, path, etcdURL, host, reconciler string, port int, tokens string) error {
+	certs := s.CertDir
+	s.APIServer = fmt.Sprintf("https://%s:%d", host, port)
+	return s.run(ctx, &proc{
+		name: "kube-apiserver", path: path, dir: certs,
 		args: []string{
 			"--etcd-servers=" + etcdURL,
 			"--bind-address=" + host, "--advertise-address=" + host,
-			"--secure-port=" + strconv.Itoa(apiPort),
+			"--secure-port=" + strconv.Itoa(port),
 			"--cert-dir=" + certs,
 			"--token-auth-file=" + tokens,
 			"--authorization-mode=RBAC",
@@ -115,37 +172,21 @@ func (s *Stack) startKube(ctx context.Context) error {
 			"--kubelet-preferred-address-types=InternalIP",
 		},
 		ready: httpOK(s.APIServer+"/readyz", s.AdminToken),
-	}); err != nil {
-		return err
-	}
+	})
+}
 
-	s.Kubeconfig = filepath.Join(s.opts.Dir, "kubeconfig")
-	if err := writeKubeconfig(s.Kubeconfig, s.APIServer, filepath.Join(certs, "apiserver.crt"), s.AdminToken); err != nil {
-		return err
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
-	if err != nil {
-		return err
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-
+// controlPlane are the parts that start once the API server answers: the controller
+// manager, the scheduler and, last, kwok.
+func (s *Stack) controlPlane(bins kubeBins, p kubePorts, kube kubernetes.Interface) []*proc {
 	kwokHome, _ := mkdir(s.opts.Dir, "kwok")
-	parts := []*proc{
+	return []*proc{
 		{
-			name: "kube-controller-manager", path: kcm, dir: s.opts.Dir,
-			args: []string{
-				"--kubeconfig=" + s.Kubeconfig,
-				"--authentication-kubeconfig=" + s.Kubeconfig,
-				"--authorization-kubeconfig=" + s.Kubeconfig,
-				"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(kcmPort),
-				"--leader-elect=false",
-				"--service-account-private-key-file=" + filepath.Join(certs, "sa.key"),
-				"--root-ca-file=" + filepath.Join(certs, "apiserver.crt"),
+			name: "kube-controller-manager", path: bins.kcm, dir: s.opts.Dir,
+			args: append(s.componentArgs(p.kcm),
+				"--service-account-private-key-file="+filepath.Join(s.CertDir, "sa.key"),
+				"--root-ca-file="+filepath.Join(s.CertDir, "apiserver.crt"),
 				"--controllers=*",
-			},
+			),
 			// Pods cannot be created before the default ServiceAccount exists.
 			ready: func(ctx context.Context) error {
 				_, err := kube.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
@@ -153,18 +194,12 @@ func (s *Stack) startKube(ctx context.Context) error {
 			},
 		},
 		{
-			name: "kube-scheduler", path: scheduler, dir: s.opts.Dir,
-			args: []string{
-				"--kubeconfig=" + s.Kubeconfig,
-				"--authentication-kubeconfig=" + s.Kubeconfig,
-				"--authorization-kubeconfig=" + s.Kubeconfig,
-				"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(schedPort),
-				"--leader-elect=false",
-			},
-			ready: httpOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", schedPort), ""),
+			name: "kube-scheduler", path: bins.scheduler, dir: s.opts.Dir,
+			args:  s.componentArgs(p.scheduler),
+			ready: httpOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.scheduler), ""),
 		},
 		{
-			name: "kwok", path: kwok, dir: kwokHome, env: []string{"HOME=" + kwokHome},
+			name: "kwok", path: bins.kwok, dir: kwokHome, env: []string{"HOME=" + kwokHome},
 			args: []string{
 				"--kubeconfig=" + s.Kubeconfig,
 				"--config=" + filepath.Join(s.opts.Cache, "kwok-"+KwokVersion, "stages.yaml"),
@@ -176,16 +211,28 @@ func (s *Stack) startKube(ctx context.Context) error {
 				// The node's kubelet endpoint: the API server sends pod log and exec requests
 				// here. Nothing listens unless a test runs a kubelet of its own on the port.
 				"--node-ip=127.0.0.1", "--node-port=" + strconv.Itoa(s.KubeletPort),
-				"--server-address=127.0.0.1:" + strconv.Itoa(kwokServer),
+				"--server-address=127.0.0.1:" + strconv.Itoa(p.kwok),
 			},
 			ready: func(ctx context.Context) error { return nodeReady(ctx, kube) },
 		},
 	}
-	if s.opts.Node {
-		parts = parts[:2] // no kwok: the real node comes once the default ServiceAccount exists
-	} else if err := ensureNode(ctx, kube); err != nil {
-		return err
+}
+
+// componentArgs are what the controller manager and the scheduler are both told: the
+// admin's kubeconfig for everything, a secure port on loopback, and no leader election (one
+// copy of each).
+func (s *Stack) componentArgs(port int) []string {
+	return []string{
+		"--kubeconfig=" + s.Kubeconfig,
+		"--authentication-kubeconfig=" + s.Kubeconfig,
+		"--authorization-kubeconfig=" + s.Kubeconfig,
+		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port),
+		"--leader-elect=false",
 	}
+}
+
+// runTogether starts the parts at once and waits until each is ready; the first error wins.
+func (s *Stack) runTogether(ctx context.Context, parts []*proc) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(parts))
 	for i, p := range parts {
@@ -197,9 +244,6 @@ func (s *Stack) startKube(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-	}
-	if s.opts.Node {
-		return s.startNode(ctx, kube)
 	}
 	return nil
 }

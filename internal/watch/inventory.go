@@ -40,9 +40,8 @@ func (r *observatoryRun) inventoryHandler(kind string) cache.ResourceEventHandle
 			r.inventory(obj, kind, why)
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			o, ok1 := oldObj.(*unstructured.Unstructured)
-			n, ok2 := newObj.(*unstructured.Unstructured)
-			if !ok1 || !ok2 {
+			o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj)
+			if !ok {
 				return
 			}
 			if why := inventoryUpdate(kind, o, n); why != "" {
@@ -50,10 +49,9 @@ func (r *observatoryRun) inventoryHandler(kind string) cache.ResourceEventHandle
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
+			if u, ok := deletedObject[*unstructured.Unstructured](obj); ok {
+				r.inventory(u, kind, whyDeleted)
 			}
-			r.inventory(obj, kind, whyDeleted)
 		},
 	}
 }

@@ -17,7 +17,8 @@
 // A Reservation at rest (Released, its finalizer gone: its workflow has ended) is signalled
 // only for a change of its own spec, so the namespace of a year of reservations starts no
 // workflow when a device changes. The same informers also tell each namespace's inventory
-// when a status may have to change (inventory.go).
+// when a status may have to change (inventory.go). Run sets the informers up here; what each
+// change signals, and the signal, are in observatory_reservations.go.
 package watch
 
 import (
@@ -30,7 +31,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -38,7 +38,6 @@ import (
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
 )
 
 // Words for ReservationChange.Why, beside the ones both sides use.
@@ -120,10 +119,8 @@ type observatoryRun struct {
 	reservations  cache.SharedIndexInformer
 	telescopes    cache.SharedIndexInformer
 	observatories cache.SharedIndexInformer
-
-	mu sync.Mutex
-	// gone remembers a deleted Reservation's UID and generation until its signal lands.
-	gone map[cache.ObjectName]workflows.ReservationChange
+	// gone remembers a deleted Reservation until its signal lands.
+	gone tombstones[cache.ObjectName]
 }
 
 // Run watches until ctx ends, then takes no new work and returns once the signals in hand
@@ -133,7 +130,6 @@ func (o *Observatory) Run(ctx context.Context) error {
 		Observatory: o,
 		q:           newSignalQueue[cache.ObjectName]("reservations", &o.Stats, o.cfg.Log),
 		inv:         newSignalQueue[string]("inventories", &o.Stats, o.cfg.Log),
-		gone:        map[cache.ObjectName]workflows.ReservationChange{},
 	}
 	o.mu.Lock()
 	o.cur = r
@@ -161,6 +157,49 @@ func (o *Observatory) Run(ctx context.Context) error {
 		}
 	}()
 
+	synced := map[string]cache.InformerSynced{}
+	if err := r.watchPods(podFactory, synced); err != nil {
+		return err
+	}
+	if err := r.watchDevices(factory, synced); err != nil {
+		return err
+	}
+	if err := r.watchReservations(factory, synced); err != nil {
+		return err
+	}
+	factory.Start(stop)
+	podFactory.Start(stop)
+	for what, hasSynced := range synced {
+		if err := waitForCache(ctx, what, hasSynced); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil // stopped before the caches filled: nothing in hand
+	}
+	o.cfg.Log.Info("watching reservations, telescopes, observatories and devices",
+		"reservations", len(r.reservations.GetStore().ListKeys()), "workers", o.cfg.Workers)
+	r.serve(ctx)
+	return nil
+}
+
+// serve signals what the informers queue until ctx ends, then finishes the signals in hand.
+func (r *observatoryRun) serve(ctx context.Context) {
+	r.watching.Store(true)
+	defer r.watching.Store(false)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.inv.work(ctx, inventoryWorkers, r.signalInventory)
+	}()
+	r.q.work(ctx, r.cfg.Workers, r.signal)
+	r.inv.shutDown()
+	<-done
+}
+
+// watchPods sets up the informer of the runner's pods, whose delete signals their
+// namespace's Reservations and whose place the inventory shows.
+func (r *observatoryRun) watchPods(podFactory dynamicinformer.DynamicSharedInformerFactory, synced map[string]cache.InformerSynced) error {
 	pods := podFactory.ForResource(podsResource).Informer()
 	if err := pods.SetTransform(trimPodToPlace); err != nil {
 		return err
@@ -171,10 +210,15 @@ func (o *Observatory) Run(ctx context.Context) error {
 	if _, err := pods.AddEventHandler(r.inventoryHandler("pod")); err != nil {
 		return err
 	}
-	// The devices, for their retry annotation, their joining and leaving, and their summary
-	// (the inventory's): the summary of their status keeps the INDI properties the worker
-	// writes into it out of memory.
-	synced := map[string]cache.InformerSynced{"observatory pod": pods.HasSynced}
+	synced["observatory pod"] = pods.HasSynced
+	return nil
+}
+
+// watchDevices sets up the informers of the devices, for their retry annotation, their
+// joining and leaving, and their summary (the inventory's), and of the other kinds the
+// inventory counts: the summary of their status keeps the INDI properties the worker writes
+// into it out of memory.
+func (r *observatoryRun) watchDevices(factory dynamicinformer.DynamicSharedInformerFactory, synced map[string]cache.InformerSynced) error {
 	for _, k := range obsv1.Kinds {
 		if !k.IsDevice() && !slices.Contains(inventoryKinds, k) {
 			continue
@@ -194,7 +238,12 @@ func (o *Observatory) Run(ctx context.Context) error {
 		}
 		synced[string(k)] = inf.HasSynced
 	}
+	return nil
+}
 
+// watchReservations sets up the informers of the Reservations and of their parents, indexed
+// so that a parent finds its children (observatory_reservations.go).
+func (r *observatoryRun) watchReservations(factory dynamicinformer.DynamicSharedInformerFactory, synced map[string]cache.InformerSynced) error {
 	r.reservations = factory.ForResource(obsv1.KindReservation.GroupVersionResource()).Informer()
 	r.telescopes = factory.ForResource(obsv1.KindTelescope.GroupVersionResource()).Informer()
 	r.observatories = factory.ForResource(obsv1.KindObservatory.GroupVersionResource()).Informer()
@@ -228,34 +277,8 @@ func (o *Observatory) Run(ctx context.Context) error {
 		if _, err := s.inf.AddEventHandler(s.handler); err != nil {
 			return err
 		}
+		synced[string(s.kind)] = s.inf.HasSynced
 	}
-
-	factory.Start(stop)
-	podFactory.Start(stop)
-	synced["Reservation"] = r.reservations.HasSynced
-	synced["Telescope"] = r.telescopes.HasSynced
-	synced["Observatory"] = r.observatories.HasSynced
-	for what, hasSynced := range synced {
-		if err := waitForCache(ctx, what, hasSynced); err != nil {
-			return err
-		}
-	}
-	if ctx.Err() != nil {
-		return nil // stopped before the caches filled: nothing in hand
-	}
-	o.cfg.Log.Info("watching reservations, telescopes, observatories and devices",
-		"reservations", len(r.reservations.GetStore().ListKeys()), "workers", o.cfg.Workers)
-
-	o.watching.Store(true)
-	defer o.watching.Store(false)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.inv.work(ctx, inventoryWorkers, r.signalInventory)
-	}()
-	r.q.work(ctx, o.cfg.Workers, r.signal)
-	r.inv.shutDown()
-	<-done
 	return nil
 }
 
@@ -272,240 +295,4 @@ func specIndex(field string) cache.IndexFunc {
 		}
 		return []string{u.GetNamespace() + "/" + v}, nil
 	}
-}
-
-func (r *observatoryRun) reservationAdded(obj any, initial bool) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return
-	}
-	key := cache.MetaObjectToName(u)
-	r.mu.Lock()
-	delete(r.gone, key)
-	r.mu.Unlock()
-	if rests(u) {
-		r.Stats.Ignored.Add(1)
-		return
-	}
-	if initial {
-		r.q.add(key, whyResync)
-		return
-	}
-	r.q.add(key, whyAdded)
-}
-
-func (r *observatoryRun) reservationUpdated(oldObj, newObj any) {
-	o, ok1 := oldObj.(*unstructured.Unstructured)
-	n, ok2 := newObj.(*unstructured.Unstructured)
-	if !ok1 || !ok2 {
-		return
-	}
-	if why := specUpdate(o, n, kube.AnnotationRetry); why != "" && (why != whyResync || !rests(n)) {
-		r.q.add(cache.MetaObjectToName(n), why)
-		return
-	}
-	r.Stats.Ignored.Add(1)
-}
-
-// rests says whether a Reservation is at rest: Released, with its finalizer gone. Its
-// workflow has ended and nothing it could hear would change it, so it is signalled only when
-// its own spec or annotation changes: a device, a pod, its Telescope or a resync of a
-// namespace that keeps a year of reservations starts no workflow for it.
-func rests(u *unstructured.Unstructured) bool {
-	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
-	return phase == string(obsv1.ReservationReleased) && !kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate)
-}
-
-func (r *observatoryRun) reservationDeleted(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return
-	}
-	if rests(u) {
-		r.Stats.Ignored.Add(1) // nothing to undo
-		return
-	}
-	key := cache.MetaObjectToName(u)
-	r.mu.Lock()
-	r.gone[key] = workflows.ReservationChange{UID: string(u.GetUID()), Generation: u.GetGeneration()}
-	r.mu.Unlock()
-	r.q.add(key, whyDeleted)
-}
-
-// parentUpdated calls ending when a Telescope's or Observatory's delete begins, and queues
-// its namespace's Reservations when its retry annotation is set or changed. The retry goes
-// first, so that when one update does both the Reservations it ends hear of the delete.
-func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) func(oldObj, newObj any) {
-	return func(oldObj, newObj any) {
-		o, ok1 := oldObj.(*unstructured.Unstructured)
-		n, ok2 := newObj.(*unstructured.Unstructured)
-		if !ok1 || !ok2 {
-			return
-		}
-		if retryAsked(o, n) {
-			r.namespaceReservations(n.GetNamespace(), whyRetry)
-		}
-		if o.GetDeletionTimestamp() == nil && n.GetDeletionTimestamp() != nil {
-			ending(n)
-		}
-	}
-}
-
-// retryAsked says whether an update of a device, Telescope or Observatory asks for a retry:
-// its retry annotation now has a value, and not the one it had. The worker removing it, a
-// status write, another annotation or a resync (the same object again) do not.
-func retryAsked(o, n *unstructured.Unstructured) bool {
-	v := n.GetAnnotations()[kube.AnnotationRetry]
-	return v != "" && v != o.GetAnnotations()[kube.AnnotationRetry]
-}
-
-// parentDeleted calls ending when a Telescope, an Observatory or a pod is gone.
-func (r *observatoryRun) parentDeleted(ending func(*unstructured.Unstructured)) func(obj any) {
-	return func(obj any) {
-		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = t.Obj
-		}
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			ending(u)
-		}
-	}
-}
-
-// telescopeEnding queues each Reservation of the Telescope.
-func (r *observatoryRun) telescopeEnding(tel *unstructured.Unstructured) {
-	r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
-		if !rests(res) {
-			r.q.add(cache.MetaObjectToName(res), whyTelescope)
-		}
-	})
-}
-
-// observatoryEnding queues each Reservation of each Telescope of the Observatory.
-func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
-	r.childrenOf(r.telescopes, byObservatory, obs, func(tel *unstructured.Unstructured) {
-		r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
-			if !rests(res) {
-				r.q.add(cache.MetaObjectToName(res), whyObservatory)
-			}
-		})
-	})
-}
-
-// namespaceReservations queues each Reservation of a namespace (one site) with why, but
-// those at rest.
-func (r *observatoryRun) namespaceReservations(namespace, why string) {
-	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
-	if err != nil {
-		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
-		return
-	}
-	for _, obj := range objs {
-		if res, ok := obj.(*unstructured.Unstructured); ok && !rests(res) {
-			r.q.add(cache.MetaObjectToName(res), why)
-		}
-	}
-}
-
-func (r *observatoryRun) childrenOf(inf cache.SharedIndexInformer, index string, parent *unstructured.Unstructured, each func(*unstructured.Unstructured)) {
-	objs, err := inf.GetIndexer().ByIndex(index, parent.GetNamespace()+"/"+parent.GetName())
-	if err != nil {
-		r.cfg.Log.Error("read an informer's index", "index", index, "err", err)
-		return
-	}
-	for _, obj := range objs {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			each(u)
-		}
-	}
-}
-
-// signal sends one Reservation's signal in the call's context; the queue retries it.
-func (r *observatoryRun) signal(call context.Context, key cache.ObjectName, why string) error {
-	change := r.changeFor(key, why)
-	opts := workflows.ReservationStartOptions(r.cfg.TaskQueue, key.Namespace, key.Name, r.spec(key))
-	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, workflows.ReservationChanged, change, opts,
-		workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: key.Namespace, Name: key.Name})
-	if err != nil {
-		return err
-	}
-	if change.Deleted {
-		r.mu.Lock()
-		if g, ok := r.gone[key]; ok && g.UID == change.UID {
-			delete(r.gone, key)
-		}
-		r.mu.Unlock()
-	}
-	r.cfg.Log.Debug("signalled a Reservation's workflow", "reservation", key.String(), "why", change.Why,
-		"uid", change.UID, "generation", change.Generation, "deleted", change.Deleted,
-		"telescopeDeleted", change.TelescopeDeleted, "observatoryDeleted", change.ObservatoryDeleted)
-	return nil
-}
-
-// spec is the Reservation's spec as the cache has it, for the words its workflow starts
-// with; a Reservation that is gone (or does not fit its type) has none.
-func (r *observatoryRun) spec(key cache.ObjectName) obsv1.ReservationSpec {
-	var spec obsv1.ReservationSpec
-	if res := r.get(r.reservations, key); res != nil {
-		if m, ok := res.Object["spec"].(map[string]any); ok {
-			_ = runtime.DefaultUnstructuredConverter.FromUnstructured(m, &spec)
-		}
-	}
-	return spec
-}
-
-// changeFor reads the Reservation, its Telescope and its Observatory as the caches have them
-// now (level-triggered: what was queued only says that something changed).
-func (r *observatoryRun) changeFor(key cache.ObjectName, why string) workflows.ReservationChange {
-	res := r.get(r.reservations, key)
-	if res == nil {
-		r.mu.Lock()
-		c := r.gone[key]
-		r.mu.Unlock()
-		c.Deleted = true
-		c.Why = whyDeleted
-		return c
-	}
-	if why == whyDeleted {
-		why = whyAdded // deleted and created again before we looked
-	}
-	c := workflows.ReservationChange{
-		UID:        string(res.GetUID()),
-		Generation: res.GetGeneration(),
-		Retry:      res.GetAnnotations()[kube.AnnotationRetry],
-		Deleted:    res.GetDeletionTimestamp() != nil,
-		Why:        why,
-	}
-	// A parent that was never there is not being deleted: the Wait step reports it missing.
-	telName, _, _ := unstructured.NestedString(res.Object, "spec", "telescope")
-	tel := r.get(r.telescopes, cache.ObjectName{Namespace: key.Namespace, Name: telName})
-	c.TelescopeDeleted = ending(tel, why == whyTelescope)
-	if tel == nil {
-		c.ObservatoryDeleted = why == whyObservatory
-		return c
-	}
-	obsName, _, _ := unstructured.NestedString(tel.Object, "spec", "observatory")
-	obs := r.get(r.observatories, cache.ObjectName{Namespace: key.Namespace, Name: obsName})
-	c.ObservatoryDeleted = ending(obs, why == whyObservatory)
-	return c
-}
-
-// ending says whether a parent's delete has begun: it is being deleted, or it is gone and
-// its delete is what queued the signal.
-func ending(parent *unstructured.Unstructured, goneIsWhy bool) bool {
-	if parent == nil {
-		return goneIsWhy
-	}
-	return parent.GetDeletionTimestamp() != nil
-}
-
-func (r *observatoryRun) get(inf cache.SharedIndexInformer, key cache.ObjectName) *unstructured.Unstructured {
-	obj, ok, err := inf.GetStore().GetByKey(key.String())
-	if err != nil || !ok {
-		return nil
-	}
-	u, _ := obj.(*unstructured.Unstructured)
-	return u
 }

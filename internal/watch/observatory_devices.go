@@ -13,9 +13,8 @@ import (
 // edit) or its delete began. Any other update of a device (a status write) is nothing to the
 // watcher.
 func (r *observatoryRun) deviceUpdated(oldObj, newObj any) {
-	o, ok1 := oldObj.(*unstructured.Unstructured)
-	n, ok2 := newObj.(*unstructured.Unstructured)
-	if !ok1 || !ok2 {
+	o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj)
+	if !ok {
 		return
 	}
 	switch {

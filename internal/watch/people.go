@@ -93,10 +93,8 @@ type peopleRun struct {
 	// shards batches the changes per shard workflow.
 	shards  *batcher[int, workflows.PersonChange]
 	persons cache.GenericLister
-
-	mu sync.Mutex
-	// gone remembers a deleted Person's UID and generation until its Deleted signal lands.
-	gone map[string]workflows.PersonChange
+	// gone remembers a deleted Person until its Deleted signal lands.
+	gone tombstones[string]
 }
 
 // Run watches until ctx ends, then takes no new work and returns once the signals in hand
@@ -107,7 +105,6 @@ func (p *People) Run(ctx context.Context) error {
 		People: p,
 		q:      newSignalQueue[string]("people", &p.Stats, p.cfg.Log),
 		shards: newBatcher[int, workflows.PersonChange](),
-		gone:   map[string]workflows.PersonChange{},
 	}
 	p.mu.Lock()
 	p.cur = r
@@ -207,9 +204,7 @@ func (r *peopleRun) personAdded(obj any, initial bool) {
 	if !ok {
 		return
 	}
-	r.mu.Lock()
-	delete(r.gone, u.GetName())
-	r.mu.Unlock()
+	r.gone.forget(u.GetName())
 	if initial {
 		r.enqueue(u.GetName(), whyResync)
 		return
@@ -218,9 +213,8 @@ func (r *peopleRun) personAdded(obj any, initial bool) {
 }
 
 func (r *peopleRun) personUpdated(oldObj, newObj any) {
-	o, ok1 := oldObj.(*unstructured.Unstructured)
-	n, ok2 := newObj.(*unstructured.Unstructured)
-	if !ok1 || !ok2 {
+	o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj)
+	if !ok {
 		return
 	}
 	if why := personUpdate(o, n); why != "" {
@@ -237,32 +231,12 @@ func personUpdate(o, n *unstructured.Unstructured) string {
 	return specUpdate(o, n, kube.AnnotationCheckAvatar)
 }
 
-// specUpdate is the rule both sides share: a resync, or a change of UID, generation (the
-// spec), the one annotation that asks for a pass, or whether a delete is under way.
-func specUpdate(o, n *unstructured.Unstructured, annotation string) string {
-	switch {
-	case o.GetResourceVersion() == n.GetResourceVersion():
-		return whyResync
-	case o.GetUID() != n.GetUID(),
-		o.GetGeneration() != n.GetGeneration(),
-		o.GetAnnotations()[annotation] != n.GetAnnotations()[annotation],
-		(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil):
-		return whyUpdated
-	}
-	return ""
-}
-
 func (r *peopleRun) personDeleted(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	u, ok := obj.(*unstructured.Unstructured)
+	u, ok := deletedObject[*unstructured.Unstructured](obj)
 	if !ok {
 		return
 	}
-	r.mu.Lock()
-	r.gone[u.GetName()] = workflows.PersonChange{UID: string(u.GetUID()), Generation: u.GetGeneration()}
-	r.mu.Unlock()
+	r.gone.bury(u.GetName(), u)
 	r.enqueue(u.GetName(), whyDeleted)
 }
 
@@ -273,9 +247,8 @@ func (r *peopleRun) podAdded(obj any) {
 }
 
 func (r *peopleRun) podUpdated(oldObj, newObj any) {
-	o, ok1 := oldObj.(*corev1.Pod)
-	n, ok2 := newObj.(*corev1.Pod)
-	if !ok1 || !ok2 {
+	o, n, ok := updatedObjects[*corev1.Pod](oldObj, newObj)
+	if !ok {
 		return
 	}
 	changed := o.ResourceVersion == n.ResourceVersion || // resync
@@ -288,10 +261,7 @@ func (r *peopleRun) podUpdated(oldObj, newObj any) {
 }
 
 func (r *peopleRun) podDeleted(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	if pod, ok := obj.(*corev1.Pod); ok {
+	if pod, ok := deletedObject[*corev1.Pod](obj); ok {
 		r.enqueue(pod.Annotations[kube.AnnotationPerson], whyBaker)
 	}
 }
@@ -338,11 +308,7 @@ func (r *peopleRun) signal(call context.Context, name, why string) error {
 		return err
 	}
 	if change.Deleted {
-		r.mu.Lock()
-		if g, ok := r.gone[name]; ok && g.UID == change.UID {
-			delete(r.gone, name)
-		}
-		r.mu.Unlock()
+		r.gone.landed(name, change.UID)
 	}
 	r.cfg.Log.Debug("signalled a Person's change", "person", name, "shard", shard, "why", change.Why,
 		"uid", change.UID, "generation", change.Generation, "deleted", change.Deleted)
@@ -355,12 +321,8 @@ func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
 	obj, err := r.persons.Get(name)
 	u, ok := obj.(*unstructured.Unstructured)
 	if err != nil || !ok {
-		r.mu.Lock()
-		c := r.gone[name]
-		r.mu.Unlock()
-		c.Name = name
-		c.Deleted = true
-		c.Why = why
+		g := r.gone.of(name)
+		c := workflows.PersonChange{Name: name, UID: g.UID, Generation: g.Generation, Deleted: true, Why: why}
 		if why != whyBaker {
 			c.Why = whyDeleted
 		}

@@ -133,7 +133,7 @@ func peopleWatcherPermissions() permissions {
 	}
 }
 
-// peopleWorkerPermissions are the worker's on the people side (activities/person*.go and
+// peopleWorkerPermissions are the worker's on the people side (activities/people and
 // cmd/worker): read a Person, write its status, run baker pods anywhere, read a claim's
 // namespace and claim, post and count Events in default.
 func peopleWorkerPermissions() permissions {

@@ -1,0 +1,400 @@
+// The worker's dev mode (`make run`, or worker --dev-local-indi): a local indiserver stands in
+// for each INDI server pod, since kwok's pods run nothing. It serves the same drivers the pod
+// would link, so a telescope made of simulators connects, configures and reports as it would
+// in a cluster. Dev mode only: the drivers run on the worker's machine, as the worker's user.
+//
+// Pods outlive the worker that created them, so with a state folder (Dir) the indiservers do
+// too: each is recorded there, runs in a session of its own, and a worker that died abruptly
+// leaves them to the next worker on that folder, which adopts them as it would find the pods.
+// A graceful stop (Close) ends them all, so `make run`'s Ctrl-C leaves nothing behind.
+package observatory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"liken.sh/runner/indi/inditest"
+)
+
+// LocalINDI resolves each INDI server (namespace and name) to an indiserver it starts on a
+// free 127.0.0.1 port, once, with the drivers asked for. A server that died is started again;
+// a server asked for a driver it lacks is restarted with the union of both sets (its clients
+// reconnect). A server started again keeps its port while it can, so the address a person was
+// told stays good. Close stops them all.
+type LocalINDI struct {
+	// Dir records the servers (LocalINDIRecord) so that they outlive this process, and a
+	// later LocalINDI on the same Dir adopts those that still answer. Empty: the servers are
+	// remembered in memory only and die with this process. One worker at a time uses a Dir:
+	// its Close stops every server recorded there.
+	Dir string
+
+	mu      sync.Mutex
+	servers map[string]*localINDIServer
+	// ports are the ports each server last listened on, kept after it stops.
+	ports  map[string]int
+	closed bool
+}
+
+type localINDIServer struct {
+	srv     *inditest.Server
+	drivers []string
+}
+
+// LocalINDIRecord is what Dir holds of one server, one JSON file per server.
+type LocalINDIRecord struct {
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Address   string   `json:"address"`
+	Drivers   []string `json:"drivers"`
+	// Pid is indiserver's, which leads the process group of its drivers.
+	Pid int `json:"pid"`
+	// Home is the server's HOME, removed with it.
+	Home string `json:"home"`
+}
+
+// errLocalINDIClosed is an Address after Close.
+var errLocalINDIClosed = errors.New("the local INDI servers are stopped")
+
+// homePrefix names the servers' HOMEs, which are short: indiserver's local socket lives under
+// HOME, and a socket path is limited to about 100 bytes. Only such folders are removed.
+const homePrefix = "liken-indi-"
+
+// Address starts, reuses or adopts the local indiserver of s and returns its address.
+func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
+	if s.Name == "" || s.Namespace == "" {
+		return "", fmt.Errorf("an INDI server needs a name and a namespace, got %q in %q", s.Name, s.Namespace)
+	}
+	if len(s.Drivers) == 0 {
+		return "", fmt.Errorf("the INDI server %s/%s runs no drivers", s.Namespace, s.Name)
+	}
+	for _, d := range s.Drivers {
+		if strings.ContainsAny(d, "/@ ") {
+			return "", fmt.Errorf("dev mode runs drivers by name, not %q", d)
+		}
+		if _, err := exec.LookPath(d); err != nil {
+			return "", fmt.Errorf("dev mode runs the INDI server %s/%s on this machine, where its driver %s is not installed: "+
+				"use the simulators (indi_simulator_*, from Debian's indi-bin: hack/tools.sh indi) or install the driver", s.Namespace, s.Name, d)
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return "", errLocalINDIClosed
+	}
+	l.init()
+	key := s.Namespace + "/" + s.Name
+	covers := func(have []string) bool {
+		return !slices.ContainsFunc(s.Drivers, func(d string) bool { return !slices.Contains(have, d) })
+	}
+	cur := l.servers[key]
+	// Alive is the process's word, not a dial's: indiserver listens with a backlog of 5, so
+	// a busy one (twenty reservations dialling it at once) drops new connections for a
+	// second or more, and a server taken for dead then was killed under its clients.
+	if cur != nil && cur.srv.Running() && covers(cur.drivers) {
+		return cur.srv.Addr, nil
+	}
+	drivers := slices.Clone(s.Drivers)
+	if l.Dir != "" {
+		unlock, err := l.lockDir()
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
+		if cur == nil {
+			// A server this worker has no memory of may be one a dead worker left running.
+			adopted, had := l.recorded(ctx, key)
+			if adopted != nil && covers(adopted.drivers) {
+				l.servers[key] = adopted
+				l.remember(key, adopted.srv.Addr)
+				logFor(ctx).Info("adopted a local indiserver (dev mode)", "server", key, "address", adopted.srv.Addr, "pid", adopted.srv.Pid)
+				return adopted.srv.Addr, nil
+			}
+			if adopted != nil {
+				l.stop(key, adopted)
+			}
+			drivers = append(drivers, had...)
+		}
+	}
+	if cur != nil {
+		l.stop(key, cur)
+		delete(l.servers, key)
+		drivers = append(drivers, cur.drivers...)
+	}
+	return l.launch(ctx, s, drivers)
+}
+
+// Lookup returns the address of the local indiserver of a server (namespace and name) when
+// one runs, without starting one: where a person points an INDI client, such as KStars.
+func (l *LocalINDI) Lookup(namespace, name string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := l.servers[namespace+"/"+name]
+	if cur == nil || l.closed || !cur.srv.Running() {
+		return "", false
+	}
+	return cur.srv.Addr, true
+}
+
+// init makes the maps; l.mu is held.
+func (l *LocalINDI) init() {
+	if l.servers == nil {
+		l.servers = map[string]*localINDIServer{}
+		l.ports = map[string]int{}
+	}
+}
+
+// remember keeps the port a server listens on, for the next server of that key; l.mu is held.
+func (l *LocalINDI) remember(key, addr string) {
+	if _, p, err := net.SplitHostPort(addr); err == nil {
+		if port, err := strconv.Atoi(p); err == nil {
+			l.ports[key] = port
+		}
+	}
+}
+
+// StopDrivers stops drivers of a local indiserver when a device leaves it: the server starts
+// again with the drivers it keeps (its clients reconnect), or stops when none is left.
+func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errLocalINDIClosed
+	}
+	l.init()
+	key := s.Namespace + "/" + s.Name
+	cur := l.servers[key]
+	if l.Dir != "" {
+		unlock, err := l.lockDir()
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if cur == nil {
+			cur, _ = l.recorded(ctx, key)
+		}
+	}
+	if cur == nil || !slices.ContainsFunc(cur.drivers, func(d string) bool { return slices.Contains(s.Drivers, d) }) {
+		return nil
+	}
+	keep := slices.DeleteFunc(slices.Clone(cur.drivers), func(d string) bool { return slices.Contains(s.Drivers, d) })
+	l.stop(key, cur)
+	delete(l.servers, key)
+	logFor(ctx).Info("stopped drivers of a local indiserver (dev mode)", "server", key, "drivers", s.Drivers)
+	if len(keep) == 0 {
+		return nil
+	}
+	_, err := l.launch(ctx, s, keep)
+	return err
+}
+
+// launch starts the local indiserver of s with drivers, and records it; l.mu is held.
+func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) (string, error) {
+	key := s.Namespace + "/" + s.Name
+	slices.Sort(drivers)
+	drivers = slices.Compact(drivers)
+	home, err := os.MkdirTemp("", homePrefix)
+	if err != nil {
+		return "", err
+	}
+	var recErr error
+	srv, err := inditest.LaunchWith(ctx, home, inditest.Options{
+		Detached: l.Dir != "",
+		Port:     l.ports[key],
+		Started: func(srv *inditest.Server) {
+			// Recorded before its drivers are up: a worker killed meanwhile leaves no server
+			// that no one knows of.
+			if l.Dir != "" && recErr == nil {
+				recErr = l.record(LocalINDIRecord{Namespace: s.Namespace, Name: s.Name, Address: srv.Addr,
+					Drivers: drivers, Pid: srv.Pid, Home: home})
+			}
+		},
+	}, drivers...)
+	if err == nil && recErr != nil {
+		srv.Stop()
+		err = recErr
+	}
+	if err != nil {
+		l.forget(key)
+		os.RemoveAll(home)
+		return "", fmt.Errorf("start a local indiserver for %s: %w", key, err)
+	}
+	l.servers[key] = &localINDIServer{srv: srv, drivers: drivers}
+	l.remember(key, srv.Addr)
+	logFor(ctx).Info("started a local indiserver (dev mode)", "server", key, "address", srv.Addr, "drivers", drivers, "pid", srv.Pid)
+	return srv.Addr, nil
+}
+
+// Close stops every local indiserver and its drivers: this worker's, and those recorded in Dir
+// by an earlier worker and never adopted. It removes their records, and Dir when empty.
+func (l *LocalINDI) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.Dir != "" {
+		unlock, err := l.lockDir()
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	for k, s := range l.servers {
+		l.stop(k, s)
+		delete(l.servers, k)
+	}
+	if l.Dir == "" {
+		return nil
+	}
+	recs, err := ReadLocalINDIRecords(l.Dir)
+	for _, r := range recs {
+		key := r.Namespace + "/" + r.Name
+		if srv, err := inditest.Attach(r.Address, r.Home, r.Pid); err == nil {
+			srv.Stop()
+		}
+		removeHome(r.Home)
+		l.forget(key)
+	}
+	if err == nil {
+		// Nothing is left to adopt: the folder goes too (if nothing else is in it).
+		os.Remove(filepath.Join(l.Dir, "lock"))
+		os.Remove(l.Dir)
+	}
+	return err
+}
+
+// ReadLocalINDIRecords lists the servers recorded in dir.
+func ReadLocalINDIRecords(dir string) ([]LocalINDIRecord, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var recs []LocalINDIRecord
+	var errs []error
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var r LocalINDIRecord
+		if err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("the local indiserver record %s: %w", f, err))
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, errors.Join(errs...)
+}
+
+// recorded finds the recorded server of key: running and answering, it is returned to adopt;
+// otherwise it is stopped and forgotten, and only the drivers it ran are returned, so that
+// the next server runs them too.
+func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer, []string) {
+	b, err := os.ReadFile(l.recordPath(key))
+	if err != nil {
+		return nil, nil
+	}
+	var r LocalINDIRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.Namespace+"/"+r.Name != key {
+		logFor(ctx).Warn("ignored a broken local indiserver record (dev mode)", "server", key, "error", err)
+		l.forget(key)
+		return nil, nil
+	}
+	srv, err := inditest.Attach(r.Address, r.Home, r.Pid)
+	if err == nil && !localRefused(r.Address) {
+		return &localINDIServer{srv: srv, drivers: r.Drivers}, r.Drivers
+	}
+	if err == nil {
+		srv.Stop() // runs, but does not answer
+	}
+	logFor(ctx).Info("a recorded local indiserver is gone; starting another (dev mode)", "server", key, "pid", r.Pid)
+	if l.ports[key] == 0 {
+		l.remember(key, r.Address)
+	}
+	removeHome(r.Home)
+	l.forget(key)
+	return nil, r.Drivers
+}
+
+// stop ends a server, removes its HOME and forgets its record.
+func (l *LocalINDI) stop(key string, s *localINDIServer) {
+	s.srv.Stop()
+	removeHome(s.srv.Home)
+	l.forget(key)
+}
+
+func (l *LocalINDI) record(r LocalINDIRecord) error {
+	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	// Written whole and renamed, so a worker killed mid-write leaves the old record or none.
+	path := l.recordPath(r.Namespace + "/" + r.Name)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (l *LocalINDI) forget(key string) {
+	if l.Dir != "" {
+		os.Remove(l.recordPath(key))
+	}
+}
+
+// recordPath names a server's record: namespaces and pod names never hold '_'.
+func (l *LocalINDI) recordPath(key string) string {
+	return filepath.Join(l.Dir, strings.Replace(key, "/", "_", 1)+".json")
+}
+
+// lockDir keeps two workers on one Dir from starting the same server twice.
+func (l *LocalINDI) lockDir() (unlock func(), err error) {
+	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("the local INDI state folder: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(l.Dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("the local INDI state folder: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock the local INDI state folder: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// removeHome removes a server's HOME, and nothing else a broken record might name.
+func removeHome(home string) {
+	if home != "" && strings.HasPrefix(filepath.Base(home), homePrefix) {
+		os.RemoveAll(home)
+	}
+}
+
+// localRefused says whether nothing listens at addr: a killed indiserver refuses. A dial that
+// only times out is a busy server's full listen queue, not a dead one.
+func localRefused(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return errors.Is(err, syscall.ECONNREFUSED)
+	}
+	c.Close()
+	return false
+}

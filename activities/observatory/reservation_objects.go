@@ -1,0 +1,393 @@
+// The Kubernetes half of the reservation steps: which devices an INDI server runs, and the
+// pods, Services and ResourceClaims that run them. A Telescope's server (<tel>-telescope)
+// runs the devices parented to the telescope or to one of its optical trains; an
+// Observatory's server (<obs>-observatory) runs the devices parented to the observatory.
+// Every object comes from the pure builders in kube, so its name, labels, ports and owner
+// are the existing operator's. Creating is create-or-adopt: an object that is there and
+// ours (managed by us, controlled by the same resource, built from the same spec) is kept;
+// one left by an older resource of the same name, or built from an older spec, is replaced;
+// one we did not make fails the step, since deleting a user's object would be worse
+// (create_or_adopt.go); stopping is reservation_stop.go.
+package observatory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// stepScheme turns the dynamic client's objects into the observatory's Go types.
+var stepScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(obsv1.AddToScheme(s))
+	return s
+}()
+
+// stepPollEvery is how often a step looks again at what it waits for (pods Ready, pods gone).
+const stepPollEvery = 250 * time.Millisecond
+
+// stepDevice is one device a server runs: its builder input and its typed object.
+type stepDevice struct {
+	kube.DeviceRef
+	Object runtime.Object
+	// Pod is the device's pod and Service name (<name>-<kind>); empty when the name is
+	// invalid (stepServer.refusals says why).
+	Pod string
+}
+
+// Label names the device the way summaries do: "Mount east".
+func (d stepDevice) Label() string { return string(d.Kind) + " " + d.Name }
+
+// stepServer is one INDI server and what it runs.
+type stepServer struct {
+	Owner kube.ResourceID // the Telescope or Observatory, with its UID
+	Name  string          // <tel>-telescope or <obs>-observatory
+	// Devices in connect order (Switches first).
+	Devices []stepDevice
+	// Guider is the telescope's Guider, or nil.
+	Guider *obsv1.Guider
+	// Trains are the telescope's optical trains by name.
+	Trains map[string]*obsv1.OpticalTrain
+	// Invalid is why the server's own name gives no pod name: every step fails with it.
+	Invalid error
+}
+
+// stepFailed is a failure a user must fix: non-retryable, "Failed: ...".
+func stepFailed(format string, args ...any) error {
+	msg := "Failed: " + fmt.Sprintf(format, args...)
+	return temporal.NewNonRetryableApplicationError(msg, ErrStepFailed, nil)
+}
+
+// waitUntil polls done until it holds, heartbeating what it waits on; ctx bounds it (an
+// activity's ctx ends at the step's deadline or when the step is cancelled).
+func waitUntil(ctx context.Context, what string, done func(context.Context) (bool, error)) error {
+	t := time.NewTicker(stepPollEvery)
+	defer t.Stop()
+	for {
+		ok, err := done(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		stepHeartbeat(ctx, what)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// listTyped lists every object of a kind in a namespace, as its Go type.
+func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) ([]runtime.Object, error) {
+	list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list the %s objects in %s: %w", kind, ns, err)
+	}
+	out := make([]runtime.Object, 0, len(list.Items))
+	for _, u := range list.Items {
+		obj, err := stepScheme.New(kind.GroupVersionKind())
+		if err != nil {
+			return nil, err
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+			return nil, fmt.Errorf("the %s %s/%s does not fit its Go type: %w", kind, ns, u.GetName(), err)
+		}
+		out = append(out, obj)
+	}
+	slices.SortFunc(out, func(x, y runtime.Object) int {
+		return strings.Compare(x.(metav1.Object).GetName(), y.(metav1.Object).GetName())
+	})
+	return out, nil
+}
+
+// readServer reads what the server of a Telescope or Observatory runs. Devices being deleted
+// are left out: their delete waits for no reservation that has not started them.
+func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind, name string) (stepServer, error) {
+	u, err := a.resource(kind, ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return stepServer{}, stepFailed("%s %s is missing", kind, name)
+	}
+	if err != nil {
+		return stepServer{}, fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
+	}
+	s := stepServer{
+		Owner:  kube.ResourceID{Kind: kind, Namespace: ns, Name: name, UID: u.GetUID()},
+		Trains: map[string]*obsv1.OpticalTrain{},
+	}
+	if s.Name, err = kube.ValidObjectName(kind, name); err != nil {
+		s.Invalid = err
+	}
+	kinds := kube.ObservatoryDeviceKinds
+	if kind == obsv1.KindTelescope {
+		kinds = kube.TelescopeDeviceKinds
+		trains, err := a.listTyped(ctx, obsv1.KindOpticalTrain, ns)
+		if err != nil {
+			return s, err
+		}
+		for _, o := range trains {
+			if t := o.(*obsv1.OpticalTrain); t.Spec.Telescope == name {
+				s.Trains[t.Name] = t
+			}
+		}
+		guiders, err := a.listTyped(ctx, obsv1.KindGuider, ns)
+		if err != nil {
+			return s, err
+		}
+		for _, o := range guiders {
+			if g := o.(*obsv1.Guider); g.Spec.Telescope == name && g.DeletionTimestamp == nil {
+				s.Guider = g
+				break
+			}
+		}
+	}
+	for _, k := range kinds {
+		objs, err := a.listTyped(ctx, k, ns)
+		if err != nil {
+			return s, err
+		}
+		for _, o := range objs {
+			d, err := kube.DeviceRefOf(o)
+			if err != nil {
+				return s, err
+			}
+			mine := false
+			switch kind {
+			case obsv1.KindTelescope:
+				mine = d.Telescope == name || (d.OpticalTrain != "" && s.Trains[d.OpticalTrain] != nil)
+			case obsv1.KindObservatory:
+				mine = d.Observatory == name
+			}
+			if !mine || o.(metav1.Object).GetDeletionTimestamp() != nil {
+				continue
+			}
+			sd := stepDevice{DeviceRef: d, Object: o}
+			if sd.Pod, err = kube.ValidObjectName(d.Kind, d.Name); err != nil {
+				sd.Pod = "" // refused: see stepServer.refusals
+			}
+			s.Devices = append(s.Devices, sd)
+		}
+	}
+	return s, nil
+}
+
+// services are the Service names of every device of the server: its drivers annotation.
+func (s stepServer) services() []string {
+	var out []string
+	for _, d := range s.Devices {
+		out = append(out, d.Pod)
+	}
+	return out
+}
+
+// drivers are the driver names of the given devices, for the INDI resolver.
+func driverNames(devices []stepDevice) []string {
+	var out []string
+	for _, d := range devices {
+		out = append(out, d.Spec.Driver.Name)
+	}
+	return out
+}
+
+// labels names devices for a summary: "Mount east, Camera east-main".
+func deviceLabels(devices []stepDevice) string {
+	names := make([]string, len(devices))
+	for i, d := range devices {
+		names[i] = d.Label()
+	}
+	return strings.Join(names, ", ")
+}
+
+// telescopeLabels names a telescope's devices, Switches aside, in connect order, as the
+// Temporal UI's summaries of the steps on them do.
+func telescopeLabels(s stepServer) []string {
+	var out []string
+	for _, d := range s.Devices {
+		if !isSwitch(d) {
+			out = append(out, d.Label())
+		}
+	}
+	return out
+}
+
+// only keeps the devices for which keep holds.
+func only(devices []stepDevice, keep func(stepDevice) bool) []stepDevice {
+	var out []stepDevice
+	for _, d := range devices {
+		if keep(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func isSwitch(d stepDevice) bool { return d.Kind == obsv1.KindSwitch }
+
+// startServer creates or adopts the server's pod and Service, its drivers annotation listing
+// every device's Service.
+func (a *Activities) startServer(ctx context.Context, s stepServer) error {
+	pod, err := kube.ServerPod(s.Owner, s.services())
+	if err != nil {
+		return stepFailed("%v", err)
+	}
+	svc, err := kube.ServerService(s.Owner)
+	if err != nil {
+		return stepFailed("%v", err)
+	}
+	if err := a.ensureService(ctx, svc); err != nil {
+		return err
+	}
+	return a.ensurePod(ctx, pod)
+}
+
+// startDevicePods adds each device's finalizer, then creates or adopts its claim, Service and
+// pod; a device deleted meanwhile is left out.
+func (a *Activities) startDevicePods(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
+	objs, err := buildDevices(s, devices)
+	if err != nil {
+		return nil, err
+	}
+	var started []stepDevice
+	for i, d := range devices {
+		pod, svc, claim := objs[i].pod, objs[i].svc, objs[i].claim
+		fin, err := a.patchFinalizers(ctx, FinalizerRef{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: string(d.UID)}, true)
+		if err != nil {
+			return started, err
+		}
+		if fin.Gone || fin.Deleting {
+			continue
+		}
+		if claim != nil {
+			if err := a.ensureClaim(ctx, claim); err != nil {
+				return started, err
+			}
+		}
+		if err := a.ensureService(ctx, svc); err != nil {
+			return started, err
+		}
+		if err := a.ensurePod(ctx, pod); err != nil {
+			return started, err
+		}
+		if err := a.markStarting(ctx, d, deviceRun(d, pod)); err != nil {
+			return started, err
+		}
+		started = append(started, d)
+	}
+	return started, nil
+}
+
+// deviceObjects are what a device runs as.
+type deviceObjects struct {
+	pod   *corev1.Pod
+	svc   *corev1.Service
+	claim *resourcev1.ResourceClaim
+}
+
+// deviceRun is where the device's pod runs the driver, as its status shows it.
+func deviceRun(d stepDevice, pod *corev1.Pod) kube.DeviceRun {
+	run := kube.DeviceRun{Pod: pod.Name, Node: pod.Spec.NodeName, Driver: d.Spec.Driver.Name}
+	if len(pod.Spec.Containers) > 0 {
+		run.Image = pod.Spec.Containers[0].Image
+	}
+	return run
+}
+
+// buildDevices builds every device's objects; checkServer has refused what they cannot be
+// built from, so a failure here is a check this forgot.
+func buildDevices(s stepServer, devices []stepDevice) ([]deviceObjects, error) {
+	out := make([]deviceObjects, len(devices))
+	for i, d := range devices {
+		var err error
+		if out[i].pod, err = kube.DevicePod(d.DeviceRef, s.Name, s.Guider); err != nil {
+			return nil, stepFailed("%v", err)
+		}
+		if out[i].svc, err = kube.DeviceService(d.DeviceRef, s.Name); err != nil {
+			return nil, stepFailed("%v", err)
+		}
+		if out[i].claim, err = kube.DeviceResourceClaim(d.DeviceRef, s.Name); err != nil {
+			return nil, stepFailed("%v", err)
+		}
+	}
+	return out, nil
+}
+
+// waitPodsReady waits until every named pod is Ready.
+func (a *Activities) waitPodsReady(ctx context.Context, ns string, names []string) error {
+	for _, name := range names {
+		err := waitUntil(ctx, "pod "+name+" Ready", func(ctx context.Context) (bool, error) {
+			p, err := a.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			if err != nil {
+				return false, fmt.Errorf("read the pod %s/%s: %w", ns, name, err)
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady {
+					return c.Status == corev1.ConditionTrue, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func resourceLabels(rs []kube.ResourceID) string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = string(r.Kind) + " " + r.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// bringUp is the object part of StartSite, PowerOn and StartDevices: the server, then the
+// chosen devices, then both Ready.
+func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
+	if err := a.checkServer(ctx, s, devices); err != nil {
+		return nil, err
+	}
+	if err := a.startServer(ctx, s); err != nil {
+		return nil, err
+	}
+	started, err := a.startDevicePods(ctx, s, devices)
+	if err != nil {
+		return started, err
+	}
+	names := []string{s.Name}
+	for _, d := range started {
+		names = append(names, d.Pod)
+	}
+	if err := a.waitPodsReady(ctx, s.Owner.Namespace, names); err != nil {
+		return started, err
+	}
+	// Each device's status names the node its pod runs on.
+	for _, d := range started {
+		pod, err := a.Kube.CoreV1().Pods(d.Namespace).Get(ctx, d.Pod, metav1.GetOptions{})
+		if err != nil {
+			return started, fmt.Errorf("read the pod %s/%s: %w", d.Namespace, d.Pod, err)
+		}
+		if err := a.markStarting(ctx, d, deviceRun(d, pod)); err != nil {
+			return started, err
+		}
+	}
+	return started, nil
+}

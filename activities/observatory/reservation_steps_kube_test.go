@@ -1,0 +1,570 @@
+// Integration tests of the steps that start and stop a reservation's pods, against the real
+// API server with the observatory CRDs and a kwok node that makes pods Running and Ready. The
+// fixture is examples/observatory.yaml itself, so the example a user applies is the one that
+// is proven. (The package's TestMain, in main_test.go, starts the stack.)
+package observatory
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/phd2test"
+)
+
+// applyExample creates the objects of examples/observatory.yaml in ns, except its Namespace
+// and its Reservation (the tests run the steps themselves), and lets them go when the test
+// ends. It returns the UIDs by kind/name.
+func applyExample(t *testing.T, ns string) map[string]types.UID {
+	return env.ApplyObservatory(t, "examples/observatory.yaml", ns, obsv1.KindReservation)
+}
+
+func stepInput(ns, step string) StepInput {
+	return StepInput{Namespace: ns, Reservation: "tonight", Holder: "ada", Telescope: "east", Observatory: "lab", Step: step}
+}
+
+// requireObject checks a pod's or Service's name, labels and controller.
+func requireObject(t *testing.T, m metav1.Object, role kube.ObjectRole, server string, kind obsv1.Kind, resource string, owner types.UID) {
+	t.Helper()
+	assert.Equal(t, map[string]string{
+		"app.kubernetes.io/managed-by":  "observatory-operator",
+		"app.kubernetes.io/part-of":     "observatory",
+		"app.kubernetes.io/name":        m.GetName(),
+		"observatory.liken.sh/role":     string(role),
+		"observatory.liken.sh/server":   server,
+		"observatory.liken.sh/kind":     string(kind),
+		"observatory.liken.sh/resource": resource,
+	}, m.GetLabels(), m.GetName())
+	ref := metav1.GetControllerOf(m)
+	require.NotNil(t, ref, "%s has a controller", m.GetName())
+	assert.Equal(t, string(kind), ref.Kind)
+	assert.Equal(t, resource, ref.Name)
+	assert.Equal(t, owner, ref.UID)
+}
+
+func requirePodAndService(t *testing.T, ns, name string, role kube.ObjectRole, server string, kind obsv1.Kind,
+	resource string, owner types.UID, portName string, port int32) *corev1.Pod {
+	t.Helper()
+	ctx := context.Background()
+	pod, err := env.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "pod %s", name)
+	requireObject(t, pod, role, server, kind, resource, owner)
+	require.Len(t, pod.Spec.Containers, 1)
+	require.Len(t, pod.Spec.Containers[0].Ports, 1)
+	assert.Equal(t, portName, pod.Spec.Containers[0].Ports[0].Name)
+	assert.Equal(t, port, pod.Spec.Containers[0].Ports[0].ContainerPort)
+	assert.Len(t, pod.Annotations[kube.AnnotationSpecDigest], 16)
+	// No check of the pod's Ready condition here: the step returned only once it was Ready,
+	// and on a busy machine kwok's node can miss a lease renewal, after which the node
+	// controller marks every pod on it not Ready until the node reports again.
+	svc, err := env.Kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "Service %s", name)
+	requireObject(t, svc, role, server, kind, resource, owner)
+	require.Len(t, svc.Spec.Ports, 1)
+	assert.Equal(t, portName, svc.Spec.Ports[0].Name)
+	assert.Equal(t, port, svc.Spec.Ports[0].Port)
+	assert.Equal(t, map[string]string{"app.kubernetes.io/name": name}, svc.Spec.Selector)
+	return pod
+}
+
+// dialLocal connects to the local indiserver of a server that LocalINDI already runs.
+func dialLocal(t *testing.T, l *LocalINDI, ns, server string, devices ...string) *indi.Client {
+	t.Helper()
+	l.mu.Lock()
+	s := l.servers[ns+"/"+server]
+	l.mu.Unlock()
+	require.NotNil(t, s, "a local indiserver runs for %s", server)
+	c, err := indi.Dial(testContext(t), s.srv.Addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	for _, dev := range devices {
+		require.NoError(t, c.Sync(testContext(t), dev))
+	}
+	return c
+}
+
+func indiDeviceOf(t *testing.T, ns string, kind obsv1.Kind, name string) string {
+	return statusString(t, ns, kind, name, "indiDevice")
+}
+
+func statusString(t *testing.T, ns string, kind obsv1.Kind, name, field string) string {
+	t.Helper()
+	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	v, _, _ := unstructured.NestedString(u.Object, "status", field)
+	return v
+}
+
+// readyOf is a resource's Ready condition's reason and message.
+func readyOf(t *testing.T, ns string, kind obsv1.Kind, name string) (string, string) {
+	t.Helper()
+	var st obsv1.StatusBase
+	readObjectStatus(t, ns, kind, name, &st)
+	for _, c := range st.Conditions {
+		if c.Type == obsv1.ConditionReady {
+			return c.Reason, c.Message
+		}
+	}
+	return "", ""
+}
+
+func readObjectStatus(t *testing.T, ns string, kind obsv1.Kind, name string, into any) {
+	t.Helper()
+	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	if st, ok := u.Object["status"].(map[string]any); ok {
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(st, into))
+	}
+}
+
+func hasDeactivateFinalizer(t *testing.T, ns string, kind obsv1.Kind, name string) bool {
+	t.Helper()
+	u, err := env.Dynamic.Resource(kind.GroupVersionResource()).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	return kube.FinalizersHave(u.GetFinalizers(), kube.FinalizerDeactivate)
+}
+
+func requireGone(t *testing.T, ns string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		_, err := env.Kube.CoreV1().Pods(ns).Get(context.Background(), n, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "pod %s is gone: %v", n, err)
+		_, err = env.Kube.CoreV1().Services(ns).Get(context.Background(), n, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "Service %s is gone: %v", n, err)
+	}
+}
+
+func TestTheExampleObservatoryStartsConnectsConfiguresAndStopsWithoutATrace(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-example-"+utilrand.String(5))
+	uids := applyExample(t, ns)
+	a := newActivities()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
+	ctx := testContext(t)
+
+	// StartSite: the observatory's server and its two devices.
+	res, err := a.StartSite(ctx, stepInput(ns, kube.StepStartSite))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped)
+	assert.Equal(t, "Started lab-observatory with Dome lab, WeatherStation lab; connected Dome lab (Dome Simulator), WeatherStation lab (Weather Simulator); "+
+		"wrote the lock policies of Dome lab; relayed Dome lab unparked, mounts parked", res.Summary)
+	srv := requirePodAndService(t, ns, "lab-observatory", kube.RoleServer, "lab-observatory", obsv1.KindObservatory, "lab",
+		uids["Observatory/lab"], "indi", 7624)
+	assert.Equal(t, "lab-dome:7625\nlab-weatherstation:7625\n", srv.Annotations[kube.AnnotationDrivers])
+	requirePodAndService(t, ns, "lab-dome", kube.RoleDevice, "lab-observatory", obsv1.KindDome, "lab", uids["Dome/lab"], "driver", 7625)
+	requirePodAndService(t, ns, "lab-weatherstation", kube.RoleDevice, "lab-observatory", obsv1.KindWeatherStation, "lab",
+		uids["WeatherStation/lab"], "driver", 7625)
+	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindDome, "lab"))
+
+	// PowerOn: the telescope's server, linking every device it will run, and its endpoint.
+	res, err = a.PowerOn(ctx, stepInput(ns, kube.StepPowerOn))
+	require.NoError(t, err)
+	require.NotNil(t, res.Endpoint)
+	assert.Equal(t, obsv1.Endpoint{Service: "east-telescope", Host: "east-telescope." + ns + ".svc", Port: 7624}, *res.Endpoint)
+	srv = requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
+		uids["Telescope/east"], "indi", 7624)
+	assert.Equal(t, "east-main-camera:7625\neast-main-filterwheel:7625\neast-main-flatpanel:7625\neast-main-focuser:7625\neast-mount:7625\n",
+		srv.Annotations[kube.AnnotationDrivers])
+
+	// StartDevices: every device of the telescope and its train, named in connect order.
+	for range 2 { // a retry adopts what is there and does the same
+		res, err = a.StartDevices(ctx, stepInput(ns, kube.StepStartDevices))
+		require.NoError(t, err)
+		assert.Equal(t, "Started Mount east, Focuser east-main, FilterWheel east-main, FlatPanel east-main, Camera east-main", res.Summary)
+	}
+	requirePodAndService(t, ns, "east-mount", kube.RoleDevice, "east-telescope", obsv1.KindMount, "east", uids["Mount/east"], "driver", 7625)
+	cam := requirePodAndService(t, ns, "east-main-camera", kube.RoleDevice, "east-telescope", obsv1.KindCamera, "east-main",
+		uids["Camera/east-main"], "driver", 7625)
+	assert.Equal(t, kube.DriverCommand("indi_simulator_ccd"), cam.Spec.Containers[0].Command)
+	assert.Nil(t, cam.Spec.Affinity, "no Guider, no affinity")
+	for _, k := range []obsv1.Kind{obsv1.KindFocuser, obsv1.KindFilterWheel, obsv1.KindFlatPanel} {
+		requirePodAndService(t, ns, kube.ObjectName(k, "east-main"), kube.RoleDevice, "east-telescope", k, "east-main",
+			uids[string(k)+"/east-main"], "driver", 7625)
+		assert.True(t, hasDeactivateFinalizer(t, ns, k, "east-main"))
+	}
+	assert.True(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
+	assert.Equal(t, string(obsv1.DeviceStarting), statusString(t, ns, obsv1.KindMount, "east", "phase"))
+	var mount obsv1.DeviceStatus
+	readObjectStatus(t, ns, obsv1.KindMount, "east", &mount)
+	assert.Equal(t, "east-mount", mount.Pod)
+	assert.NotEmpty(t, mount.Node, "where its pod runs")
+	assert.Equal(t, "indi_simulator_telescope", mount.Driver)
+	assert.Equal(t, kube.SimulatorImage, mount.Image)
+	reason, msg := readyOf(t, ns, obsv1.KindMount, "east")
+	assert.Equal(t, "Starting", reason)
+	assert.Equal(t, "Pod east-mount runs on "+mount.Node+"; waiting for the driver indi_simulator_telescope", msg)
+
+	// Connect and Configure, on the local indiserver that stands in for east-telescope.
+	res, err = a.Connect(ctx, stepInput(ns, kube.StepConnect))
+	require.NoError(t, err)
+	assert.Equal(t, "Connected Mount east (Telescope Simulator), Focuser east-main (Focuser Simulator), "+
+		"FilterWheel east-main (Filter Simulator), FlatPanel east-main (Light Panel Simulator), Camera east-main (CCD Simulator)", res.Summary)
+	assert.Equal(t, "Telescope Simulator", indiDeviceOf(t, ns, obsv1.KindMount, "east"))
+	assert.Equal(t, "CCD Simulator", indiDeviceOf(t, ns, obsv1.KindCamera, "east-main"))
+	res, err = a.Configure(ctx, stepInput(ns, kube.StepConfigure))
+	require.NoError(t, err)
+	assert.Contains(t, res.Summary, "Mount east (location")
+	assert.Contains(t, res.Summary, "Camera east-main (active devices, gain, offset, optics)")
+	assert.Contains(t, res.Summary, "FilterWheel east-main (filter names)")
+	assert.Contains(t, res.Summary, "Mount east (location, active devices)")
+	assert.Contains(t, res.Summary, "; relayed Dome lab unparked, mounts unparked", "the simulator starts unparked")
+
+	sims := []string{"Telescope Simulator", "Focuser Simulator", "Filter Simulator", "Light Panel Simulator", "CCD Simulator"}
+	c := dialLocal(t, local, ns, "east-telescope", sims...)
+	for _, dev := range sims {
+		p, ok := c.Property(dev, "CONNECTION")
+		require.True(t, ok, dev)
+		assert.True(t, p.SwitchOn("CONNECT"), "%s is connected", dev)
+	}
+	geo, ok := c.Property("Telescope Simulator", "GEOGRAPHIC_COORD")
+	require.True(t, ok)
+	lat, _ := geo.Number("LAT")
+	lon, _ := geo.Number("LONG")
+	assert.InDelta(t, 52.2043, lat, 1e-6)
+	assert.InDelta(t, 0.1149, lon, 1e-6)
+	scope, ok := c.Property("CCD Simulator", "SCOPE_INFO")
+	require.True(t, ok)
+	fl, _ := scope.Number("FOCAL_LENGTH")
+	ap, _ := scope.Number("APERTURE")
+	assert.Equal(t, []float64{480, 80}, []float64{fl, ap})
+	filters, ok := c.Property("Filter Simulator", "FILTER_NAME")
+	require.True(t, ok)
+	for i, f := range []string{"L", "R", "G", "B", "Ha"} {
+		v, _ := filters.Text("FILTER_SLOT_NAME_" + strconv.Itoa(i+1))
+		assert.Equal(t, f, v)
+	}
+	active, ok := c.Property("CCD Simulator", "ACTIVE_DEVICES")
+	require.True(t, ok)
+	v, _ := active.Text(indi.ActiveTelescope)
+	assert.Equal(t, "Telescope Simulator", v)
+	v, _ = active.Text(indi.ActiveFilter)
+	assert.Equal(t, "Filter Simulator", v)
+	// The mount heeds the dome of the other server, and the dome the mounts (spec 5).
+	active, _ = c.Property("Telescope Simulator", "ACTIVE_DEVICES")
+	v, _ = active.Text(indi.ActiveDome)
+	assert.Equal(t, "Dome Simulator", v)
+	policy, _ := c.Property("Telescope Simulator", "DOME_POLICY")
+	assert.Equal(t, []string{"DOME_LOCKS"}, policy.OnSwitches())
+	site := dialLocal(t, local, ns, "lab-observatory", "Dome Simulator")
+	policy, _ = site.Property("Dome Simulator", "MOUNT_POLICY")
+	assert.Equal(t, []string{"MOUNT_LOCKS"}, policy.OnSwitches())
+	active, _ = site.Property("Dome Simulator", "ACTIVE_DEVICES")
+	v, _ = active.Text(indi.ActiveTelescope)
+	assert.Equal(t, kube.MountsRelayDevice("lab"), v)
+
+	// A retried Configure finds everything set.
+	_, err = a.Configure(ctx, stepInput(ns, kube.StepConfigure))
+	require.NoError(t, err)
+
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.Equal(t, "Nothing ran on Mount east, Camera east-main", res.Summary)
+
+	res, err = a.Disconnect(ctx, stepInput(ns, kube.StepDisconnect))
+	require.NoError(t, err)
+	assert.Equal(t, "Disconnected Camera east-main, FlatPanel east-main, FilterWheel east-main, Focuser east-main, Mount east", res.Summary)
+	require.NoError(t, c.Sync(ctx, "CCD Simulator"))
+	p, ok := c.Property("CCD Simulator", "CONNECTION")
+	require.True(t, ok)
+	assert.True(t, p.SwitchOn("DISCONNECT"))
+	assert.Equal(t, string(obsv1.DeviceDisconnecting), statusString(t, ns, obsv1.KindCamera, "east-main", "phase"))
+
+	// The stop steps, in the order the workflow runs them.
+	res, err = a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped)
+	for _, d := range []string{"Mount east", "Camera east-main", "Focuser east-main", "FilterWheel east-main", "FlatPanel east-main"} {
+		assert.Contains(t, res.Summary, d)
+	}
+	requireGone(t, ns, "east-mount", "east-main-camera", "east-main-focuser", "east-main-filterwheel", "east-main-flatpanel")
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindCamera, "east-main"))
+	assert.Equal(t, string(obsv1.DeviceIdle), statusString(t, ns, obsv1.KindCamera, "east-main", "phase"))
+	assert.Empty(t, statusString(t, ns, obsv1.KindCamera, "east-main", "pod"), "nothing runs it")
+	reason, msg = readyOf(t, ns, obsv1.KindCamera, "east-main")
+	assert.Equal(t, "Idle", reason)
+	assert.Equal(t, "Not reserved", msg)
+	requirePodAndService(t, ns, "east-telescope", kube.RoleServer, "east-telescope", obsv1.KindTelescope, "east",
+		uids["Telescope/east"], "indi", 7624)
+
+	res, err = a.PowerOff(ctx, stepInput(ns, kube.StepPowerOff))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped east-telescope", res.Summary)
+	requireGone(t, ns, "east-telescope")
+
+	res, err = a.StopSite(ctx, stepInput(ns, kube.StepStopSite))
+	require.NoError(t, err)
+	assert.Equal(t, "Disconnected WeatherStation lab, Dome lab; Stopped Dome lab, WeatherStation lab; Stopped lab-observatory", res.Summary)
+	requireGone(t, ns, "lab-observatory", "lab-dome", "lab-weatherstation")
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindDome, "lab"))
+
+	// Stopping again finds nothing to do.
+	res, err = a.StopDevices(ctx, stepInput(ns, kube.StepStopDevices))
+	require.NoError(t, err)
+	assert.True(t, res.Skipped)
+}
+
+func TestADeviceWhosePodNameIsNotADNSLabelFailsStartDevicesNamingIt(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-badname-"+utilrand.String(5))
+	applyExample(t, ns)
+	// A 40-character name cannot be applied (every CRD caps names at 32), but a dot can:
+	// it gives a pod name that is no DNS label.
+	createObject(t, obsv1.KindFocuser, ns, &obsv1.Focuser{
+		ObjectMeta: metav1.ObjectMeta{Name: "east.guide"},
+		Spec:       obsv1.FocuserSpec{OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"}, DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_focus2"}}},
+	})
+	a := newActivities()
+	_, err := a.StartDevices(testContext(t), stepInput(ns, kube.StepStartDevices))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.True(t, app.NonRetryable())
+	assert.True(t, strings.HasPrefix(app.Message(), "Failed: the Focuser name east.guide gives the pod name east.guide-focuser"), app.Message())
+	assert.Contains(t, app.Message(), "holds only lowercase letters, digits and '-'")
+	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, pods.Items, "nothing is created before every name is checked")
+	// The Focuser at fault says so too, in the step's words, with a Warning.
+	assert.Equal(t, string(obsv1.DeviceError), statusString(t, ns, obsv1.KindFocuser, "east.guide", "phase"))
+	reason, msg := readyOf(t, ns, obsv1.KindFocuser, "east.guide")
+	assert.Equal(t, "Error", reason)
+	assert.Equal(t, strings.TrimPrefix(app.Message(), "Failed: "), msg)
+	assert.Equal(t, corev1.EventTypeWarning, eventReasons(t, ns, obsv1.KindFocuser, "east.guide")["Error"])
+}
+
+func TestTwoDevicesOfOneServerWithTheSameDriverFailTheStep(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-dupdriver-"+utilrand.String(5))
+	applyExample(t, ns)
+	createObject(t, obsv1.KindSkyQualityMeter, ns, &obsv1.SkyQualityMeter{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.SkyQualityMeterSpec{
+			TelescopeOrObservatoryParent: obsv1.TelescopeOrObservatoryParent{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"}},
+			DeviceSpec:                   obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}},
+		},
+	})
+	_, err := newActivities().StartSite(testContext(t), stepInput(ns, kube.StepStartSite))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, "Failed: Dome lab and SkyQualityMeter lab both use the driver indi_simulator_dome, which the INDI server lab-observatory can run only once", app.Message())
+	_, msg := readyOf(t, ns, obsv1.KindSkyQualityMeter, "lab")
+	assert.Equal(t, strings.TrimPrefix(app.Message(), "Failed: "), msg, "the device that came second is at fault")
+	assert.Equal(t, corev1.EventTypeWarning, eventReasons(t, ns, obsv1.KindSkyQualityMeter, "lab")["Error"])
+	assert.Empty(t, statusString(t, ns, obsv1.KindDome, "lab", "phase"), "the Dome holds its driver")
+}
+
+// guidersAt resolves every guider to one address, such as a fake PHD2's, and keeps what it
+// was asked.
+type guidersAt struct {
+	addr  string
+	mu    sync.Mutex
+	asked []GuiderServer
+}
+
+func (r *guidersAt) Address(_ context.Context, g GuiderServer) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, g)
+	return r.addr, nil
+}
+
+func (r *guidersAt) Asked() []GuiderServer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.asked)
+}
+
+// createGuider gives the example's telescope east a Guider on its main train.
+func createGuider(t *testing.T, ns string) *unstructured.Unstructured {
+	t.Helper()
+	return createObject(t, obsv1.KindGuider, ns, &obsv1.Guider{
+		ObjectMeta: metav1.ObjectMeta{Name: "east"},
+		Spec: obsv1.GuiderSpec{
+			TelescopeParent:    obsv1.TelescopeParent{Telescope: "east"},
+			OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"},
+			Pulses:             obsv1.PulsesMount,
+		},
+	})
+}
+
+// startTelescope runs east's steps before StartGuider: the guider pod needs the server pod to
+// run beside, and its profile the INDI names Connect records.
+func startTelescope(t *testing.T, ctx context.Context, a *Activities, ns string) {
+	t.Helper()
+	for _, step := range []func(context.Context, StepInput) (StepResult, error){a.PowerOn, a.StartDevices, a.Connect} {
+		_, err := step(ctx, stepInput(ns, "step"))
+		require.NoError(t, err)
+	}
+}
+
+func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipped(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-guider-"+utilrand.String(5))
+	applyExample(t, ns)
+	a := newActivities()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
+	phd := phd2test.New(t)
+	// The equipment connects a moment after set_connected, so the step has to wait for it.
+	phd.ConnectDelay(300 * time.Millisecond)
+	guiders := &guidersAt{addr: phd.Addr}
+	a.PHD2 = guiders
+	ctx := testContext(t)
+
+	res, err := a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Equal(t, StepResult{Skipped: true, Summary: "no Guider for Telescope east"}, res)
+	assert.Empty(t, phd.Calls(""), "no Guider, no call to PHD2")
+
+	g := createGuider(t, ns)
+	startTelescope(t, ctx, a, ns)
+	cam, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-main-camera", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, cam.Spec.Affinity, "the guide camera runs beside the server")
+
+	res, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Equal(t, "Started Guider east (pod east-guider, camera CCD Simulator, mount Telescope Simulator); PHD2 connected its camera and mount", res.Summary)
+	assert.Equal(t, []GuiderServer{{Namespace: ns, Name: "east-guider"}}, guiders.Asked())
+	calls := phd.Calls(phd2.MethodSetConnected)
+	require.Len(t, calls, 1)
+	assert.JSONEq(t, "[true]", string(calls[0].Params))
+	assert.True(t, phd.Connected())
+	assert.GreaterOrEqual(t, len(phd.Calls(phd2.MethodGetConnected)), 2, "the step waited for get_connected")
+	pod, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	require.NoError(t, err)
+	requireObject(t, pod, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
+	svc, err := env.Kube.CoreV1().Services(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	require.NoError(t, err)
+	requireObject(t, svc, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
+	assert.Equal(t, int32(4400), svc.Spec.Ports[0].Port)
+	cm, err := env.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	require.NoError(t, err)
+	requireObject(t, cm, kube.RoleGuider, "east-telescope", obsv1.KindGuider, "east", g.GetUID())
+	profile := cm.Data[kube.ProfileKey]
+	assert.Contains(t, profile, "INDI Camera [CCD Simulator]")
+	assert.Contains(t, profile, "INDI Mount [Telescope Simulator]")
+	assert.Contains(t, profile, "focalLength=480")
+	assert.Contains(t, profile, "INDIhost=east-telescope."+ns+".svc")
+	var gst obsv1.GuiderStatus
+	readObjectStatus(t, ns, obsv1.KindGuider, "east", &gst)
+	assert.Equal(t, "Running", gst.Phase)
+	assert.Equal(t, "east-guider", gst.Pod, "status.pod says a reservation runs it")
+	assert.NotEmpty(t, gst.Node)
+	assert.Equal(t, &obsv1.Endpoint{Service: "east-guider", Host: "east-guider." + ns + ".svc", Port: 4400}, gst.Endpoint)
+	reason, msg := readyOf(t, ns, obsv1.KindGuider, "east")
+	assert.Equal(t, "Ready", reason)
+	assert.Equal(t, "PHD2 connected its camera and mount", msg)
+
+	// A retried StartGuider finds PHD2 connected and sends nothing again.
+	_, err = a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	require.NoError(t, err)
+	assert.Len(t, phd.Calls(phd2.MethodSetConnected), 1)
+
+	// Abort stops PHD2's guiding before it aborts the mount and camera.
+	phd.SetState(phd2.StateGuiding)
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped PHD2's capture on Guider east; Nothing ran on Mount east, Camera east-main", res.Summary)
+	assert.Len(t, phd.Calls(phd2.MethodStopCapture), 1)
+	assert.Equal(t, phd2.StateStopped, phd.State())
+
+	// A PHD2 that is gone does not fail Abort: the summary says it was not told.
+	phd.Close()
+	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped)
+	assert.True(t, strings.HasPrefix(res.Summary, "Nothing ran on Mount east, Camera east-main; Guider east: PHD2 was not told to stop capturing (reach the PHD2 of east-guider: phd2 server "+phd.Addr+" cannot be reached"), res.Summary)
+
+	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
+	require.NoError(t, err)
+	assert.Equal(t, "Stopped Guider east", res.Summary)
+	requireGone(t, ns, "east-guider")
+	_, err = env.Kube.CoreV1().ConfigMaps(ns).Get(ctx, "east-guider", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the ConfigMap is gone: %v", err)
+	gst = obsv1.GuiderStatus{}
+	readObjectStatus(t, ns, obsv1.KindGuider, "east", &gst)
+	assert.Equal(t, "Idle", gst.Phase)
+	assert.Empty(t, gst.Pod+gst.Node, "nothing runs it: the inventory's again")
+	assert.Nil(t, gst.Endpoint)
+	res, err = a.StopGuider(ctx, stepInput(ns, kube.StepStopGuider))
+	require.NoError(t, err)
+	assert.True(t, res.Skipped)
+}
+
+func TestAGuiderWhosePHD2RefusesToConnectFailsStartGuiderWithPHD2sWords(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-guider-refused-"+utilrand.String(5))
+	applyExample(t, ns)
+	a := newActivities()
+	local := &LocalINDI{}
+	t.Cleanup(func() { local.Close() })
+	a.INDI = local
+	phd := phd2test.New(t)
+	phd.RefuseConnect("Failed to connect camera INDI Camera [CCD Simulator]")
+	a.PHD2 = &guidersAt{addr: phd.Addr}
+	ctx := testContext(t)
+	createGuider(t, ns)
+	startTelescope(t, ctx, a, ns)
+
+	_, err := a.StartGuider(ctx, stepInput(ns, kube.StepStartGuider))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.True(t, app.NonRetryable(), "PHD2 would refuse again")
+	assert.Equal(t, "Failed: Guider east: PHD2 could not connect its camera and mount: Failed to connect camera INDI Camera [CCD Simulator]", app.Message())
+	assert.False(t, phd.Connected())
+}
+
+func TestAbortWithoutAGuiderPodCallsNoPHD2(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-abort-noguider-"+utilrand.String(5))
+	applyExample(t, ns)
+	a := newActivities()
+	phd := phd2test.New(t)
+	a.PHD2 = &guidersAt{addr: phd.Addr}
+	// A Guider without its pod (StartGuider never ran): nothing runs to stop.
+	createGuider(t, ns)
+	res, err := a.Abort(testContext(t), stepInput(ns, kube.StepAbort))
+	require.NoError(t, err)
+	assert.Equal(t, StepResult{Skipped: true, Summary: "east-telescope does not run"}, res)
+	assert.Empty(t, phd.Calls(""))
+}
+
+func TestADriverNoImageHoldsFailsStartDevicesBeforeAnythingIsCreated(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-noimage-"+utilrand.String(5))
+	applyExample(t, ns)
+	createObject(t, obsv1.KindRotator, ns, &obsv1.Rotator{
+		ObjectMeta: metav1.ObjectMeta{Name: "east-main"},
+		Spec:       obsv1.RotatorSpec{OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "east-main"}, DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_nowhere_rotator"}}},
+	})
+	_, err := newActivities().StartDevices(testContext(t), stepInput(ns, kube.StepStartDevices))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, ErrStepFailed, app.Type())
+	assert.Contains(t, app.Message(), "Failed: Rotator/east-main: no image of the runner holds the driver indi_nowhere_rotator")
+	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, pods.Items, "nothing is created before every device's objects are built")
+	assert.False(t, hasDeactivateFinalizer(t, ns, obsv1.KindMount, "east"))
+	assert.Equal(t, string(obsv1.DeviceError), statusString(t, ns, obsv1.KindRotator, "east-main", "phase"))
+	_, msg := readyOf(t, ns, obsv1.KindRotator, "east-main")
+	assert.Equal(t, strings.TrimPrefix(app.Message(), "Failed: "), msg)
+}

@@ -1,0 +1,85 @@
+// Signalling another workflow from an activity, which both domains do: a reservation its
+// telescope's and observatory's coordinators, the people side each Person's lifecycle.
+// SignalWithStart is a client call, which a workflow cannot make itself.
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// WorkflowSignal sends a signal to a workflow (a telescope's or an observatory's
+// coordinator, a Person's lifecycle), starting it when it does not run: Temporal's
+// SignalWithStart, which a workflow cannot call itself. This package cannot name the
+// workflows' types, so Message and Input arrive here as the plain JSON values they encode to,
+// and go on unchanged; the workflow decodes them into its own types. (They hold names,
+// tokens, times, flags and generations: no number that JSON could round.)
+type WorkflowSignal struct {
+	WorkflowID   string
+	WorkflowType string
+	Signal       string
+	Message      any
+	// Input is the workflow's input, used only when it has to start.
+	Input any
+	// OnlyIfRunning sends the signal without starting the workflow: news that a workflow
+	// which has ended (or never ran) would only start to hear and end again, such as a
+	// Person's delete.
+	OnlyIfRunning bool `json:",omitempty"`
+	// Summary and Details are what the Temporal UI shows of the workflow when this signal
+	// starts it (its StaticSummary and StaticDetails).
+	Summary string `json:",omitempty"`
+	Details string `json:",omitempty"`
+	// Keywords are Keyword search attributes the workflow starts with, such as a telescope
+	// lock's Telescope; its continued runs carry them on.
+	Keywords map[string]string `json:",omitempty"`
+}
+
+// errNoTemporal is a worker wired without a Temporal client for the workflows it signals.
+var errNoTemporal = errors.New("the worker has no Temporal client (Activities.Temporal) to signal another workflow")
+
+// NeedTemporal fails, for good, an activity that signals when the worker has no Temporal
+// client (tc is nil): no retry would give it one.
+func NeedTemporal(tc client.Client) error {
+	if tc == nil {
+		return temporal.NewNonRetryableApplicationError(errNoTemporal.Error(), "NoTemporalClient", errNoTemporal)
+	}
+	return nil
+}
+
+// SignalWorkflow sends one WorkflowSignal through tc on the calling activity's task queue.
+func SignalWorkflow(ctx context.Context, tc client.Client, in WorkflowSignal) error {
+	queue := ""
+	if activity.IsActivity(ctx) {
+		queue = activity.GetInfo(ctx).TaskQueue
+	}
+	var err error
+	if in.OnlyIfRunning {
+		err = tc.SignalWorkflow(ctx, in.WorkflowID, "", in.Signal, in.Message)
+		if _, ended := errors.AsType[*serviceerror.NotFound](err); ended {
+			err = nil
+		}
+	} else {
+		opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue,
+			StaticSummary: in.Summary, StaticDetails: in.Details, TypedSearchAttributes: keywords(in.Keywords)}
+		_, err = tc.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
+	}
+	if err != nil {
+		return fmt.Errorf("signal %s to the workflow %s: %w", in.Signal, in.WorkflowID, err)
+	}
+	return nil
+}
+
+// keywords are Keyword search attributes by name.
+func keywords(kw map[string]string) temporal.SearchAttributes {
+	var updates []temporal.SearchAttributeUpdate
+	for name, v := range kw {
+		updates = append(updates, temporal.NewSearchAttributeKeyKeyword(name).ValueSet(v))
+	}
+	return temporal.NewSearchAttributes(updates...)
+}
