@@ -79,30 +79,21 @@ func (l *LocalINDI) podGone(ctx context.Context, client kubernetes.Interface, na
 // StopServer stops the local indiserver of s (this worker's, or one an earlier worker recorded)
 // and says whether one ran. Its port is kept for a server of that name started later.
 func (l *LocalINDI) StopServer(ctx context.Context, s INDIServer) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
+	key := s.Namespace + "/" + s.Name
+	unlock, err := l.lockKey(key)
+	if err != nil {
 		return false
 	}
-	l.init()
-	key := s.Namespace + "/" + s.Name
-	cur := l.servers[key]
-	if l.Dir != "" {
-		unlock, err := l.lockDir()
-		if err != nil {
-			return false
-		}
-		defer unlock()
-		if cur == nil {
-			cur, _ = l.recorded(ctx, key)
-		}
+	defer unlock()
+	cur := l.server(key)
+	if l.Dir != "" && cur == nil {
+		cur, _ = l.recorded(ctx, key)
 	}
 	if cur == nil {
 		return false
 	}
 	l.stop(key, cur)
-	delete(l.servers, key)
-	return true
+	return l.setServer(key, nil) == nil
 }
 
 // known lists the servers this worker runs or its folder records, as namespace/name.
