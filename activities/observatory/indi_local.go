@@ -168,6 +168,19 @@ func (l *LocalINDI) lockKey(key string) (unlock func(), err error) {
 	return func() { unlockFile(); m.Unlock() }, nil
 }
 
+// lockedServer takes the lock of key's server and returns the server: this worker's, or one
+// an earlier worker recorded in Dir; nil when none runs.
+func (l *LocalINDI) lockedServer(ctx context.Context, key string) (cur *localINDIServer, unlock func(), err error) {
+	if unlock, err = l.lockKey(key); err != nil {
+		return nil, nil, err
+	}
+	cur = l.server(key)
+	if l.Dir != "" && cur == nil {
+		cur, _ = l.recorded(ctx, key)
+	}
+	return cur, unlock, nil
+}
+
 // server is the server of key this worker runs, or nil.
 func (l *LocalINDI) server(key string) *localINDIServer {
 	l.mu.Lock()
@@ -233,15 +246,11 @@ func (l *LocalINDI) remember(key, addr string) {
 // again with the drivers it keeps (its clients reconnect), or stops when none is left.
 func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
 	key := s.Namespace + "/" + s.Name
-	unlock, err := l.lockKey(key)
+	cur, unlock, err := l.lockedServer(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	cur := l.server(key)
-	if l.Dir != "" && cur == nil {
-		cur, _ = l.recorded(ctx, key)
-	}
 	if cur == nil || !slices.ContainsFunc(cur.drivers, func(d string) bool { return slices.Contains(s.Drivers, d) }) {
 		return nil
 	}

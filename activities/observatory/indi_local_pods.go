@@ -80,15 +80,11 @@ func (l *LocalINDI) podGone(ctx context.Context, client kubernetes.Interface, na
 // and says whether one ran. Its port is kept for a server of that name started later.
 func (l *LocalINDI) StopServer(ctx context.Context, s INDIServer) bool {
 	key := s.Namespace + "/" + s.Name
-	unlock, err := l.lockKey(key)
+	cur, unlock, err := l.lockedServer(ctx, key)
 	if err != nil {
 		return false
 	}
 	defer unlock()
-	cur := l.server(key)
-	if l.Dir != "" && cur == nil {
-		cur, _ = l.recorded(ctx, key)
-	}
 	if cur == nil {
 		return false
 	}
