@@ -1,7 +1,8 @@
 // Package people holds the people side's activities: the quick pass over a Person, the bake
 // of nfs:// and claim:// pictures in baker pods, the paint of many people at once, and the
 // signals to each Person's workflow. What it shares with the observatory (clients, clock,
-// logging, Events, signalling) is in the root package activities.
+// logging, Events, signalling, the status write, create-or-adopt, the heartbeat) is in the
+// root package activities.
 package people
 
 import (

@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
 
+	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
@@ -167,47 +167,40 @@ func (a *Activities) claimThere(ctx context.Context, src pictures.Source) (nsFou
 }
 
 // startBaker creates the baker pod, or adopts the one already there when it is for the same
-// Person, source and check and can still give a fresh answer. Any other pod of that name is
-// stale: it is deleted and replaced. A pod that cannot be created for a reason the user can
-// fix (a claim's namespace that does not exist) comes back as a failed read.
+// Person, source and check and can still give a fresh answer (activities.EnsureObject). Any
+// other baker pod of that name is stale: it is deleted and replaced. A pod that cannot be
+// created for a reason the user can fix (a claim's namespace that does not exist, a pod of
+// that name the people side did not make) comes back as a failed read.
 func (a *Activities) startBaker(ctx context.Context, want *corev1.Pod, deadline time.Duration) (*corev1.Pod, *kube.AvatarRead, error) {
-	pods := a.Kube.CoreV1().Pods(want.Namespace)
+	var notOurs error
+	pod, err := activities.EnsureObject(ctx, a.Kube.CoreV1().Pods(want.Namespace), want, activities.Adopting[*corev1.Pod]{
+		Kind: "baker pod", Manager: fieldManager,
+		Settle: func(_ context.Context, cur *corev1.Pod) (activities.Adoption, error) {
+			if adoptable(cur, want, a.now(), deadline) {
+				return activities.Adopted, nil
+			}
+			return activities.ReplaceIt, nil
+		},
+		NotOurs: func(kind, ns, name string) error {
+			notOurs = fmt.Errorf("a pod named %s exists in %s that the %s did not create; delete or rename it", name, ns, kube.PeopleComponent)
+			return notOurs
+		},
+	})
 	refuse := func(format string, args ...any) (*corev1.Pod, *kube.AvatarRead, error) {
 		return nil, &kube.AvatarRead{Source: want.Annotations[kube.AnnotationSource], Reason: pictures.ReasonBakeFailed, Message: fmt.Sprintf(format, args...)}, nil
 	}
-	for range 3 {
-		pod, err := pods.Create(ctx, want, metav1.CreateOptions{FieldManager: fieldManager})
-		switch {
-		case err == nil:
-			logFor(ctx).Info("started a baker pod", "pod", want.Namespace+"/"+want.Name, "person", want.Annotations[kube.AnnotationPerson])
-			return pod, nil, nil
-		case apierrors.IsAlreadyExists(err):
-			cur, err := pods.Get(ctx, want.Name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("read the baker pod %s/%s: %w", want.Namespace, want.Name, err)
-			}
-			if adoptable(cur, want, a.now(), deadline) {
-				return cur, nil, nil
-			}
-			if err := a.deletePod(ctx, cur); err != nil {
-				return nil, nil, err
-			}
-			if err := a.awaitPodGone(ctx, cur); err != nil {
-				return nil, nil, err
-			}
-		case apierrors.IsNotFound(err):
-			// Admission answers a pod in a namespace that does not exist with NotFound.
-			return refuse("the namespace %s does not exist", want.Namespace)
-		case apierrors.IsForbidden(err) || apierrors.IsInvalid(err):
-			return refuse("the baker pod %s/%s could not be created: %v", want.Namespace, want.Name, err)
-		default:
-			return nil, nil, fmt.Errorf("create the baker pod %s/%s: %w", want.Namespace, want.Name, err)
-		}
+	switch {
+	case err == nil:
+		return pod, nil, nil
+	case notOurs != nil && errors.Is(err, notOurs):
+		return refuse("%v", notOurs)
+	case apierrors.IsNotFound(err):
+		// Admission answers a pod in a namespace that does not exist with NotFound.
+		return refuse("the namespace %s does not exist", want.Namespace)
+	case apierrors.IsForbidden(err) || apierrors.IsInvalid(err):
+		return refuse("the baker pod %s/%s could not be created: %v", want.Namespace, want.Name, err)
 	}
-	return nil, nil, fmt.Errorf("the baker pod %s/%s kept coming back while it was replaced", want.Namespace, want.Name)
+	return nil, nil, fmt.Errorf("create the baker pod %s/%s: %w", want.Namespace, want.Name, err)
 }
 
 // adoptable tells whether a pod found under the baker's name can answer this bake: it is for
@@ -260,9 +253,7 @@ func (a *Activities) awaitBaker(ctx context.Context, p *peoplev1.Person, pod *co
 	at := pod.CreationTimestamp.Add(deadline)
 	ref := pod.Namespace + "/" + pod.Name
 	for {
-		if activity.IsActivity(ctx) {
-			activity.RecordHeartbeat(ctx, ref)
-		}
+		activities.RecordHeartbeat(ctx, ref)
 		cur, _, err := a.getPerson(ctx, p.Name)
 		switch {
 		case apierrors.IsNotFound(err) || (err == nil && cur.UID != p.UID):
@@ -330,19 +321,6 @@ func (a *Activities) nextPodState(ctx context.Context, pod *corev1.Pod, d time.D
 		return nil, fmt.Errorf("read the baker pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return cur, nil
-}
-
-// awaitPodGone waits until a deleted pod is gone, so its name can be used again.
-func (a *Activities) awaitPodGone(ctx context.Context, pod *corev1.Pod) error {
-	for {
-		if activity.IsActivity(ctx) {
-			activity.RecordHeartbeat(ctx, pod.Namespace+"/"+pod.Name)
-		}
-		next, err := a.nextPodState(ctx, pod, bakePoll)
-		if err != nil || next == nil {
-			return err
-		}
-	}
 }
 
 // bakeResult reads what a finished baker pod printed.
