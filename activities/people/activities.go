@@ -22,7 +22,7 @@ type Activities struct {
 	// HTTP fetches http(s) pictures; nil means a client with the spec's 15 s timeout.
 	HTTP *http.Client
 	// People configures the people side (baker image, namespaces, deadline).
-	People PeopleConfig
+	People Config
 }
 
 var logFor = activities.LogFor

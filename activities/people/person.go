@@ -52,8 +52,8 @@ type PersonOutcome struct {
 	Wrote bool `json:",omitempty"`
 }
 
-// PeopleConfig is how the people side runs. The zero value of each field means its default.
-type PeopleConfig struct {
+// Config is how the people side runs. The zero value of each field means its default.
+type Config struct {
 	// BakerImage is the image baker pods run: the worker's own, which has the bake subcommand.
 	BakerImage string
 	// OperatorNamespace is where the baker pods of nfs:// pictures run.
@@ -63,8 +63,6 @@ type PeopleConfig struct {
 	EventNamespace string
 	// BakeDeadline is how long a baker pod may take, from its creation, before its bake fails.
 	BakeDeadline time.Duration
-	// Instance names this worker in Events (reportingInstance): its pod's name.
-	Instance string
 }
 
 // The people side's defaults, the spec's figures.
@@ -78,7 +76,7 @@ const (
 	FetchTimeout = 15 * time.Second
 )
 
-func (c PeopleConfig) withDefaults() PeopleConfig {
+func (c Config) withDefaults() Config {
 	if c.OperatorNamespace == "" {
 		c.OperatorNamespace = DefaultOperatorNamespace
 	}
@@ -91,7 +89,7 @@ func (c PeopleConfig) withDefaults() PeopleConfig {
 	return c
 }
 
-func (a *Activities) people() PeopleConfig { return a.People.withDefaults() }
+func (a *Activities) people() Config { return a.People.withDefaults() }
 
 // fieldManager names the people side's writes in managedFields.
 const fieldManager = kube.PeopleComponent

@@ -67,31 +67,12 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 		return out, err
 	}
 
-	var (
-		pod *corev1.Pod
-		end bakeEnd
-	)
-	for tries := 1; ; tries++ {
-		var refused *kube.AvatarRead
-		pod, refused, err = a.startBaker(ctx, want, cfg.BakeDeadline)
-		if err != nil {
-			return out, err
-		}
-		if refused != nil {
-			return a.finish(ctx, u, p, *refused, checked, out)
-		}
-		if pod, end, err = a.awaitBaker(ctx, p, pod, cfg.BakeDeadline); err != nil {
-			return out, err
-		}
-		if end != bakeVanished {
-			break
-		}
-		// Something deleted the pod (an eviction, a person, a fake kubelet's late delete of
-		// an earlier pod of the same name): another pod answers instead, a few times over.
-		if tries == maxBakerStarts {
-			return out, fmt.Errorf("the baker pod %s/%s was deleted before it finished, %d times", pod.Namespace, pod.Name, tries)
-		}
-		logFor(ctx).Warn("the baker pod was deleted before it finished; starting another", "pod", pod.Namespace+"/"+pod.Name)
+	pod, end, refused, err := a.runBaker(ctx, p, want, cfg.BakeDeadline)
+	switch {
+	case err != nil:
+		return out, err
+	case refused != nil:
+		return a.finish(ctx, u, p, *refused, checked, out)
 	}
 	var read kube.AvatarRead
 	switch end {
@@ -107,10 +88,35 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 			return out, err
 		}
 	}
+	return a.writeBake(ctx, in.Name, out, pod, read)
+}
 
-	// The status is written against the Person as it is now, and for the check-avatar value
-	// the pod was started for: a newer value is still due, and the next pass reads it.
-	p, u, err = a.getPerson(ctx, in.Name)
+// runBaker starts or adopts the baker pod and waits until it ends. Something may delete the
+// pod first (an eviction, a person, a fake kubelet's late delete of an earlier pod of the same
+// name): another pod answers instead, a few times over. refused is a pod that could not be
+// created for a reason the user can fix.
+func (a *Activities) runBaker(ctx context.Context, p *peoplev1.Person, want *corev1.Pod, deadline time.Duration) (*corev1.Pod, bakeEnd, *kube.AvatarRead, error) {
+	for tries := 1; ; tries++ {
+		pod, refused, err := a.startBaker(ctx, want, deadline)
+		if err != nil || refused != nil {
+			return nil, 0, refused, err
+		}
+		pod, end, err := a.awaitBaker(ctx, p, pod, deadline)
+		if err != nil || end != bakeVanished {
+			return pod, end, nil, err
+		}
+		if tries == maxBakerStarts {
+			return pod, end, nil, fmt.Errorf("the baker pod %s/%s was deleted before it finished, %d times", pod.Namespace, pod.Name, tries)
+		}
+		logFor(ctx).Warn("the baker pod was deleted before it finished; starting another", "pod", pod.Namespace+"/"+pod.Name)
+	}
+}
+
+// writeBake writes what the pod read. The status is written against the Person as it is now,
+// and for the check-avatar value the pod was started for: a newer value is still due, and the
+// next pass reads it. The pod is deleted once its answer is written, or not wanted.
+func (a *Activities) writeBake(ctx context.Context, name string, out PersonOutcome, pod *corev1.Pod, read kube.AvatarRead) (PersonOutcome, error) {
+	p, u, err := a.getPerson(ctx, name)
 	switch {
 	case apierrors.IsNotFound(err) || (err == nil && string(p.UID) != out.UID):
 		return PersonOutcome{Gone: true}, a.deletePod(ctx, pod)
