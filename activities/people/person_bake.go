@@ -152,24 +152,24 @@ func bakeBlocker(src pictures.Source, nsFound, claimFound bool, image string) st
 // these reads cannot tell, and goes on as if both were there: the pod's start tells.
 func (a *Activities) claimThere(ctx context.Context, src pictures.Source) (nsFound, claimFound bool, err error) {
 	_, err = a.Kube.CoreV1().Namespaces().Get(ctx, src.Namespace, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, false, nil
-	case apierrors.IsForbidden(err):
-		return true, true, nil
-	case err != nil:
-		return false, false, fmt.Errorf("read the namespace %s: %w", src.Namespace, err)
+	if nsFound, err = found(err, "namespace "+src.Namespace); err != nil || !nsFound {
+		return nsFound, false, err
 	}
 	_, err = a.Kube.CoreV1().PersistentVolumeClaims(src.Namespace).Get(ctx, src.Claim, metav1.GetOptions{})
+	claimFound, err = found(err, "PersistentVolumeClaim "+src.Namespace+"/"+src.Claim)
+	return true, claimFound, err
+}
+
+// found is what a Get of what says: there, or not to be told (Forbidden, read as there);
+// NotFound; or an error.
+func found(err error, what string) (bool, error) {
 	switch {
+	case err == nil || apierrors.IsForbidden(err):
+		return true, nil
 	case apierrors.IsNotFound(err):
-		return true, false, nil
-	case apierrors.IsForbidden(err):
-		return true, true, nil
-	case err != nil:
-		return true, false, fmt.Errorf("read the PersistentVolumeClaim %s/%s: %w", src.Namespace, src.Claim, err)
+		return false, nil
 	}
-	return true, true, nil
+	return false, fmt.Errorf("read the %s: %w", what, err)
 }
 
 // startBaker creates the baker pod, or adopts the one already there when it is for the same
