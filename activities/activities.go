@@ -2,7 +2,9 @@
 // picture reads and INDI conversations. It is split by domain: package people holds the
 // people side's activities, package observatory the observatory's, and this root what both
 // really share: the clients, the clock, this worker's name in Events, logging, posting an
-// Event, and signalling another workflow. Probe holds the one activity of the Probe workflow.
+// Event, signalling another workflow, and the one way each of writing a status
+// (status_write.go), creating or adopting an object of a fixed name (create_or_adopt.go) and
+// heartbeating (heartbeat.go). Probe holds the one activity of the Probe workflow.
 //
 // Activities are methods on a struct per domain whose clients are injected, so the worker
 // wires real clients and tests wire the local stack. Each activity is idempotent: a retry

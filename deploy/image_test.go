@@ -1,3 +1,5 @@
+// The Dockerfile checked as text, since no Docker engine builds it here, against what the bases
+// and the baker pods expect of the image.
 package deploy_test
 
 import (

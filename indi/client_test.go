@@ -19,6 +19,17 @@ import (
 // timeout bounds each test's waits; the fake answers in microseconds.
 const timeout = 10 * time.Second
 
+// fakeDevice is a fake INDI server with one device that defines props, in order.
+func fakeDevice(t *testing.T, device string, props ...indi.Property) *inditest.Fake {
+	t.Helper()
+	f := inditest.NewFake(t)
+	f.Device(device)
+	for _, p := range props {
+		f.Define(p)
+	}
+	return f
+}
+
 func dial(t *testing.T, addr string) (*indi.Client, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -33,10 +44,9 @@ func dial(t *testing.T, addr string) (*indi.Client, context.Context) {
 
 func TestSwitchRulesPermissionsAndNamesAreCheckedBeforeSending(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Dome")
-	f.Define(inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"))
-	f.Define(inditest.Switches("Dome", "DOME_SHUTTER", indi.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
+	f := fakeDevice(t, "Dome",
+		inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"),
+		inditest.Switches("Dome", "DOME_SHUTTER", indi.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
 	ro := inditest.Switches("Dome", "DOME_AUTOSYNC", indi.OneOfMany, []string{"ON"}, "ON", "OFF")
 	ro.Perm = indi.ReadOnly
 	f.Define(ro)
@@ -104,10 +114,9 @@ func TestAnAlertCarriesTheDriversReason(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := inditest.NewFake(t)
-			f.Device("Dome")
-			f.Define(inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
-			f.Define(inditest.Numbers("Dome", "OTHER", "X", 1.0))
+			f := fakeDevice(t, "Dome",
+				inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"),
+				inditest.Numbers("Dome", "OTHER", "X", 1.0))
 			f.Handle("Dome", "DOME_PARK", tc.refuse)
 			c, ctx := dial(t, f.Addr)
 			_, err := c.SetDomeParked(ctx, "Dome", true)
@@ -121,8 +130,7 @@ func TestAnAlertCarriesTheDriversReason(t *testing.T) {
 
 func TestAChangeAlreadyUnderWayIsAwaitedNotSentAgain(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Dome")
+	f := fakeDevice(t, "Dome")
 	park := inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK")
 	park.State = indi.Busy // parking
 	f.Define(park)
@@ -148,9 +156,8 @@ func TestAChangeAlreadyUnderWayIsAwaitedNotSentAgain(t *testing.T) {
 
 func TestAWaitEndsWithItsContextAndSaysWhatItSawLast(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Cap")
-	f.Define(inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
+	f := fakeDevice(t, "Cap",
+		inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
 	f.Handle("Cap", "CAP_PARK", func(f *inditest.Fake, req indi.Property) {
 		f.Update(req.Device, req.Name, func(p *indi.Property) { inditest.Apply(p, req); p.State = indi.Busy })
 	})
@@ -166,9 +173,8 @@ func TestAWaitEndsWithItsContextAndSaysWhatItSawLast(t *testing.T) {
 
 func TestALostConnectionFailsPendingWaitsNamingTheServer(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Cap")
-	f.Define(inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
+	f := fakeDevice(t, "Cap",
+		inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
 	f.Handle("Cap", "CAP_PARK", func(f *inditest.Fake, req indi.Property) { f.Close() })
 	c, ctx := dial(t, f.Addr)
 	_, err := c.SetDustCapOpen(ctx, "Cap", false)
@@ -186,8 +192,7 @@ func TestALostConnectionFailsPendingWaitsNamingTheServer(t *testing.T) {
 
 func TestAHostileStreamEndsTheConnectionButForeignElementsDoNot(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Cap")
+	f := fakeDevice(t, "Cap")
 	c, ctx := dial(t, f.Addr)
 	if err := c.Sync(ctx, "Cap"); err != nil {
 		t.Fatal(err)
@@ -214,9 +219,8 @@ func TestAHostileStreamEndsTheConnectionButForeignElementsDoNot(t *testing.T) {
 
 func TestADustCapOpensAndClosesOnlyWhenItIsNotThereYet(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Cap")
-	f.Define(inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"))
+	f := fakeDevice(t, "Cap",
+		inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"))
 	c, ctx := dial(t, f.Addr)
 	for _, step := range []struct {
 		open bool
@@ -238,8 +242,7 @@ func TestADustCapOpensAndClosesOnlyWhenItIsNotThereYet(t *testing.T) {
 
 func TestAPowerOutputSwitchesOnlyWhenItIsNotThereYet(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Power")
+	f := fakeDevice(t, "Power")
 	// libindi's OutputInterface starts with both switches Off: the state is unknown.
 	f.Define(inditest.Switches("Power", "DIGITAL_OUTPUT_2", indi.AtMostOne, nil, "OFF", "ON"))
 	c, ctx := dial(t, f.Addr)
@@ -263,8 +266,7 @@ func TestAPowerOutputSwitchesOnlyWhenItIsNotThereYet(t *testing.T) {
 
 func TestGainAndOffsetGoToCCDControlsWhenTheDriverHasThatForm(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("ZWO CCD")
+	f := fakeDevice(t, "ZWO CCD")
 	controls := inditest.Numbers("ZWO CCD", "CCD_CONTROLS", "Gain", 0.0, "Offset", 10.0, "BandWidth", 50.0)
 	controls.Elements[0].Max = 570
 	f.Define(controls)
@@ -295,10 +297,9 @@ func TestGainAndOffsetGoToCCDControlsWhenTheDriverHasThatForm(t *testing.T) {
 
 func TestWarmingTurnsTheCoolerOffEvenWhenTheSensorLagsBehind(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("CCD")
-	f.Define(inditest.Numbers("CCD", "CCD_TEMPERATURE", "CCD_TEMPERATURE_VALUE", -10.0))
-	f.Define(inditest.Switches("CCD", "CCD_COOLER", indi.OneOfMany, []string{"COOLER_ON"}, "COOLER_ON", "COOLER_OFF"))
+	f := fakeDevice(t, "CCD",
+		inditest.Numbers("CCD", "CCD_TEMPERATURE", "CCD_TEMPERATURE_VALUE", -10.0),
+		inditest.Switches("CCD", "CCD_COOLER", indi.OneOfMany, []string{"COOLER_ON"}, "COOLER_ON", "COOLER_OFF"))
 	// The sensor takes the setpoint but never gets there.
 	f.Handle("CCD", "CCD_TEMPERATURE", func(f *inditest.Fake, req indi.Property) {
 		f.Update(req.Device, req.Name, func(p *indi.Property) { p.State = indi.Busy })
@@ -331,9 +332,8 @@ func TestWarmingTurnsTheCoolerOffEvenWhenTheSensorLagsBehind(t *testing.T) {
 
 func TestSubscribersSeeEveryChangeInOrder(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Dome")
-	f.Define(inditest.Switches("Dome", "DOME_SHUTTER", indi.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
+	f := fakeDevice(t, "Dome",
+		inditest.Switches("Dome", "DOME_SHUTTER", indi.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
 	c, ctx := dial(t, f.Addr)
 	if err := c.Sync(ctx, "Dome"); err != nil {
 		t.Fatal(err)
@@ -368,8 +368,7 @@ func TestSubscribersSeeEveryChangeInOrder(t *testing.T) {
 
 func TestAWriteOnlyPropertyIsSentEvenIfItSeemsThereAlready(t *testing.T) {
 	t.Parallel()
-	f := inditest.NewFake(t)
-	f.Device("Mount")
+	f := fakeDevice(t, "Mount")
 	wo := inditest.Switches("Mount", "TELESCOPE_TRACK_MODE", indi.OneOfMany, []string{"TRACK_SIDEREAL"}, "TRACK_SIDEREAL", "TRACK_LUNAR")
 	wo.Perm = indi.WriteOnly
 	f.Define(wo)

@@ -1,3 +1,5 @@
+// A device's phase from its pod and its state: Starting with its pod, Idle once stopped, and
+// Error with the step's words when it is refused.
 package kube
 
 import (

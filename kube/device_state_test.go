@@ -1,3 +1,5 @@
+// What a device's INDI properties become on its status: state conditions and readings for each
+// kind, properties without BLOBs, transition times, Events, and a site's weather verdict.
 package kube
 
 import (

@@ -1,3 +1,4 @@
+// A Guider's status from PHD2: its state and its error in arc-seconds.
 package kube
 
 import (

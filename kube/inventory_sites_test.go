@@ -1,3 +1,5 @@
+// The inventory's status of the site's structure: a Telescope follows its holder and lists its
+// parts, an Observatory sums up its site, a Guider that cannot guide says why.
 package kube
 
 import (

@@ -1,3 +1,5 @@
+// The inventory's pure pass over a namespace: each device says where it stands, running ones
+// are left to their reservation, and a pass that finds nothing new writes nothing new.
 package kube
 
 import (

@@ -1,3 +1,5 @@
+// The live plan of a Ready reservation: which devices join, are refused or leave a server,
+// and when a joiner's activation or a leaver's deactivation runs.
 package kube
 
 import (

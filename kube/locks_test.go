@@ -1,3 +1,5 @@
+// The dome and mount park locks: what a park report reads, which reports lock which side, and
+// when the locks are relayed.
 package kube
 
 import (

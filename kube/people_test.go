@@ -6,6 +6,7 @@ package kube
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,123 +82,164 @@ func TestAReadIsDueWhenAnythingThePictureDependsOnChanged(t *testing.T) {
 	}
 }
 
-func TestTheStatusAfterAReadFollowsTheSpecsRules(t *testing.T) {
-	uid := int64(1234)
-	fetched := peoplev1.PersonStatus{
-		UID:        &uid,
-		Thumbnail:  photo,
-		Avatar:     &peoplev1.AvatarStatus{Source: "https://x/a.png", ETag: `"v1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT", Checked: "1"},
-		Conditions: []peoplev1.Condition{{Type: "Other", Status: "True", Reason: "Kept", LastTransitionTime: metav1.NewTime(t0)}, cond("True", "Fetched", "", 1, t0)},
-	}
-	drawn := peoplev1.PersonStatus{
-		Thumbnail:  initials,
-		Avatar:     &peoplev1.AvatarStatus{Checked: "1"},
-		Conditions: []peoplev1.Condition{cond("True", "Initials", "", 1, t0)},
-	}
-	failedBefore := peoplev1.PersonStatus{
-		Thumbnail:  initials,
-		Avatar:     &peoplev1.AvatarStatus{Source: "ftp://x"},
-		Conditions: []peoplev1.Condition{cond("False", "UnsupportedScheme", "no ftp", 1, t0)},
-	}
-	laterSecond := metav1.NewTime(later.Truncate(time.Second))
+// statusAfter is one read and the status it must leave.
+type statusAfter struct {
+	name    string
+	old     peoplev1.PersonStatus
+	read    AvatarRead
+	checked string
+	want    peoplev1.PersonStatus
+}
 
-	for _, tc := range []struct {
-		name    string
-		old     peoplev1.PersonStatus
-		read    AvatarRead
-		checked string
-		want    peoplev1.PersonStatus
-	}{{
-		name: "the first read of nothing draws the initials and starts the condition",
-		read: AvatarRead{Reason: "Initials", Thumbnail: initials},
-		want: peoplev1.PersonStatus{
+// statusesBefore are the statuses a read may find: a fetched photo, drawn initials, and a
+// failure; laterSecond is later in whole seconds, as a transition time is written.
+type statusesBefore struct {
+	uid                          int64
+	fetched, drawn, failedBefore peoplev1.PersonStatus
+	laterSecond                  metav1.Time
+}
+
+func newStatusesBefore() statusesBefore {
+	uid := int64(1234)
+	return statusesBefore{
+		uid: uid,
+		fetched: peoplev1.PersonStatus{
+			UID:        &uid,
+			Thumbnail:  photo,
+			Avatar:     &peoplev1.AvatarStatus{Source: "https://x/a.png", ETag: `"v1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT", Checked: "1"},
+			Conditions: []peoplev1.Condition{{Type: "Other", Status: "True", Reason: "Kept", LastTransitionTime: metav1.NewTime(t0)}, cond("True", "Fetched", "", 1, t0)},
+		},
+		drawn: peoplev1.PersonStatus{
 			Thumbnail:  initials,
-			Conditions: []peoplev1.Condition{{Type: "AvatarReady", Status: "True", Reason: "Initials", ObservedGeneration: 2, LastTransitionTime: laterSecond}},
+			Avatar:     &peoplev1.AvatarStatus{Checked: "1"},
+			Conditions: []peoplev1.Condition{cond("True", "Initials", "", 1, t0)},
 		},
-	}, {
-		name:    "a fetched picture records its version and keeps the transition time of a True condition",
-		old:     drawn,
-		read:    AvatarRead{Source: "https://x/a.png", Reason: "Fetched", Thumbnail: photo, ETag: `"v1"`, LastModified: "yesterday"},
-		checked: "1",
-		want: peoplev1.PersonStatus{
-			Thumbnail:  photo,
-			Avatar:     &peoplev1.AvatarStatus{Source: "https://x/a.png", ETag: `"v1"`, LastModified: "yesterday", Checked: "1"},
-			Conditions: []peoplev1.Condition{cond("True", "Fetched", "", 2, t0)},
-		},
-	}, {
-		name:    "a baked picture records the file's mtime and size",
-		old:     drawn,
-		read:    AvatarRead{Source: "nfs://h/p/a.png", Reason: "Baked", Thumbnail: photo, LastModified: "2026-01-01T00:00:00.5Z", Size: 42},
-		checked: "1",
-		want: peoplev1.PersonStatus{
-			Thumbnail:  photo,
-			Avatar:     &peoplev1.AvatarStatus{Source: "nfs://h/p/a.png", LastModified: "2026-01-01T00:00:00.5Z", Size: 42, Checked: "1"},
-			Conditions: []peoplev1.Condition{cond("True", "Baked", "", 2, t0)},
-		},
-	}, {
-		name:    "an unchanged source keeps the thumbnail and the recorded version",
-		old:     fetched,
-		read:    AvatarRead{Source: "https://x/a.png", Reason: "Fetched", Unchanged: true},
-		checked: "1",
-		want: func() peoplev1.PersonStatus {
-			s := *fetched.DeepCopy()
-			s.Conditions[1].ObservedGeneration = 2
-			return s
-		}(),
-	}, {
-		name:    "a failure after a photo keeps the photo and says so, and moves the transition time",
-		old:     fetched,
-		read:    AvatarRead{Source: "https://x/a.png", Reason: "FetchFailed", Message: "the server answered 404 Not Found", Initials: initials},
-		checked: "1",
-		want: peoplev1.PersonStatus{
-			UID:       &uid,
-			Thumbnail: photo,
-			Avatar:    &peoplev1.AvatarStatus{Source: "https://x/a.png", Checked: "1"},
-			Conditions: []peoplev1.Condition{fetched.Conditions[0],
-				cond("False", "FetchFailed", "the server answered 404 Not Found"+KeptPictureNote, 2, laterSecond.Time)},
-		},
-	}, {
-		name: "a failure after initials draws the initials again, with no note",
-		old:  drawn,
-		read: AvatarRead{Source: "ftp://x", Reason: "UnsupportedScheme", Message: "no ftp", Initials: initials2},
-		want: peoplev1.PersonStatus{
-			Thumbnail:  initials2,
+		failedBefore: peoplev1.PersonStatus{
+			Thumbnail:  initials,
 			Avatar:     &peoplev1.AvatarStatus{Source: "ftp://x"},
-			Conditions: []peoplev1.Condition{cond("False", "UnsupportedScheme", "no ftp", 2, laterSecond.Time)},
+			Conditions: []peoplev1.Condition{cond("False", "UnsupportedScheme", "no ftp", 1, t0)},
 		},
-	}, {
-		name: "a failure with no thumbnail at all draws the initials",
-		read: AvatarRead{Source: "data:,", Reason: "DecodeFailed", Message: "empty", Initials: initials},
-		want: peoplev1.PersonStatus{
-			Thumbnail:  initials,
-			Avatar:     &peoplev1.AvatarStatus{Source: "data:,"},
-			Conditions: []peoplev1.Condition{cond("False", "DecodeFailed", "empty", 2, laterSecond.Time)},
-		},
-	}, {
-		name: "a second failure of another kind keeps the transition time",
-		old:  failedBefore,
-		read: AvatarRead{Source: "gopher://x", Reason: "UnsupportedScheme", Message: "no gopher", Initials: initials},
-		want: peoplev1.PersonStatus{
-			Thumbnail:  initials,
-			Avatar:     &peoplev1.AvatarStatus{Source: "gopher://x"},
-			Conditions: []peoplev1.Condition{cond("False", "UnsupportedScheme", "no gopher", 2, t0)},
-		},
-	}, {
-		name: "a success after a failure moves the transition time and clears the message",
-		old:  failedBefore,
-		read: AvatarRead{Source: "data:,x", Reason: "Inline", Thumbnail: photo2},
-		want: peoplev1.PersonStatus{
-			Thumbnail:  photo2,
-			Avatar:     &peoplev1.AvatarStatus{Source: "data:,x"},
-			Conditions: []peoplev1.Condition{cond("True", "Inline", "", 2, laterSecond.Time)},
-		},
-	}} {
+		laterSecond: metav1.NewTime(later.Truncate(time.Second)),
+	}
+}
+
+func TestTheStatusAfterAReadFollowsTheSpecsRules(t *testing.T) {
+	b := newStatusesBefore()
+	for _, tc := range slices.Concat(statusesAfterAPicture(b), statusesAfterAFailure(b)) {
 		t.Run(tc.name, func(t *testing.T) {
 			old := tc.old.DeepCopy()
 			got := PersonStatusAfter(tc.old, tc.read, 2, tc.checked, later)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, old, &tc.old, "the old status must not be touched")
 		})
+	}
+}
+
+// statusesAfterAPicture are reads that found a picture: initials, fetched, baked, unchanged.
+func statusesAfterAPicture(b statusesBefore) []statusAfter {
+	fetched, drawn, laterSecond := b.fetched, b.drawn, b.laterSecond
+	return []statusAfter{
+		{
+			name: "the first read of nothing draws the initials and starts the condition",
+			read: AvatarRead{Reason: "Initials", Thumbnail: initials},
+			want: peoplev1.PersonStatus{
+				Thumbnail:  initials,
+				Conditions: []peoplev1.Condition{{Type: "AvatarReady", Status: "True", Reason: "Initials", ObservedGeneration: 2, LastTransitionTime: laterSecond}},
+			},
+		},
+		{
+			name:    "a fetched picture records its version and keeps the transition time of a True condition",
+			old:     drawn,
+			read:    AvatarRead{Source: "https://x/a.png", Reason: "Fetched", Thumbnail: photo, ETag: `"v1"`, LastModified: "yesterday"},
+			checked: "1",
+			want: peoplev1.PersonStatus{
+				Thumbnail:  photo,
+				Avatar:     &peoplev1.AvatarStatus{Source: "https://x/a.png", ETag: `"v1"`, LastModified: "yesterday", Checked: "1"},
+				Conditions: []peoplev1.Condition{cond("True", "Fetched", "", 2, t0)},
+			},
+		},
+		{
+			name:    "a baked picture records the file's mtime and size",
+			old:     drawn,
+			read:    AvatarRead{Source: "nfs://h/p/a.png", Reason: "Baked", Thumbnail: photo, LastModified: "2026-01-01T00:00:00.5Z", Size: 42},
+			checked: "1",
+			want: peoplev1.PersonStatus{
+				Thumbnail:  photo,
+				Avatar:     &peoplev1.AvatarStatus{Source: "nfs://h/p/a.png", LastModified: "2026-01-01T00:00:00.5Z", Size: 42, Checked: "1"},
+				Conditions: []peoplev1.Condition{cond("True", "Baked", "", 2, t0)},
+			},
+		},
+		{
+			name:    "an unchanged source keeps the thumbnail and the recorded version",
+			old:     fetched,
+			read:    AvatarRead{Source: "https://x/a.png", Reason: "Fetched", Unchanged: true},
+			checked: "1",
+			want: func() peoplev1.PersonStatus {
+				s := *fetched.DeepCopy()
+				s.Conditions[1].ObservedGeneration = 2
+				return s
+			}(),
+		},
+	}
+}
+
+// statusesAfterAFailure are reads that failed, after a photo, after initials or after none,
+// and the success that ends a failure.
+func statusesAfterAFailure(b statusesBefore) []statusAfter {
+	uid, fetched, drawn, failedBefore, laterSecond := b.uid, b.fetched, b.drawn, b.failedBefore, b.laterSecond
+	return []statusAfter{
+		{
+			name:    "a failure after a photo keeps the photo and says so, and moves the transition time",
+			old:     fetched,
+			read:    AvatarRead{Source: "https://x/a.png", Reason: "FetchFailed", Message: "the server answered 404 Not Found", Initials: initials},
+			checked: "1",
+			want: peoplev1.PersonStatus{
+				UID:       &uid,
+				Thumbnail: photo,
+				Avatar:    &peoplev1.AvatarStatus{Source: "https://x/a.png", Checked: "1"},
+				Conditions: []peoplev1.Condition{fetched.Conditions[0],
+					cond("False", "FetchFailed", "the server answered 404 Not Found"+KeptPictureNote, 2, laterSecond.Time)},
+			},
+		},
+		{
+			name: "a failure after initials draws the initials again, with no note",
+			old:  drawn,
+			read: AvatarRead{Source: "ftp://x", Reason: "UnsupportedScheme", Message: "no ftp", Initials: initials2},
+			want: peoplev1.PersonStatus{
+				Thumbnail:  initials2,
+				Avatar:     &peoplev1.AvatarStatus{Source: "ftp://x"},
+				Conditions: []peoplev1.Condition{cond("False", "UnsupportedScheme", "no ftp", 2, laterSecond.Time)},
+			},
+		},
+		{
+			name: "a failure with no thumbnail at all draws the initials",
+			read: AvatarRead{Source: "data:,", Reason: "DecodeFailed", Message: "empty", Initials: initials},
+			want: peoplev1.PersonStatus{
+				Thumbnail:  initials,
+				Avatar:     &peoplev1.AvatarStatus{Source: "data:,"},
+				Conditions: []peoplev1.Condition{cond("False", "DecodeFailed", "empty", 2, laterSecond.Time)},
+			},
+		},
+		{
+			name: "a second failure of another kind keeps the transition time",
+			old:  failedBefore,
+			read: AvatarRead{Source: "gopher://x", Reason: "UnsupportedScheme", Message: "no gopher", Initials: initials},
+			want: peoplev1.PersonStatus{
+				Thumbnail:  initials,
+				Avatar:     &peoplev1.AvatarStatus{Source: "gopher://x"},
+				Conditions: []peoplev1.Condition{cond("False", "UnsupportedScheme", "no gopher", 2, t0)},
+			},
+		},
+		{
+			name: "a success after a failure moves the transition time and clears the message",
+			old:  failedBefore,
+			read: AvatarRead{Source: "data:,x", Reason: "Inline", Thumbnail: photo2},
+			want: peoplev1.PersonStatus{
+				Thumbnail:  photo2,
+				Avatar:     &peoplev1.AvatarStatus{Source: "data:,x"},
+				Conditions: []peoplev1.Condition{cond("True", "Inline", "", 2, laterSecond.Time)},
+			},
+		},
 	}
 }
 

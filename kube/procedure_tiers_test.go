@@ -1,3 +1,4 @@
+// The tier a resource's procedures run in, from what it belongs to.
 package kube
 
 import (

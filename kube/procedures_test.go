@@ -1,3 +1,5 @@
+// Procedure records and their words: a record replaces its trigger's last run, the Active
+// condition's transition time, Event names and how a timeout is written.
 package kube
 
 import (

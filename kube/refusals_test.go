@@ -1,3 +1,5 @@
+// Devices that cannot run are refused once each, with the step's words, and a step fails with
+// every refusal's words in order.
 package kube
 
 import (

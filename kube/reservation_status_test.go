@@ -1,3 +1,5 @@
+// A Reservation's status as pure composition: its steps, phase, conditions, endpoint, deadlines,
+// times and Events, from begin to release.
 package kube
 
 import (

@@ -1,3 +1,5 @@
+// Trigger rules: which resources a condition holds for, a trigger firing once per transition after
+// its `for`, and a run waiting for its first unmet requirement.
 package kube
 
 import (

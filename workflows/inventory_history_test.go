@@ -1,3 +1,5 @@
+// Recording the inventory's history (see replay_test.go): a small site appears, its Mount goes
+// to the shelf, and everything is deleted.
 package workflows
 
 import (

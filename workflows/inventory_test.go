@@ -1,3 +1,5 @@
+// The Inventory workflow against fake activities: one pass per batch of signals, retries,
+// the end of an empty namespace and continue-as-new with what it has not answered.
 package workflows
 
 import (

@@ -1,3 +1,5 @@
+// The people shard workflow against fake activities: it paints a batch and hands on the painted
+// once quiet, continues as new with what it has not handed on, and shards by name.
 package workflows
 
 import (

@@ -1,3 +1,5 @@
+// The Person workflow against fake activities: one pass per burst of changes, the six-hour
+// look at a fetched picture, bakes, retries, clean-up and continue-as-new.
 package workflows
 
 import (

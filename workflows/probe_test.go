@@ -1,3 +1,5 @@
+// The Probe workflow returns the version the worker sees and retries an API server that is
+// still starting.
 package workflows
 
 import (

@@ -1,3 +1,5 @@
+// Every recorded history in testdata replays against today's workflows; with -record (make
+// histories, on purpose only) the same file records them on a real local stack.
 package workflows
 
 import (

@@ -66,6 +66,13 @@ func ReservationWorkflowID(namespace, name string) string {
 	return "reservation/" + namespace + "/" + name
 }
 
+// WhyAdded and WhyUpdated are the watcher's words for a change of the Reservation itself:
+// created, or its spec, its retry annotation or its delete.
+const (
+	WhyAdded   = "added"
+	WhyUpdated = "updated"
+)
+
 // ReservationChange is what the watcher saw. The workflow reads the Reservation again anyway;
 // the fields make the history readable in the Temporal UI.
 type ReservationChange struct {
@@ -144,8 +151,9 @@ type ending struct {
 
 // waking says what ended the last await: changed, a change signal; onlyConditions, every
 // change it took said a device's condition changed (WhyCondition), and the Reservation was
-// not read.
-type waking struct{ changed, onlyConditions bool }
+// not read; onlyOwn, every change it took was of the Reservation itself (WhyAdded,
+// WhyUpdated: its spec or its annotations), which moves no device and deletes no pod.
+type waking struct{ changed, onlyConditions, onlyOwn bool }
 
 // lockRequests are this run's requests of the telescope's and the observatory's locks: the
 // tokens of the last of each (seq counts them), and whether it holds a turn of the site.

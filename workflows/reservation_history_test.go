@@ -1,3 +1,5 @@
+// Twelve hours of a condition changing each minute keep each run's history bounded, as the
+// Reservation workflow continues as new.
 package workflows
 
 import (

@@ -35,7 +35,7 @@ func (r *reservation) hold() error {
 		if r.endReason(true) != "" {
 			break
 		}
-		if r.woke.changed && !r.woke.onlyConditions {
+		if r.woke.changed && !r.woke.onlyConditions && !r.onlyOwnChange() {
 			r.heal()
 		}
 		if r.woke.changed {
@@ -43,6 +43,15 @@ func (r *reservation) hold() error {
 		}
 	}
 	return nil
+}
+
+// onlyOwnChange says whether the last await took only changes of the Reservation itself (a
+// new end, say), which leave its devices and pods as they were: nothing to heal. Runs from
+// before healed at those too, and replay as they ran. At a site of twenty telescopes whose
+// ends are moved at once, each heal was a live plan and a StartLiveDevices (10 and 14 s
+// there), which the end then waited for.
+func (r *reservation) onlyOwnChange() bool {
+	return r.woke.onlyOwn && workflow.GetVersion(r.ctx, "heal-not-on-own-change", workflow.DefaultVersion, 1) == 1
 }
 
 // observeOptions run ObserveDevices, which heartbeats every second and runs until cancelled.

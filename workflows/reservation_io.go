@@ -43,10 +43,11 @@ var (
 // the cases add puts on the selector.
 func (r *reservation) await(add func(workflow.Selector)) error {
 	sel := workflow.NewSelector(r.ctx)
-	changed, onlyConditions := false, true
+	changed, onlyConditions, onlyOwn := false, true, true
 	note := func(ch ReservationChange) {
 		changed = true
 		onlyConditions = onlyConditions && ch.Why == WhyCondition
+		onlyOwn = onlyOwn && (ch.Why == WhyAdded || ch.Why == WhyUpdated)
 	}
 	sel.AddReceive(r.changes, func(c workflow.ReceiveChannel, _ bool) {
 		var ch ReservationChange
@@ -65,7 +66,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 	for changed && r.changes.ReceiveAsync(&ch) {
 		note(ch)
 	}
-	r.woke.changed, r.woke.onlyConditions = changed, changed && onlyConditions
+	r.woke.changed, r.woke.onlyConditions, r.woke.onlyOwn = changed, changed && onlyConditions, changed && onlyOwn
 	if !changed || r.woke.onlyConditions {
 		// A condition of a device is the triggers' business; the Reservation did not change.
 		return nil

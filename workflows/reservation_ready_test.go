@@ -138,7 +138,10 @@ func TestAReservationAlreadyReleasedHasNothingToDo(t *testing.T) {
 	assert.Equal(t, []string{"-Reservation/a"}, f.finalizerCalls)
 }
 
-func TestALongHeldReservationContinuesAsNewAndTheNextRunResumesFromItsStatus(t *testing.T) {
+// continuedWhileReady runs a Ready reservation that hears 20 resyncs with a read limit of
+// 10, and wants it to continue as new.
+func continuedWhileReady(t *testing.T) (*fakeCluster, *workflow.ContinueAsNewError) {
+	t.Helper()
 	old := reservationReadLimit
 	reservationReadLimit = 10
 	t.Cleanup(func() { reservationReadLimit = old })
@@ -151,16 +154,29 @@ func TestALongHeldReservationContinuesAsNewAndTheNextRunResumesFromItsStatus(t *
 	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
 	var can *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	return f, can
+}
+
+// nextRunDeleted is the run that continues f's: it starts from the status and finalizers f
+// left, and its reservation is deleted an hour in.
+func nextRunDeleted(t *testing.T, f *fakeCluster) *fakeCluster {
+	t.Helper()
+	next := newFakeCluster()
+	next.writes = []obsv1.ReservationStatus{f.last()}
+	next.finalizers = f.finalizers
+	env := newReservationEnv(t, next)
+	next.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
+	run(t, env)
+	return next
+}
+
+func TestALongHeldReservationContinuesAsNewAndTheNextRunResumesFromItsStatus(t *testing.T) {
+	f, can := continuedWhileReady(t)
 	assert.Equal(t, ReservationWorkflow, can.WorkflowType.Name)
 	assert.Equal(t, obsv1.ReservationReady, f.last().Phase, "it continued while Ready")
 
 	// The next run reads the status the first one wrote and picks up from there.
-	next := newFakeCluster()
-	next.writes = []obsv1.ReservationStatus{f.last()}
-	next.finalizers = f.finalizers
-	env2 := newReservationEnv(t, next)
-	next.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
-	run(t, env2)
+	next := nextRunDeleted(t, f)
 	assert.Equal(t, kube.DeactivationSteps, next.stepsCalled(), "no activation step ran again")
 	assert.Equal(t, "telescope take", next.signals[0], "it asked its telescope's lock again, which grants its holder at once")
 	st := next.last()
@@ -243,26 +259,10 @@ func TestAnObserverThatFailsLeavesTheReservationAsItIs(t *testing.T) {
 }
 
 func TestAReservationThatContinuesAsNewStopsItsObserverAndTheNextRunStartsOne(t *testing.T) {
-	old := reservationReadLimit
-	reservationReadLimit = 10
-	t.Cleanup(func() { reservationReadLimit = old })
-
-	f := newFakeCluster()
-	env := newReservationEnv(t, f)
-	for i := range 20 {
-		f.change(time.Duration(i+1)*time.Minute, "resync", func(*observatory.ReservationState) {})
-	}
-	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
-	var can *workflow.ContinueAsNewError
-	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	f, _ := continuedWhileReady(t)
 	assert.Equal(t, []string{"step " + kube.StepStartGuider, "start", "cancel"}, f.observationLog())
 
-	next := newFakeCluster()
-	next.writes = []obsv1.ReservationStatus{f.last()}
-	next.finalizers = f.finalizers
-	env2 := newReservationEnv(t, next)
-	next.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
-	run(t, env2)
+	next := nextRunDeleted(t, f)
 	assert.Equal(t, []string{"start", "cancel", "step " + kube.StepAbort}, next.observationLog())
 }
 

@@ -142,21 +142,29 @@ func TestADeleteWhileReadyDeactivatesTheReservation(t *testing.T) {
 	assert.NotContains(t, f.finalizers, "Reservation/a")
 }
 
+// statusAt is the status f last wrote at after (test time) in env, once the run is over.
+func (f *fakeCluster) statusAt(env interface {
+	RegisterDelayedCallback(func(), time.Duration)
+}, after time.Duration) *obsv1.ReservationStatus {
+	var st obsv1.ReservationStatus
+	env.RegisterDelayedCallback(func() {
+		f.mu.Lock()
+		st = f.last()
+		f.mu.Unlock()
+	}, after)
+	return &st
+}
+
 func TestADeleteBeforeTheReservationTookTheTelescopeReleasesItAtOnce(t *testing.T) {
 	f := newFakeCluster()
 	f.heldBy = "first"
 	env := newReservationEnv(t, f)
-	var waiting obsv1.ReservationStatus
-	env.RegisterDelayedCallback(func() {
-		f.mu.Lock()
-		waiting = f.last()
-		f.mu.Unlock()
-	}, 30*time.Minute)
+	waiting := f.statusAt(env, 30*time.Minute)
 	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
-	assert.Equal(t, "Telescope east is held by Reservation first", summaryOf(waiting, kube.StepWait), "the Wait names the holder")
-	assert.Equal(t, "Telescope east is held by Reservation first", ready(waiting).Message)
+	assert.Equal(t, "Telescope east is held by Reservation first", summaryOf(*waiting, kube.StepWait), "the Wait names the holder")
+	assert.Equal(t, "Telescope east is held by Reservation first", ready(*waiting).Message)
 	assert.Empty(t, f.calls, "no working step ran")
 	st := f.last()
 	require.Len(t, st.Steps, 8, "no deactivation steps: nothing was activated")
@@ -214,16 +222,11 @@ func TestADeletedTelescopeEndsTheSessionAndAbortSaysSo(t *testing.T) {
 func failRetryAndDelete(t *testing.T, f *fakeCluster) obsv1.ReservationStatus {
 	t.Helper()
 	env := newReservationEnv(t, f)
-	var failed obsv1.ReservationStatus
-	env.RegisterDelayedCallback(func() {
-		f.mu.Lock()
-		failed = f.last()
-		f.mu.Unlock()
-	}, 30*time.Minute)
+	failed := f.statusAt(env, 30*time.Minute)
 	f.change(time.Hour, "updated", func(s *observatory.ReservationState) { s.Retry = "please" })
 	f.change(2*time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
-	return failed
+	return *failed
 }
 
 func TestAFailedStepLeavesTheReservationFailedUntilARetryRunsItAgain(t *testing.T) {
@@ -296,18 +299,13 @@ func TestAStepPastItsDeadlineTimesOut(t *testing.T) {
 		return observatory.StepResult{}, nil
 	}
 	env := newReservationEnv(t, f)
-	var failed obsv1.ReservationStatus
-	env.RegisterDelayedCallback(func() {
-		f.mu.Lock()
-		failed = f.last()
-		f.mu.Unlock()
-	}, 30*time.Minute)
+	failed := f.statusAt(env, 30*time.Minute)
 	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
 	assert.Equal(t, obsv1.ReservationFailed, failed.Phase)
 	assert.Equal(t, kube.StepPowerOn, failed.Step)
-	c := ready(failed)
+	c := ready(*failed)
 	assert.Equal(t, "StepTimedOut", c.Reason)
 	assert.True(t, strings.HasPrefix(c.Message, "timed out after 10m: "), c.Message)
 }

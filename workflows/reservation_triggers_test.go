@@ -1,3 +1,5 @@
+// The Reservation workflow's trigger passes: when they look at Ready, and that a condition
+// signal during a pass asks for one more instead of overlapping it.
 package workflows
 
 import (

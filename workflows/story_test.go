@@ -1,3 +1,5 @@
+// The words workflows write for people: a reservation's window, summaries and details, the
+// locks and persons, and each part of a live plan.
 package workflows
 
 import (

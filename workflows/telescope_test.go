@@ -1,3 +1,5 @@
+// The telescope lock: the order waiters are served in, withdrawals and re-asks, and the
+// workflow that grants one holder at a time and continues as new with its queue.
 package workflows
 
 import (

@@ -1,7 +1,9 @@
 // Package observatory holds the observatory side's activities: a reservation's bookkeeping
 // and steps (pods, Services, claims, INDI, PHD2, power), its procedures and triggers, the
 // dome locks, the live devices and the inventory. What it shares with the people side
-// (clients, clock, logging, Events, signalling) is in the root package activities.
+// (clients, clock, logging, Events, signalling, the status write, create-or-adopt and the
+// heartbeat) is in the root package activities; shared.go gives those the observatory's
+// names.
 package observatory
 
 import (

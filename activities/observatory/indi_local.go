@@ -41,10 +41,16 @@ type LocalINDI struct {
 	// its Close stops every server recorded there.
 	Dir string
 
+	// mu guards the maps and closed, and is held only to read or change them. What is done to
+	// one server (its start, which waits for its drivers, a restart, an adoption, a stop)
+	// holds that server's own lock (lockKey) instead, so twenty telescopes' servers start side
+	// by side and a dial of a running server never waits for another's start.
 	mu      sync.Mutex
 	servers map[string]*localINDIServer
 	// ports are the ports each server last listened on, kept after it stops.
-	ports  map[string]int
+	ports map[string]int
+	// keys are the servers' own locks (lockKey), one per server ever asked for.
+	keys   map[string]*sync.Mutex
 	closed bool
 }
 
@@ -89,17 +95,16 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 				"use the simulators (indi_simulator_*, from Debian's indi-bin: hack/tools.sh indi) or install the driver", s.Namespace, s.Name, d)
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return "", errLocalINDIClosed
-	}
-	l.init()
 	key := s.Namespace + "/" + s.Name
+	unlock, err := l.lockKey(key)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	covers := func(have []string) bool {
 		return !slices.ContainsFunc(s.Drivers, func(d string) bool { return !slices.Contains(have, d) })
 	}
-	cur := l.servers[key]
+	cur := l.server(key)
 	// Alive is the process's word, not a dial's: indiserver listens with a backlog of 5, so
 	// a busy one (twenty reservations dialling it at once) drops new connections for a
 	// second or more, and a server taken for dead then was killed under its clients.
@@ -108,16 +113,13 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	}
 	drivers := slices.Clone(s.Drivers)
 	if l.Dir != "" {
-		unlock, err := l.lockDir()
-		if err != nil {
-			return "", err
-		}
-		defer unlock()
 		if cur == nil {
 			// A server this worker has no memory of may be one a dead worker left running.
 			adopted, had := l.recorded(ctx, key)
 			if adopted != nil && covers(adopted.drivers) {
-				l.servers[key] = adopted
+				if err := l.setServer(key, adopted); err != nil {
+					return "", err
+				}
 				l.remember(key, adopted.srv.Addr)
 				logFor(ctx).Info("adopted a local indiserver (dev mode)", "server", key, "address", adopted.srv.Addr, "pid", adopted.srv.Pid)
 				return adopted.srv.Addr, nil
@@ -130,10 +132,82 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	}
 	if cur != nil {
 		l.stop(key, cur)
-		delete(l.servers, key)
+		if err := l.setServer(key, nil); err != nil {
+			return "", err
+		}
 		drivers = append(drivers, cur.drivers...)
 	}
 	return l.launch(ctx, s, drivers)
+}
+
+// lockKey takes the lock of one server (key), which every start, restart, adoption and stop
+// of it holds; with a Dir, that server's lock file there too, which keeps another worker on
+// the folder from starting it twice. It fails once the servers are stopped.
+func (l *LocalINDI) lockKey(key string) (unlock func(), err error) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil, errLocalINDIClosed
+	}
+	l.init()
+	m := l.keys[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		l.keys[key] = m
+	}
+	l.mu.Unlock()
+	m.Lock()
+	if l.Dir == "" {
+		return m.Unlock, nil
+	}
+	unlockFile, err := l.lockDir(strings.Replace(key, "/", "_", 1) + ".lock")
+	if err != nil {
+		m.Unlock()
+		return nil, err
+	}
+	return func() { unlockFile(); m.Unlock() }, nil
+}
+
+// lockedServer takes the lock of key's server and returns the server: this worker's, or one
+// an earlier worker recorded in Dir; nil when none runs.
+func (l *LocalINDI) lockedServer(ctx context.Context, key string) (cur *localINDIServer, unlock func(), err error) {
+	if unlock, err = l.lockKey(key); err != nil {
+		return nil, nil, err
+	}
+	cur = l.server(key)
+	if l.Dir != "" && cur == nil {
+		cur, _ = l.recorded(ctx, key)
+	}
+	return cur, unlock, nil
+}
+
+// server is the server of key this worker runs, or nil.
+func (l *LocalINDI) server(key string) *localINDIServer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.servers[key]
+}
+
+// setServer makes s the server of key (nil: none); once the servers are stopped, it fails.
+func (l *LocalINDI) setServer(key string, s *localINDIServer) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errLocalINDIClosed
+	}
+	if s == nil {
+		delete(l.servers, key)
+	} else {
+		l.servers[key] = s
+	}
+	return nil
+}
+
+// port is the port the server of key last listened on, or 0.
+func (l *LocalINDI) port(key string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ports[key]
 }
 
 // Lookup returns the address of the local indiserver of a server (namespace and name) when
@@ -153,45 +227,26 @@ func (l *LocalINDI) init() {
 	if l.servers == nil {
 		l.servers = map[string]*localINDIServer{}
 		l.ports = map[string]int{}
+		l.keys = map[string]*sync.Mutex{}
 	}
 }
 
-// remember keeps the port a server listens on, for the next server of that key; l.mu is held.
+// remember keeps the port a server listens on, for the next server of that key.
 func (l *LocalINDI) remember(key, addr string) {
 	if _, p, err := net.SplitHostPort(addr); err == nil {
 		if port, err := strconv.Atoi(p); err == nil {
+			l.mu.Lock()
 			l.ports[key] = port
+			l.mu.Unlock()
 		}
 	}
-}
-
-// lookUp finds the local indiserver of s, this worker's or, with a Dir, one an earlier worker
-// recorded there; l.mu is held. With a Dir it takes the folder's lock, which unlock releases.
-func (l *LocalINDI) lookUp(ctx context.Context, s INDIServer) (key string, cur *localINDIServer, unlock func(), err error) {
-	l.init()
-	key = s.Namespace + "/" + s.Name
-	cur = l.servers[key]
-	if l.Dir == "" {
-		return key, cur, func() {}, nil
-	}
-	if unlock, err = l.lockDir(); err != nil {
-		return key, nil, nil, err
-	}
-	if cur == nil {
-		cur, _ = l.recorded(ctx, key)
-	}
-	return key, cur, unlock, nil
 }
 
 // StopDrivers stops drivers of a local indiserver when a device leaves it: the server starts
 // again with the drivers it keeps (its clients reconnect), or stops when none is left.
 func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return errLocalINDIClosed
-	}
-	key, cur, unlock, err := l.lookUp(ctx, s)
+	key := s.Namespace + "/" + s.Name
+	cur, unlock, err := l.lockedServer(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -201,7 +256,9 @@ func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
 	}
 	keep := slices.DeleteFunc(slices.Clone(cur.drivers), func(d string) bool { return slices.Contains(s.Drivers, d) })
 	l.stop(key, cur)
-	delete(l.servers, key)
+	if err := l.setServer(key, nil); err != nil {
+		return err
+	}
 	logFor(ctx).Info("stopped drivers of a local indiserver (dev mode)", "server", key, "drivers", s.Drivers)
 	if len(keep) == 0 {
 		return nil
@@ -210,7 +267,7 @@ func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
 	return err
 }
 
-// launch starts the local indiserver of s with drivers, and records it; l.mu is held.
+// launch starts the local indiserver of s with drivers, and records it; its key's lock is held.
 func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) (string, error) {
 	key := s.Namespace + "/" + s.Name
 	slices.Sort(drivers)
@@ -222,7 +279,7 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 	var recErr error
 	srv, err := inditest.LaunchWith(ctx, home, inditest.Options{
 		Detached: l.Dir != "",
-		Port:     l.ports[key],
+		Port:     l.port(key),
 		Started: func(srv *inditest.Server) {
 			// Recorded before its drivers are up: a worker killed meanwhile leaves no server
 			// that no one knows of.
@@ -241,7 +298,13 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 		os.RemoveAll(home)
 		return "", fmt.Errorf("start a local indiserver for %s: %w", key, err)
 	}
-	l.servers[key] = &localINDIServer{srv: srv, drivers: drivers}
+	if err := l.setServer(key, &localINDIServer{srv: srv, drivers: drivers}); err != nil {
+		// Stopped meanwhile: this one goes too.
+		srv.Stop()
+		l.forget(key)
+		os.RemoveAll(home)
+		return "", err
+	}
 	l.remember(key, srv.Addr)
 	logFor(ctx).Info("started a local indiserver (dev mode)", "server", key, "address", srv.Addr, "drivers", drivers, "pid", srv.Pid)
 	return srv.Addr, nil
@@ -254,7 +317,7 @@ func (l *LocalINDI) Close() error {
 	defer l.mu.Unlock()
 	l.closed = true
 	if l.Dir != "" {
-		unlock, err := l.lockDir()
+		unlock, err := l.lockDir("lock")
 		if err != nil {
 			return err
 		}
@@ -277,7 +340,12 @@ func (l *LocalINDI) Close() error {
 		l.forget(key)
 	}
 	if err == nil {
-		// Nothing is left to adopt: the folder goes too (if nothing else is in it).
+		// Nothing is left to adopt: the folder goes too (if nothing else is in it), with the
+		// servers' lock files.
+		locks, _ := filepath.Glob(filepath.Join(l.Dir, "*.lock"))
+		for _, f := range locks {
+			os.Remove(f)
+		}
 		os.Remove(filepath.Join(l.Dir, "lock"))
 		os.Remove(l.Dir)
 	}
@@ -332,7 +400,7 @@ func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer,
 		srv.Stop() // runs, but does not answer
 	}
 	logFor(ctx).Info("a recorded local indiserver is gone; starting another (dev mode)", "server", key, "pid", r.Pid)
-	if l.ports[key] == 0 {
+	if l.port(key) == 0 {
 		l.remember(key, r.Address)
 	}
 	removeHome(r.Home)
@@ -375,12 +443,13 @@ func (l *LocalINDI) recordPath(key string) string {
 	return filepath.Join(l.Dir, strings.Replace(key, "/", "_", 1)+".json")
 }
 
-// lockDir keeps two workers on one Dir from starting the same server twice.
-func (l *LocalINDI) lockDir() (unlock func(), err error) {
+// lockDir takes the lock file name in Dir ("lock" for the whole folder, one per server for
+// its start and stop), which keeps two workers on one Dir from starting the same server twice.
+func (l *LocalINDI) lockDir(name string) (unlock func(), err error) {
 	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("the local INDI state folder: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(l.Dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(filepath.Join(l.Dir, name), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("the local INDI state folder: %w", err)
 	}

@@ -79,12 +79,8 @@ func (l *LocalINDI) podGone(ctx context.Context, client kubernetes.Interface, na
 // StopServer stops the local indiserver of s (this worker's, or one an earlier worker recorded)
 // and says whether one ran. Its port is kept for a server of that name started later.
 func (l *LocalINDI) StopServer(ctx context.Context, s INDIServer) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return false
-	}
-	key, cur, unlock, err := l.lookUp(ctx, s)
+	key := s.Namespace + "/" + s.Name
+	cur, unlock, err := l.lockedServer(ctx, key)
 	if err != nil {
 		return false
 	}
@@ -93,8 +89,7 @@ func (l *LocalINDI) StopServer(ctx context.Context, s INDIServer) bool {
 		return false
 	}
 	l.stop(key, cur)
-	delete(l.servers, key)
-	return true
+	return l.setServer(key, nil) == nil
 }
 
 // known lists the servers this worker runs or its folder records, as namespace/name.

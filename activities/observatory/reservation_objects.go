@@ -71,28 +71,6 @@ func stepFailed(format string, args ...any) error {
 	return temporal.NewNonRetryableApplicationError(msg, ErrStepFailed, nil)
 }
 
-// waitUntil polls done until it holds, heartbeating what it waits on; ctx bounds it (an
-// activity's ctx ends at the step's deadline or when the step is cancelled).
-func waitUntil(ctx context.Context, what string, done func(context.Context) (bool, error)) error {
-	t := time.NewTicker(stepPollEvery)
-	defer t.Stop()
-	for {
-		ok, err := done(ctx)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		stepHeartbeat(ctx, what)
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
-		case <-t.C:
-		}
-	}
-}
-
 // listTyped lists every object of a kind in a namespace, as its Go type.
 func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) ([]runtime.Object, error) {
 	list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})

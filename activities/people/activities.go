@@ -1,7 +1,8 @@
 // Package people holds the people side's activities: the quick pass over a Person, the bake
 // of nfs:// and claim:// pictures in baker pods, the paint of many people at once, and the
 // signals to each Person's workflow. What it shares with the observatory (clients, clock,
-// logging, Events, signalling) is in the root package activities.
+// logging, Events, signalling, the status write, create-or-adopt, the heartbeat) is in the
+// root package activities.
 package people
 
 import (
@@ -21,7 +22,7 @@ type Activities struct {
 	// HTTP fetches http(s) pictures; nil means a client with the spec's 15 s timeout.
 	HTTP *http.Client
 	// People configures the people side (baker image, namespaces, deadline).
-	People PeopleConfig
+	People Config
 }
 
 var logFor = activities.LogFor

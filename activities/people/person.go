@@ -16,12 +16,12 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
@@ -52,8 +52,8 @@ type PersonOutcome struct {
 	Wrote bool `json:",omitempty"`
 }
 
-// PeopleConfig is how the people side runs. The zero value of each field means its default.
-type PeopleConfig struct {
+// Config is how the people side runs. The zero value of each field means its default.
+type Config struct {
 	// BakerImage is the image baker pods run: the worker's own, which has the bake subcommand.
 	BakerImage string
 	// OperatorNamespace is where the baker pods of nfs:// pictures run.
@@ -63,8 +63,6 @@ type PeopleConfig struct {
 	EventNamespace string
 	// BakeDeadline is how long a baker pod may take, from its creation, before its bake fails.
 	BakeDeadline time.Duration
-	// Instance names this worker in Events (reportingInstance): its pod's name.
-	Instance string
 }
 
 // The people side's defaults, the spec's figures.
@@ -78,7 +76,7 @@ const (
 	FetchTimeout = 15 * time.Second
 )
 
-func (c PeopleConfig) withDefaults() PeopleConfig {
+func (c Config) withDefaults() Config {
 	if c.OperatorNamespace == "" {
 		c.OperatorNamespace = DefaultOperatorNamespace
 	}
@@ -91,7 +89,7 @@ func (c PeopleConfig) withDefaults() PeopleConfig {
 	return c
 }
 
-func (a *Activities) people() PeopleConfig { return a.People.withDefaults() }
+func (a *Activities) people() Config { return a.People.withDefaults() }
 
 // fieldManager names the people side's writes in managedFields.
 const fieldManager = kube.PeopleComponent
@@ -224,37 +222,35 @@ func failedRead(source string, err error, fallback string) kube.AvatarRead {
 }
 
 // finish writes the status a read leads to, when it differs from the Person's, then posts the
-// Event the change deserves. checked is the check-avatar value the read answered.
+// Event the change deserves. checked is the check-avatar value the read answered. A conflict
+// reads the Person again and writes onto it, as long as its spec is still the one the read
+// answered; a Person whose spec changed meanwhile is an error, and the retry reads it afresh.
 func (a *Activities) finish(ctx context.Context, u *unstructured.Unstructured, p *peoplev1.Person, read kube.AvatarRead, checked string, out PersonOutcome) (PersonOutcome, error) {
 	log := logFor(ctx)
 	if !read.Succeeded() {
 		read.Initials = drawInitials(p)
 		log.Warn("the picture of a Person could not be read", "person", p.Name, "avatar", p.Spec.Avatar, "reason", read.Reason, "message", read.Message)
 	}
-	st := kube.PersonStatusAfter(p.Status, read, p.Generation, checked, a.now())
-	out.Reason = kube.AvatarCondition(&st).Reason
-	if equality.Semantic.DeepEqual(p.Status, st) {
-		return out, nil
-	}
-
-	obj := u.DeepCopy()
-	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
-	if err != nil {
-		return out, fmt.Errorf("convert the status of the Person %s: %w", p.Name, err)
-	}
-	obj.Object["status"] = status
-	_, err = a.Dynamic.Resource(peoplev1.PersonResource).UpdateStatus(ctx, obj, metav1.UpdateOptions{FieldManager: fieldManager})
+	w, err := activities.WriteStatus(ctx, a.statusOf(p), u, func(st peoplev1.PersonStatus, m metav1.Object) (peoplev1.PersonStatus, error) {
+		if m.GetGeneration() != p.Generation {
+			return st, fmt.Errorf("the Person %s changed while its status was written", p.Name)
+		}
+		return kube.PersonStatusAfter(st, read, p.Generation, checked, a.now()), nil
+	})
 	switch {
-	case apierrors.IsNotFound(err):
-		return PersonOutcome{Gone: true}, nil
 	case err != nil:
-		// A conflict means the Person changed since it was read: the retry reads it again.
-		return out, fmt.Errorf("write the status of the Person %s: %w", p.Name, err)
+		return out, err
+	case w.Obj == nil:
+		return PersonOutcome{Gone: true}, nil
+	}
+	out.Reason = kube.AvatarCondition(&w.After).Reason
+	if !w.Wrote {
+		return out, nil
 	}
 	out.Wrote = true
 	log.Info("wrote the picture of a Person", "person", p.Name, "reason", out.Reason)
 
-	if e, ok := kube.AvatarEvent(&p.Status, &st); ok {
+	if e, ok := kube.AvatarEvent(&w.Before, &w.After); ok {
 		// The status is written: the Event is news about it, and a retry would not post it
 		// again (the status would not change), so a failure to post is logged, not retried.
 		if err := a.postEvent(ctx, p, e); err != nil {
@@ -262,6 +258,12 @@ func (a *Activities) finish(ctx context.Context, u *unstructured.Unstructured, p
 		}
 	}
 	return out, nil
+}
+
+// statusOf is the status write of the Person p.
+func (a *Activities) statusOf(p *peoplev1.Person) activities.StatusOf {
+	return activities.StatusOf{Resource: a.Dynamic.Resource(peoplev1.PersonResource), Kind: peoplev1.PersonKind.Kind,
+		Name: p.Name, UID: p.UID, Manager: fieldManager}
 }
 
 // errNoImage is the BakeFailed message of a worker that does not know its own image.

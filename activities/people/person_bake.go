@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
 
+	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
@@ -67,31 +67,12 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 		return out, err
 	}
 
-	var (
-		pod *corev1.Pod
-		end bakeEnd
-	)
-	for tries := 1; ; tries++ {
-		var refused *kube.AvatarRead
-		pod, refused, err = a.startBaker(ctx, want, cfg.BakeDeadline)
-		if err != nil {
-			return out, err
-		}
-		if refused != nil {
-			return a.finish(ctx, u, p, *refused, checked, out)
-		}
-		if pod, end, err = a.awaitBaker(ctx, p, pod, cfg.BakeDeadline); err != nil {
-			return out, err
-		}
-		if end != bakeVanished {
-			break
-		}
-		// Something deleted the pod (an eviction, a person, a fake kubelet's late delete of
-		// an earlier pod of the same name): another pod answers instead, a few times over.
-		if tries == maxBakerStarts {
-			return out, fmt.Errorf("the baker pod %s/%s was deleted before it finished, %d times", pod.Namespace, pod.Name, tries)
-		}
-		logFor(ctx).Warn("the baker pod was deleted before it finished; starting another", "pod", pod.Namespace+"/"+pod.Name)
+	pod, end, refused, err := a.runBaker(ctx, p, want, cfg.BakeDeadline)
+	switch {
+	case err != nil:
+		return out, err
+	case refused != nil:
+		return a.finish(ctx, u, p, *refused, checked, out)
 	}
 	var read kube.AvatarRead
 	switch end {
@@ -107,10 +88,35 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 			return out, err
 		}
 	}
+	return a.writeBake(ctx, in.Name, out, pod, read)
+}
 
-	// The status is written against the Person as it is now, and for the check-avatar value
-	// the pod was started for: a newer value is still due, and the next pass reads it.
-	p, u, err = a.getPerson(ctx, in.Name)
+// runBaker starts or adopts the baker pod and waits until it ends. Something may delete the
+// pod first (an eviction, a person, a fake kubelet's late delete of an earlier pod of the same
+// name): another pod answers instead, a few times over. refused is a pod that could not be
+// created for a reason the user can fix.
+func (a *Activities) runBaker(ctx context.Context, p *peoplev1.Person, want *corev1.Pod, deadline time.Duration) (*corev1.Pod, bakeEnd, *kube.AvatarRead, error) {
+	for tries := 1; ; tries++ {
+		pod, refused, err := a.startBaker(ctx, want, deadline)
+		if err != nil || refused != nil {
+			return nil, 0, refused, err
+		}
+		pod, end, err := a.awaitBaker(ctx, p, pod, deadline)
+		if err != nil || end != bakeVanished {
+			return pod, end, nil, err
+		}
+		if tries == maxBakerStarts {
+			return pod, end, nil, fmt.Errorf("the baker pod %s/%s was deleted before it finished, %d times", pod.Namespace, pod.Name, tries)
+		}
+		logFor(ctx).Warn("the baker pod was deleted before it finished; starting another", "pod", pod.Namespace+"/"+pod.Name)
+	}
+}
+
+// writeBake writes what the pod read. The status is written against the Person as it is now,
+// and for the check-avatar value the pod was started for: a newer value is still due, and the
+// next pass reads it. The pod is deleted once its answer is written, or not wanted.
+func (a *Activities) writeBake(ctx context.Context, name string, out PersonOutcome, pod *corev1.Pod, read kube.AvatarRead) (PersonOutcome, error) {
+	p, u, err := a.getPerson(ctx, name)
 	switch {
 	case apierrors.IsNotFound(err) || (err == nil && string(p.UID) != out.UID):
 		return PersonOutcome{Gone: true}, a.deletePod(ctx, pod)
@@ -146,68 +152,61 @@ func bakeBlocker(src pictures.Source, nsFound, claimFound bool, image string) st
 // these reads cannot tell, and goes on as if both were there: the pod's start tells.
 func (a *Activities) claimThere(ctx context.Context, src pictures.Source) (nsFound, claimFound bool, err error) {
 	_, err = a.Kube.CoreV1().Namespaces().Get(ctx, src.Namespace, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, false, nil
-	case apierrors.IsForbidden(err):
-		return true, true, nil
-	case err != nil:
-		return false, false, fmt.Errorf("read the namespace %s: %w", src.Namespace, err)
+	if nsFound, err = found(err, "namespace "+src.Namespace); err != nil || !nsFound {
+		return nsFound, false, err
 	}
 	_, err = a.Kube.CoreV1().PersistentVolumeClaims(src.Namespace).Get(ctx, src.Claim, metav1.GetOptions{})
+	claimFound, err = found(err, "PersistentVolumeClaim "+src.Namespace+"/"+src.Claim)
+	return true, claimFound, err
+}
+
+// found is what a Get of what says: there, or not to be told (Forbidden, read as there);
+// NotFound; or an error.
+func found(err error, what string) (bool, error) {
 	switch {
+	case err == nil || apierrors.IsForbidden(err):
+		return true, nil
 	case apierrors.IsNotFound(err):
-		return true, false, nil
-	case apierrors.IsForbidden(err):
-		return true, true, nil
-	case err != nil:
-		return true, false, fmt.Errorf("read the PersistentVolumeClaim %s/%s: %w", src.Namespace, src.Claim, err)
+		return false, nil
 	}
-	return true, true, nil
+	return false, fmt.Errorf("read the %s: %w", what, err)
 }
 
 // startBaker creates the baker pod, or adopts the one already there when it is for the same
-// Person, source and check and can still give a fresh answer. Any other pod of that name is
-// stale: it is deleted and replaced. A pod that cannot be created for a reason the user can
-// fix (a claim's namespace that does not exist) comes back as a failed read.
+// Person, source and check and can still give a fresh answer (activities.EnsureObject). Any
+// other baker pod of that name is stale: it is deleted and replaced. A pod that cannot be
+// created for a reason the user can fix (a claim's namespace that does not exist, a pod of
+// that name the people side did not make) comes back as a failed read.
 func (a *Activities) startBaker(ctx context.Context, want *corev1.Pod, deadline time.Duration) (*corev1.Pod, *kube.AvatarRead, error) {
-	pods := a.Kube.CoreV1().Pods(want.Namespace)
+	var notOurs error
+	pod, err := activities.EnsureObject(ctx, a.Kube.CoreV1().Pods(want.Namespace), want, activities.Adopting[*corev1.Pod]{
+		Kind: "baker pod", Manager: fieldManager,
+		Settle: func(_ context.Context, cur *corev1.Pod) (activities.Adoption, error) {
+			if adoptable(cur, want, a.now(), deadline) {
+				return activities.Adopted, nil
+			}
+			return activities.ReplaceIt, nil
+		},
+		NotOurs: func(kind, ns, name string) error {
+			notOurs = fmt.Errorf("a pod named %s exists in %s that the %s did not create; delete or rename it", name, ns, kube.PeopleComponent)
+			return notOurs
+		},
+	})
 	refuse := func(format string, args ...any) (*corev1.Pod, *kube.AvatarRead, error) {
 		return nil, &kube.AvatarRead{Source: want.Annotations[kube.AnnotationSource], Reason: pictures.ReasonBakeFailed, Message: fmt.Sprintf(format, args...)}, nil
 	}
-	for range 3 {
-		pod, err := pods.Create(ctx, want, metav1.CreateOptions{FieldManager: fieldManager})
-		switch {
-		case err == nil:
-			logFor(ctx).Info("started a baker pod", "pod", want.Namespace+"/"+want.Name, "person", want.Annotations[kube.AnnotationPerson])
-			return pod, nil, nil
-		case apierrors.IsAlreadyExists(err):
-			cur, err := pods.Get(ctx, want.Name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("read the baker pod %s/%s: %w", want.Namespace, want.Name, err)
-			}
-			if adoptable(cur, want, a.now(), deadline) {
-				return cur, nil, nil
-			}
-			if err := a.deletePod(ctx, cur); err != nil {
-				return nil, nil, err
-			}
-			if err := a.awaitPodGone(ctx, cur); err != nil {
-				return nil, nil, err
-			}
-		case apierrors.IsNotFound(err):
-			// Admission answers a pod in a namespace that does not exist with NotFound.
-			return refuse("the namespace %s does not exist", want.Namespace)
-		case apierrors.IsForbidden(err) || apierrors.IsInvalid(err):
-			return refuse("the baker pod %s/%s could not be created: %v", want.Namespace, want.Name, err)
-		default:
-			return nil, nil, fmt.Errorf("create the baker pod %s/%s: %w", want.Namespace, want.Name, err)
-		}
+	switch {
+	case err == nil:
+		return pod, nil, nil
+	case notOurs != nil && errors.Is(err, notOurs):
+		return refuse("%v", notOurs)
+	case apierrors.IsNotFound(err):
+		// Admission answers a pod in a namespace that does not exist with NotFound.
+		return refuse("the namespace %s does not exist", want.Namespace)
+	case apierrors.IsForbidden(err) || apierrors.IsInvalid(err):
+		return refuse("the baker pod %s/%s could not be created: %v", want.Namespace, want.Name, err)
 	}
-	return nil, nil, fmt.Errorf("the baker pod %s/%s kept coming back while it was replaced", want.Namespace, want.Name)
+	return nil, nil, fmt.Errorf("create the baker pod %s/%s: %w", want.Namespace, want.Name, err)
 }
 
 // adoptable tells whether a pod found under the baker's name can answer this bake: it is for
@@ -260,9 +259,7 @@ func (a *Activities) awaitBaker(ctx context.Context, p *peoplev1.Person, pod *co
 	at := pod.CreationTimestamp.Add(deadline)
 	ref := pod.Namespace + "/" + pod.Name
 	for {
-		if activity.IsActivity(ctx) {
-			activity.RecordHeartbeat(ctx, ref)
-		}
+		activities.RecordHeartbeat(ctx, ref)
 		cur, _, err := a.getPerson(ctx, p.Name)
 		switch {
 		case apierrors.IsNotFound(err) || (err == nil && cur.UID != p.UID):
@@ -330,19 +327,6 @@ func (a *Activities) nextPodState(ctx context.Context, pod *corev1.Pod, d time.D
 		return nil, fmt.Errorf("read the baker pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return cur, nil
-}
-
-// awaitPodGone waits until a deleted pod is gone, so its name can be used again.
-func (a *Activities) awaitPodGone(ctx context.Context, pod *corev1.Pod) error {
-	for {
-		if activity.IsActivity(ctx) {
-			activity.RecordHeartbeat(ctx, pod.Namespace+"/"+pod.Name)
-		}
-		next, err := a.nextPodState(ctx, pod, bakePoll)
-		if err != nil || next == nil {
-			return err
-		}
-	}
 }
 
 // bakeResult reads what a finished baker pod printed.

@@ -6,10 +6,10 @@ package people
 import (
 	"context"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
-	"go.temporal.io/sdk/activity"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/activities"
@@ -99,9 +99,7 @@ func (a *Activities) SignalWorkflows(ctx context.Context, signals []activities.W
 			failed.CompareAndSwap(nil, &err)
 			return
 		}
-		if n := done.Add(1); activity.IsActivity(ctx) {
-			activity.RecordHeartbeat(ctx, n)
-		}
+		activities.RecordHeartbeat(ctx, strconv.FormatInt(done.Add(1), 10)+" signalled")
 	})
 	if err := failed.Load(); err != nil {
 		return *err

@@ -1,3 +1,5 @@
+// The watcher binary as an operator runs it, against a real API server and Temporal: it reports
+// ready and stops cleanly on SIGTERM, and refuses an unknown log format or side.
 package main
 
 import (

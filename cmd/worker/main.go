@@ -46,7 +46,7 @@ func main() {
 // options are the worker's flags.
 type options struct {
 	cfg    app.Config
-	people *people.PeopleConfig
+	people *people.Config
 	// devINDI runs each INDI server as a local indiserver, recorded in devINDIDir (dev mode).
 	devINDI    bool
 	devINDIDir string
@@ -166,8 +166,8 @@ func localINDI(ctx context.Context, obs *observatory.Activities, kube kubernetes
 }
 
 // peopleFlags registers the people side's flags; each defaults to its environment variable.
-func peopleFlags(fs *flag.FlagSet) (*people.PeopleConfig, error) {
-	c := &people.PeopleConfig{}
+func peopleFlags(fs *flag.FlagSet) (*people.Config, error) {
+	c := &people.Config{}
 	deadline := people.DefaultBakeDeadline
 	if v, ok := os.LookupEnv("LIKEN_BAKE_DEADLINE"); ok {
 		d, err := time.ParseDuration(v)
@@ -218,7 +218,7 @@ func envOr(name, def string) string {
 // findBakerImage fills in the baker image from the worker's own pod when no flag names it, so
 // that a kustomization's one images: entry pins both. Outside a pod there is none: baking then
 // fails with a message saying so, and everything else works.
-func findBakerImage(ctx context.Context, kube kubernetes.Interface, c *people.PeopleConfig, log *slog.Logger) error {
+func findBakerImage(ctx context.Context, kube kubernetes.Interface, c *people.Config, log *slog.Logger) error {
 	name, ns := os.Getenv("POD_NAME"), os.Getenv("POD_NAMESPACE")
 	if c.BakerImage != "" {
 		return nil

@@ -1,3 +1,5 @@
+// The worker binary as users run it: it completes a Probe workflow against the real stack, and
+// `bake` is one of its subcommands (what baker pods run).
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The example observatory on real pods of the installed runner, from Ready to Released: the
+// pods are real, a client reads the mount, a deleted device pod comes back and the weather parks.
 package cluster
 
 import (

@@ -1,3 +1,6 @@
+// The operator under rollouts and crashes while a reservation is Ready: each watcher's Lease
+// goes to its new pod within the hand-over bound, the worker's container is killed, and the
+// reservation stays Ready.
 package cluster
 
 import (

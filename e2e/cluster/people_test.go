@@ -1,3 +1,5 @@
+// The people side on the installed runner: the worker pod paints initials, and a claim://
+// picture is baked by a real baker pod in a namespace that enforces the restricted standard.
 package cluster
 
 import (

@@ -1,3 +1,5 @@
+// What a killed node leaves behind: the next start removes every process and container of a
+// SIGKILLed node, and a second real node on the machine is refused while the first runs on.
 package cluster
 
 import (

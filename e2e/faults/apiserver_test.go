@@ -1,8 +1,8 @@
+// kube-apiserver faults under a running watcher and worker: a restarted API server loses no
+// change and starts no workflow twice; a paused one makes the leader stop acting on its Lease.
 package faults
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,8 +23,7 @@ import (
 // every Person: either way a Person created or changed after the restart is painted, and no
 // Person's workflow is started a second time.
 func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 6*time.Minute)
 	deletePeopleAtEnd(t)
 	s := newSystem(t)
 	watchers := deployment(t, func() *testenv.Program { return s.startWatcher("people") })
@@ -33,10 +32,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 	prefix := "restart-" + strings.TrimPrefix(s.queue, "faults-")
 
 	before := crowd(t, ctx, prefix, 0, 40)
-	eventually(t, 2*time.Minute, "the Persons created before the restart were painted", func() (bool, string) {
-		n, missing := countPainted(ctx, before)
-		return n == len(before), fmt.Sprintf("%d of %d; %s is not", n, len(before), missing)
-	})
+	awaitPainted(t, ctx, 2*time.Minute, "the Persons created before the restart were painted", before)
 
 	restart, err := env.Stack.StopProcess("kube-apiserver")
 	require.NoError(t, err)
@@ -49,10 +45,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 		require.NoError(t, err)
 	}
 	all := append(append([]string{}, before...), after...)
-	eventually(t, 3*time.Minute, "every Person created or changed after the restart was painted", func() (bool, string) {
-		n, missing := countPainted(ctx, all)
-		return n == len(all), fmt.Sprintf("%d of %d; %s is not", n, len(all), missing)
-	})
+	awaitPainted(t, ctx, 3*time.Minute, "every Person created or changed after the restart was painted", all)
 	t.Logf("the watcher was started %d times", watchers())
 
 	ids := map[string]bool{}
@@ -67,8 +60,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 // leave a leader acting on a Lease it can no longer prove: it exits, without releasing the
 // Lease, ten seconds after its last renewal.
 func TestAPausedAPIServerMakesTheLeaderStopActingTenSecondsAfterItsLastRenewal(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 2*time.Minute)
 	s := newSystem(t)
 	w := s.startWatcher("people")
 	w.WaitReady()

@@ -1,8 +1,9 @@
+// A worker killed while its baker pod runs: the next worker adopts the pod instead of starting
+// another, and the Person gets its baked picture with no pod left.
 package faults
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -29,8 +30,7 @@ import (
 // adopts the pod instead of starting another: the Person gets the baked picture, one baker
 // pod was ever created, and none is left.
 func TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 4*time.Minute)
 	deletePeopleAtEnd(t)
 	s := newSystem(t)
 	k, err := testkubelet.Start(testkubelet.Options{

@@ -116,6 +116,32 @@ func deployment(t *testing.T, start func() *testenv.Program) (starts func() int)
 	return func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
+// stopTemporal stops the Temporal server; bringBack starts it again, and the test's end does
+// if bringBack was never called.
+func stopTemporal(t *testing.T) (bringBack func(ctx context.Context)) {
+	t.Helper()
+	restart, err := env.Stack.StopProcess("temporal")
+	require.NoError(t, err)
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			restart(context.Background())
+		}
+	})
+	return func(ctx context.Context) {
+		t.Helper()
+		require.NoError(t, restart(ctx))
+		restarted = true
+	}
+}
+
+// timeout bounds a test's calls; the bound is lifted when the test ends.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func temporal(t *testing.T) client.Client { return env.Temporal(t) }
 
 // eventually polls cond until it holds, failing with the last state it saw.

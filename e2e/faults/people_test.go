@@ -1,3 +1,5 @@
+// A burst of Persons meets a SIGKILLed worker and a minute without Temporal, and loses no Person:
+// each gets the picture of its latest spec and no Person's workflow starts twice.
 package faults
 
 import (
@@ -9,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -57,6 +60,16 @@ func painted(p *peoplev1.Person) bool {
 	return false
 }
 
+// awaitPainted waits (bounded by limit) until every Person of names is painted for its
+// current generation.
+func awaitPainted(t *testing.T, ctx context.Context, limit time.Duration, what string, names []string) {
+	t.Helper()
+	eventually(t, limit, what, func() (bool, string) {
+		n, missing := countPainted(ctx, names)
+		return n == len(names), fmt.Sprintf("%d of %d; %s is not", n, len(names), missing)
+	})
+}
+
 // countPainted counts the Persons of names painted for their current generation.
 func countPainted(ctx context.Context, names []string) (int, string) {
 	done, missing := 0, ""
@@ -78,8 +91,7 @@ func countPainted(ctx context.Context, names []string) (int, string) {
 // latest spec, every deleted one's workflow has ended, and no Person's workflow was started
 // twice.
 func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 8*time.Minute)
 	deletePeopleAtEnd(t)
 	s := newSystem(t)
 	s.startWatcher("people").WaitReady()
@@ -92,37 +104,15 @@ func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testi
 	var first []string
 	created := make(chan struct{})
 	go func() { defer close(created); first = crowd(t, ctx, prefix, 0, 200) }()
-	require.NoError(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		l, err := env.Dynamic.Resource(peoplev1.PersonResource).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		n := 0
-		for _, u := range l.Items {
-			if _, ok := u.Object["status"]; ok && strings.HasPrefix(u.GetName(), prefix) {
-				n++
-			}
-		}
-		return n >= 20, nil
-	}), "the first Persons of the burst were painted")
+	awaitPaintedWithPrefix(t, ctx, prefix, 20)
 	doomed.Kill()
 	s.startWorker()
 	<-created
-	eventually(t, 3*time.Minute, "every Person of the burst was painted after the kill", func() (bool, string) {
-		n, missing := countPainted(ctx, first)
-		return n == len(first), fmt.Sprintf("%d of %d; %s is not", n, len(first), missing)
-	})
+	awaitPainted(t, ctx, 3*time.Minute, "every Person of the burst was painted after the kill", first)
 
 	// Temporal away for a minute while Persons are created, changed and deleted.
 	stopped := time.Now()
-	restart, err := env.Stack.StopProcess("temporal")
-	require.NoError(t, err)
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			restart(context.Background())
-		}
-	})
+	bringBack := stopTemporal(t)
 	second := crowd(t, ctx, prefix, 200, 260)
 	changed, deleted := first[:20], first[20:40]
 	for _, n := range changed {
@@ -134,18 +124,46 @@ func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testi
 		require.NoError(t, env.Dynamic.Resource(peoplev1.PersonResource).Delete(ctx, n, metav1.DeleteOptions{}))
 	}
 	time.Sleep(time.Until(stopped.Add(60 * time.Second)))
-	require.NoError(t, restart(ctx))
-	restarted = true
+	bringBack(ctx)
 	back := time.Now()
 
 	live := append(append([]string{}, first[40:]...), second...)
 	live = append(live, changed...)
-	eventually(t, 3*time.Minute, "every Person created or changed while Temporal was away was painted", func() (bool, string) {
-		n, missing := countPainted(ctx, live)
-		return n == len(live), fmt.Sprintf("%d of %d; %s is not", n, len(live), missing)
-	})
+	awaitPainted(t, ctx, 3*time.Minute, "every Person created or changed while Temporal was away was painted", live)
 	t.Logf("Temporal was away %s; everything converged %s after it came back",
 		back.Sub(stopped).Round(time.Second), time.Since(back).Round(time.Second))
+	deletedAndTheirWorkflowsEnded(t, ctx, c, deleted)
+
+	ids := map[string]bool{}
+	for _, n := range append(live, deleted...) {
+		ids[workflows.PersonWorkflowID(n)] = true
+	}
+	onceEach(t, ctx, c, ids)
+}
+
+// awaitPaintedWithPrefix waits (a minute at most) until at least at Persons named with prefix
+// have a status, that is were painted.
+func awaitPaintedWithPrefix(t *testing.T, ctx context.Context, prefix string, at int) {
+	t.Helper()
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := env.Dynamic.Resource(peoplev1.PersonResource).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		n := 0
+		for _, u := range l.Items {
+			if _, ok := u.Object["status"]; ok && strings.HasPrefix(u.GetName(), prefix) {
+				n++
+			}
+		}
+		return n >= at, nil
+	}), "the first Persons of the burst were painted")
+}
+
+// deletedAndTheirWorkflowsEnded waits until every Person of deleted is gone and its workflow
+// no longer runs.
+func deletedAndTheirWorkflowsEnded(t *testing.T, ctx context.Context, c client.Client, deleted []string) {
+	t.Helper()
 	eventually(t, 2*time.Minute, "the workflow of every Person deleted while Temporal was away ended", func() (bool, string) {
 		for _, n := range deleted {
 			if _, err := getPerson(ctx, n); !apierrors.IsNotFound(err) {
@@ -161,10 +179,4 @@ func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testi
 		}
 		return true, ""
 	})
-
-	ids := map[string]bool{}
-	for _, n := range append(live, deleted...) {
-		ids[workflows.PersonWorkflowID(n)] = true
-	}
-	onceEach(t, ctx, c, ids)
 }

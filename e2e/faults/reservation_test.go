@@ -1,3 +1,5 @@
+// A minute without Temporal while the example reservation starts and its end is moved: the
+// one workflow run becomes Ready, ends at the new end and is Released with nothing left.
 package faults
 
 import (
@@ -45,8 +47,7 @@ func awaitPhase(t *testing.T, ctx context.Context, ns, name string, phase obsv1.
 // reservation becomes Ready, ends at the new end and is Released with nothing left behind,
 // all in the one workflow run it started with.
 func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx := timeout(t, 6*time.Minute)
 	s := newSystem(t)
 	s.startWatcher("observatory").WaitReady()
 	s.startWorker("LIKEN_DEV_LOCAL_INDI=true")
@@ -69,21 +70,13 @@ func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
 		return r.Status.Step == kube.StepStartDevices || r.Status.Step == kube.StepConnect, "step " + r.Status.Step
 	})
 	stopped := time.Now()
-	restart, err := env.Stack.StopProcess("temporal")
-	require.NoError(t, err)
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			restart(context.Background())
-		}
-	})
+	bringBack := stopTemporal(t)
 	end := stopped.Add(100 * time.Second).UTC().Format(time.RFC3339)
 	_, err = env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Patch(ctx, "tonight",
 		types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
 	time.Sleep(time.Until(stopped.Add(60 * time.Second)))
-	require.NoError(t, restart(ctx))
-	restarted = true
+	bringBack(ctx)
 
 	awaitPhase(t, ctx, ns, "tonight", obsv1.ReservationReady, 90*time.Second)
 	awaitPhase(t, ctx, ns, "tonight", obsv1.ReservationReleased, 2*time.Minute)

@@ -1,3 +1,5 @@
+// The inventory on a real stack before any reservation: every resource of a small site says
+// where it stands, each on its own status.
 package observatory
 
 import (
@@ -97,6 +99,25 @@ func TestEveryResourceSaysWhereItStandsBeforeAnyReservation(t *testing.T) {
 		}
 	}
 
+	telescopeAndObservatoryListTheirParts(t, ns)
+	awaitWhere(t, ns, obsv1.KindOpticalTrain, "east-main", "", map[string]string{"ParentFound": found + "Telescope east of Observatory lab; OpticalTube east"})
+	awaitWhere(t, ns, obsv1.KindOpticalTube, "east", "", map[string]string{"ParentFound": found + "Telescope east of Observatory lab"})
+
+	awaitWarning(t, ns, obsv1.KindFocuser, "bad", "Error", "Focuser/bad: no image of the runner holds the driver indi_nosuchdriver; "+
+		"set spec.driver.image to an image that has it on its PATH")
+
+	// A fix is seen at once: the image named, the Focuser is Idle.
+	_, err := env.Dynamic.Resource(obsv1.KindFocuser.GroupVersionResource()).Namespace(ns).Patch(context.Background(), "bad",
+		types.MergePatchType, []byte(`{"spec":{"driver":{"image":"example.com/indi-nosuch:1"}}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	awaitWhere(t, ns, obsv1.KindFocuser, "bad", "Idle", map[string]string{"Ready": "False/Idle: Not reserved"})
+}
+
+// telescopeAndObservatoryListTheirParts: before any reservation, Telescope east is Idle with
+// its tube, its two trains (the refused Focuser among them), its Mount and its failing Guider,
+// and Observatory lab is Idle with its telescope, its three devices and where it is.
+func telescopeAndObservatoryListTheirParts(t *testing.T, ns string) {
+	t.Helper()
 	var tel obsv1.TelescopeStatus
 	eventually(t, 30*time.Second, "Telescope east lists its trains", func() (bool, string) {
 		tel = obsv1.TelescopeStatus{}
@@ -124,15 +145,4 @@ func TestEveryResourceSaysWhereItStandsBeforeAnyReservation(t *testing.T) {
 	assert.Len(t, obs.Devices, 3)
 	assert.Equal(t, "Unknown", obs.Weather)
 	assert.Equal(t, map[string]string{"latitude": "52.2043° N", "longitude": "0.1149° E"}, obs.Display)
-	awaitWhere(t, ns, obsv1.KindOpticalTrain, "east-main", "", map[string]string{"ParentFound": found + "Telescope east of Observatory lab; OpticalTube east"})
-	awaitWhere(t, ns, obsv1.KindOpticalTube, "east", "", map[string]string{"ParentFound": found + "Telescope east of Observatory lab"})
-
-	awaitWarning(t, ns, obsv1.KindFocuser, "bad", "Error", "Focuser/bad: no image of the runner holds the driver indi_nosuchdriver; "+
-		"set spec.driver.image to an image that has it on its PATH")
-
-	// A fix is seen at once: the image named, the Focuser is Idle.
-	_, err := env.Dynamic.Resource(obsv1.KindFocuser.GroupVersionResource()).Namespace(ns).Patch(context.Background(), "bad",
-		types.MergePatchType, []byte(`{"spec":{"driver":{"image":"example.com/indi-nosuch:1"}}}`), metav1.PatchOptions{})
-	require.NoError(t, err)
-	awaitWhere(t, ns, obsv1.KindFocuser, "bad", "Idle", map[string]string{"Ready": "False/Idle: Not reserved"})
 }

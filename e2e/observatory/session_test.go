@@ -1,3 +1,5 @@
+// examples/observatory.yaml run as make run does: every column the spec fills while tonight is
+// Ready is filled, refusals stand on the joiners at fault, and all is Idle once tonight is deleted.
 package observatory
 
 import (
@@ -16,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -198,79 +201,11 @@ func TestTheExampleSaysWhereItStandsWhileTonightIsReadyAndAfter(t *testing.T) {
 		})
 	})
 
-	t.Run("the Telescope, the Observatory and the devices while Ready", func(t *testing.T) {
-		host := "east-telescope." + ns + ".svc"
-		awaitWhere(t, ns, obsv1.KindMount, "east", "Connected", map[string]string{
-			"Ready": "True/Connected: Connected as Telescope Simulator", "ParentFound": "True/Found: Telescope east of Observatory lab"})
-		var tel obsv1.TelescopeStatus
-		eventually(t, 30*time.Second, "Telescope east is Ready", func() (bool, string) {
-			tel = obsv1.TelescopeStatus{}
-			statusOf(t, ns, obsv1.KindTelescope, "east", &tel)
-			// The inventory's pass after the mount connected may still be under way.
-			return tel.Phase == obsv1.PhaseReady && tel.Server != nil && tel.Server.Node != "" &&
-				slices.Contains(tel.Devices, obsv1.DeviceSummary{Kind: obsv1.KindMount, Name: "east", Phase: obsv1.DeviceConnected}), fmt.Sprintf("%+v", tel)
-		})
-		assert.Equal(t, &obsv1.Holding{Name: "tonight", Holder: "ada"}, tel.Reservation)
-		assert.Equal(t, obsv1.Endpoint{Service: "east-telescope", Host: host, Port: 7624}, tel.Server.Endpoint)
-		assert.Equal(t, "east-telescope", tel.Server.Pod)
-		_, conds := where(t, ns, obsv1.KindTelescope, "east")
-		assert.Equal(t, "True/Ready: Ready at "+host+":7624 for Reservation tonight (ada)", conds["Ready"])
-		assert.Equal(t, "True/Active: Activated by Reservation tonight", conds["Active"], "the reservation's condition stands")
-		var obs obsv1.ObservatoryStatus
-		eventually(t, 30*time.Second, "Observatory lab is Ready", func() (bool, string) {
-			obs = obsv1.ObservatoryStatus{}
-			statusOf(t, ns, obsv1.KindObservatory, "lab", &obs)
-			return obs.Phase == obsv1.PhaseReady && obs.Server != nil, fmt.Sprintf("%+v", obs)
-		})
-		assert.Equal(t, []string{"tonight"}, obs.Reservations)
-		assert.Equal(t, "lab-observatory."+ns+".svc", obs.Server.Host)
-		assert.NotEqual(t, "", obs.Weather)
-		_, conds = where(t, ns, obsv1.KindObservatory, "lab")
-		assert.Equal(t, "True/Active: Activated by Reservation tonight", conds["Active"])
-	})
+	t.Run("the Telescope, the Observatory and the devices while Ready", func(t *testing.T) { telescopeAndObservatoryWhileReady(t, ns) })
 
-	t.Run("joiners that cannot run are refused on themselves", func(t *testing.T) {
-		create(top, ns, "kind: Focuser\nmetadata: {name: bad}\nspec: {opticalTrain: east-main, driver: {name: indi_nosuchdriver}}\n---\n"+
-			"kind: Focuser\nmetadata: {name: second}\nspec: {opticalTrain: east-main, driver: {name: indi_simulator_focus}}")
-		noImage := "Focuser/bad: no image of the runner holds the driver indi_nosuchdriver; set spec.driver.image to an image that has it on its PATH"
-		held := "Focuser east-main and Focuser second both use the driver indi_simulator_focus, which the INDI server east-telescope can run only once"
-		awaitWhere(t, ns, obsv1.KindFocuser, "bad", "Error", map[string]string{"Ready": "False/Error: " + noImage})
-		awaitWhere(t, ns, obsv1.KindFocuser, "second", "Error", map[string]string{"Ready": "False/Error: " + held})
-		awaitWarning(t, ns, obsv1.KindFocuser, "bad", "Error", noImage)
-		awaitWarning(t, ns, obsv1.KindFocuser, "second", "Error", held)
-		for _, p := range managed(t, ns) {
-			assert.NotContains(t, []string{"bad-focuser", "second-focuser"}, p.Name, "nothing runs for a refused joiner")
-		}
-		r, _ := reservation(t, ns, "tonight")
-		assert.Equal(t, obsv1.ReservationReady, r.Status.Phase, "the reservation goes on")
-		awaitWhere(t, ns, obsv1.KindFocuser, "east-main", "Connected", nil)
-	})
+	t.Run("joiners that cannot run are refused on themselves", func(t *testing.T) { joinersThatCannotRunAreRefused(t, top, ns) })
 
-	t.Run("the inventory and the reservation write at once and neither undoes the other", func(t *testing.T) {
-		passesBefore := passes(t, c, workflows.InventoryWorkflowID(ns))
-		for i := range 20 {
-			require.NoError(t, c.SignalWorkflow(context.Background(), workflows.InventoryWorkflowID(ns), "", workflows.InventoryChanged,
-				[]workflows.InventoryChange{{Object: "test/" + fmt.Sprint(i), Why: "resync"}}))
-			time.Sleep(200 * time.Millisecond)
-		}
-		eventually(t, 30*time.Second, "the inventory took passes meanwhile", func() (bool, string) {
-			n := passes(t, c, workflows.InventoryWorkflowID(ns)) - passesBefore
-			return n >= 3, fmt.Sprintf("%d passes", n)
-		})
-		var mount obsv1.DeviceStatus
-		statusOf(t, ns, obsv1.KindMount, "east", &mount)
-		assert.Equal(t, obsv1.DeviceConnected, mount.Phase)
-		assert.NotEmpty(t, mount.Readings, "the observer's readings stand")
-		assert.NotEmpty(t, mount.Properties)
-		assert.Equal(t, "east-mount", mount.Pod)
-		for _, e := range events(t, ns, obsv1.KindMount, "east") {
-			assert.NotContains(t, e, " Idle: ", "the Mount was never Idle again while Ready: %s", e)
-		}
-		_, conds := where(t, ns, obsv1.KindTelescope, "east")
-		assert.True(t, strings.HasPrefix(conds["Active"], "True/"), "Active stands: %s", conds["Active"])
-		assert.True(t, strings.HasPrefix(conds["Ready"], "True/"), "Ready stands: %s", conds["Ready"])
-		assert.WithinDuration(t, ready, time.Now(), 10*time.Minute)
-	})
+	t.Run("the inventory and the reservation write at once and neither undoes the other", func(t *testing.T) { inventoryAndReservationWriteAtOnce(t, c, ns, ready) })
 
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
@@ -279,39 +214,129 @@ func TestTheExampleSaysWhereItStandsWhileTonightIsReadyAndAfter(t *testing.T) {
 		return !ok, fmt.Sprintf("%s %s", r.Status.Phase, r.Status.Step)
 	})
 
-	t.Run("after, everything is Idle and nothing runs", func(t *testing.T) {
-		awaitWhere(t, ns, obsv1.KindTelescope, "east", "Idle", map[string]string{"Ready": "False/Idle: Not reserved",
-			"Active": "False/Inactive: Deactivated by Reservation tonight"})
-		var tel obsv1.TelescopeStatus
+	t.Run("after, everything is Idle and nothing runs", func(t *testing.T) { everythingIsIdleAfter(t, ns) })
+}
+
+// telescopeAndObservatoryWhileReady: the Mount is connected, the Telescope is Ready at its server
+// for tonight and Active, and the Observatory is Ready with its server and its weather.
+func telescopeAndObservatoryWhileReady(t *testing.T, ns string) {
+	host := "east-telescope." + ns + ".svc"
+	awaitWhere(t, ns, obsv1.KindMount, "east", "Connected", map[string]string{
+		"Ready": "True/Connected: Connected as Telescope Simulator", "ParentFound": "True/Found: Telescope east of Observatory lab"})
+	var tel obsv1.TelescopeStatus
+	eventually(t, 30*time.Second, "Telescope east is Ready", func() (bool, string) {
+		tel = obsv1.TelescopeStatus{}
 		statusOf(t, ns, obsv1.KindTelescope, "east", &tel)
-		assert.Nil(t, tel.Server)
-		assert.Nil(t, tel.Reservation)
-		awaitWhere(t, ns, obsv1.KindObservatory, "lab", "Idle", nil)
-		var obs obsv1.ObservatoryStatus
-		statusOf(t, ns, obsv1.KindObservatory, "lab", &obs)
-		assert.Nil(t, obs.Server)
-		assert.Nil(t, obs.Reservations)
-		assert.Equal(t, "Unknown", obs.Weather, "no station reports once the site stopped")
-		for _, d := range []struct {
-			kind obsv1.Kind
-			name string
-		}{{obsv1.KindMount, "east"}, {obsv1.KindCamera, "east-main"}, {obsv1.KindDome, "lab"}, {obsv1.KindWeatherStation, "lab"}} {
-			awaitWhere(t, ns, d.kind, d.name, "Idle", map[string]string{"Ready": "False/Idle: Not reserved"})
-		}
-		awaitWhere(t, ns, obsv1.KindFocuser, "bad", "Error", nil)
-		assert.Empty(t, managed(t, ns), "no pod is left")
+		// The inventory's pass after the mount connected may still be under way.
+		return tel.Phase == obsv1.PhaseReady && tel.Server != nil && tel.Server.Node != "" &&
+			slices.Contains(tel.Devices, obsv1.DeviceSummary{Kind: obsv1.KindMount, Name: "east", Phase: obsv1.DeviceConnected}), fmt.Sprintf("%+v", tel)
 	})
+	assert.Equal(t, &obsv1.Holding{Name: "tonight", Holder: "ada"}, tel.Reservation)
+	assert.Equal(t, obsv1.Endpoint{Service: "east-telescope", Host: host, Port: 7624}, tel.Server.Endpoint)
+	assert.Equal(t, "east-telescope", tel.Server.Pod)
+	_, conds := where(t, ns, obsv1.KindTelescope, "east")
+	assert.Equal(t, "True/Ready: Ready at "+host+":7624 for Reservation tonight (ada)", conds["Ready"])
+	assert.Equal(t, "True/Active: Activated by Reservation tonight", conds["Active"], "the reservation's condition stands")
+	var obs obsv1.ObservatoryStatus
+	eventually(t, 30*time.Second, "Observatory lab is Ready", func() (bool, string) {
+		obs = obsv1.ObservatoryStatus{}
+		statusOf(t, ns, obsv1.KindObservatory, "lab", &obs)
+		return obs.Phase == obsv1.PhaseReady && obs.Server != nil, fmt.Sprintf("%+v", obs)
+	})
+	assert.Equal(t, []string{"tonight"}, obs.Reservations)
+	assert.Equal(t, "lab-observatory."+ns+".svc", obs.Server.Host)
+	assert.NotEqual(t, "", obs.Weather)
+	_, conds = where(t, ns, obsv1.KindObservatory, "lab")
+	assert.Equal(t, "True/Active: Activated by Reservation tonight", conds["Active"])
+}
+
+// joinersThatCannotRunAreRefused adds a Focuser whose driver no image holds and one whose driver
+// is taken: each is in Error with a Warning saying why, nothing runs for either, and the
+// reservation goes on. What it creates lives until top ends.
+func joinersThatCannotRunAreRefused(t *testing.T, top *testing.T, ns string) {
+	create(top, ns, "kind: Focuser\nmetadata: {name: bad}\nspec: {opticalTrain: east-main, driver: {name: indi_nosuchdriver}}\n---\n"+
+		"kind: Focuser\nmetadata: {name: second}\nspec: {opticalTrain: east-main, driver: {name: indi_simulator_focus}}")
+	noImage := "Focuser/bad: no image of the runner holds the driver indi_nosuchdriver; set spec.driver.image to an image that has it on its PATH"
+	held := "Focuser east-main and Focuser second both use the driver indi_simulator_focus, which the INDI server east-telescope can run only once"
+	awaitWhere(t, ns, obsv1.KindFocuser, "bad", "Error", map[string]string{"Ready": "False/Error: " + noImage})
+	awaitWhere(t, ns, obsv1.KindFocuser, "second", "Error", map[string]string{"Ready": "False/Error: " + held})
+	awaitWarning(t, ns, obsv1.KindFocuser, "bad", "Error", noImage)
+	awaitWarning(t, ns, obsv1.KindFocuser, "second", "Error", held)
+	for _, p := range managed(t, ns) {
+		assert.NotContains(t, []string{"bad-focuser", "second-focuser"}, p.Name, "nothing runs for a refused joiner")
+	}
+	r, _ := reservation(t, ns, "tonight")
+	assert.Equal(t, obsv1.ReservationReady, r.Status.Phase, "the reservation goes on")
+	awaitWhere(t, ns, obsv1.KindFocuser, "east-main", "Connected", nil)
+}
+
+// inventoryAndReservationWriteAtOnce has the inventory take passes while tonight is Ready: the
+// Mount's observed status and the Telescope's conditions stand, none undone by a pass.
+func inventoryAndReservationWriteAtOnce(t *testing.T, c client.Client, ns string, ready time.Time) {
+	passesBefore := passes(t, c, workflows.InventoryWorkflowID(ns))
+	for i := range 20 {
+		require.NoError(t, c.SignalWorkflow(context.Background(), workflows.InventoryWorkflowID(ns), "", workflows.InventoryChanged,
+			[]workflows.InventoryChange{{Object: "test/" + fmt.Sprint(i), Why: "resync"}}))
+		time.Sleep(200 * time.Millisecond)
+	}
+	eventually(t, 30*time.Second, "the inventory took passes meanwhile", func() (bool, string) {
+		n := passes(t, c, workflows.InventoryWorkflowID(ns)) - passesBefore
+		return n >= 3, fmt.Sprintf("%d passes", n)
+	})
+	var mount obsv1.DeviceStatus
+	statusOf(t, ns, obsv1.KindMount, "east", &mount)
+	assert.Equal(t, obsv1.DeviceConnected, mount.Phase)
+	assert.NotEmpty(t, mount.Readings, "the observer's readings stand")
+	assert.NotEmpty(t, mount.Properties)
+	assert.Equal(t, "east-mount", mount.Pod)
+	for _, e := range events(t, ns, obsv1.KindMount, "east") {
+		assert.NotContains(t, e, " Idle: ", "the Mount was never Idle again while Ready: %s", e)
+	}
+	_, conds := where(t, ns, obsv1.KindTelescope, "east")
+	assert.True(t, strings.HasPrefix(conds["Active"], "True/"), "Active stands: %s", conds["Active"])
+	assert.True(t, strings.HasPrefix(conds["Ready"], "True/"), "Ready stands: %s", conds["Ready"])
+	assert.WithinDuration(t, ready, time.Now(), 10*time.Minute)
+}
+
+// everythingIsIdleAfter: once tonight is gone, the Telescope, the Observatory and the devices
+// are Idle with no server, no station reports, the refused Focuser stays in Error, and no pod is left.
+func everythingIsIdleAfter(t *testing.T, ns string) {
+	awaitWhere(t, ns, obsv1.KindTelescope, "east", "Idle", map[string]string{"Ready": "False/Idle: Not reserved",
+		"Active": "False/Inactive: Deactivated by Reservation tonight"})
+	var tel obsv1.TelescopeStatus
+	statusOf(t, ns, obsv1.KindTelescope, "east", &tel)
+	assert.Nil(t, tel.Server)
+	assert.Nil(t, tel.Reservation)
+	awaitWhere(t, ns, obsv1.KindObservatory, "lab", "Idle", nil)
+	var obs obsv1.ObservatoryStatus
+	statusOf(t, ns, obsv1.KindObservatory, "lab", &obs)
+	assert.Nil(t, obs.Server)
+	assert.Nil(t, obs.Reservations)
+	assert.Equal(t, "Unknown", obs.Weather, "no station reports once the site stopped")
+	for _, d := range []struct {
+		kind obsv1.Kind
+		name string
+	}{{obsv1.KindMount, "east"}, {obsv1.KindCamera, "east-main"}, {obsv1.KindDome, "lab"}, {obsv1.KindWeatherStation, "lab"}} {
+		awaitWhere(t, ns, d.kind, d.name, "Idle", map[string]string{"Ready": "False/Idle: Not reserved"})
+	}
+	awaitWhere(t, ns, obsv1.KindFocuser, "bad", "Error", nil)
+	assert.Empty(t, managed(t, ns), "no pod is left")
 }
 
 // passes counts the inventory passes a workflow's current run completed.
 func passes(t *testing.T, c client.Client, id string) int {
+	return countEvents(t, c, id, func(ev *historypb.HistoryEvent) bool { return ev.GetActivityTaskCompletedEventAttributes() != nil })
+}
+
+// countEvents counts the events of a workflow's history that count says count.
+func countEvents(t *testing.T, c client.Client, id string, count func(*historypb.HistoryEvent) bool) int {
 	t.Helper()
 	n := 0
 	iter := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		require.NoError(t, err)
-		if ev.GetActivityTaskCompletedEventAttributes() != nil {
+		if count(ev) {
 			n++
 		}
 	}

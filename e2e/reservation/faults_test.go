@@ -1,3 +1,5 @@
+// Workers and Temporal failing under a reservation: a worker stopped in StartDevices is replaced
+// with nothing created twice, and a reservation completes across a Temporal server restart.
 package reservation
 
 import (
@@ -44,6 +46,16 @@ func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue strin
 		}
 	})
 	return ns, ns, c
+}
+
+// readyReservation is startReservation with one in-process worker (startWorker), once the
+// reservation is Ready.
+func readyReservation(t *testing.T, prepare ...func(ns string)) (ns string, c client.Client, local *observatory.LocalINDI) {
+	t.Helper()
+	ns, queue, c := startReservation(t, prepare...)
+	local = startWorker(t, c, queue)
+	awaitReady(t, ns, "tonight")
+	return ns, c, local
 }
 
 // newWorker starts an in-process worker on queue with the real activities; local resolves
@@ -140,9 +152,7 @@ func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) 
 	// The worker binary in dev mode, as make run starts it.
 	env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn").WaitReady()
 
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 	// Temporal goes away mid-session and comes back on its SQLite file.
 	restart, err := env.Stack.StopProcess("temporal")
 	require.NoError(t, err)

@@ -1,3 +1,5 @@
+// Pods deleted while a reservation is Ready are created again, with a PodCreated Event on each
+// resource, and the reservation stays Ready.
 package reservation
 
 import (
@@ -23,13 +25,9 @@ import (
 // pod while the reservation is Ready; the watcher's signal (sent here by hand) makes the
 // reservation create both again, with a PodCreated Event on each resource, and it stays Ready.
 func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
-	ns, queue, c := startReservation(t)
-	startWorker(t, c, queue)
+	ns, c, _ := readyReservation(t)
 	ctx := context.Background()
 
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
 	pods := env.Kube.CoreV1().Pods(ns)
 	deleted := map[string]types.UID{}
 	for _, name := range []string{"east-telescope", "east-mount"} {

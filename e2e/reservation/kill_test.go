@@ -110,29 +110,36 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 	assert.Equal(t, 9, created.count("Pod"), "the observatory's 3 pods and the telescope's 6: %v", created.keys())
 	assert.Equal(t, 1, created.count("Job"), "one Job for one job action: %v", created.keys())
 
-	assertNothingLeft(t, ns)
+	noObjectLeft(t, ns)
 
-	// The indiservers stood in for pods: each was started once, then adopted by every next
-	// worker; the last worker's graceful stop ends them all.
+	k.serversWereAdoptedAndEndWithTheLastWorker(w)
+}
+
+// serversWereAdoptedAndEndWithTheLastWorker: the indiservers stood in for pods: each was
+// started once, then adopted by every next worker; the last worker's (w's) graceful stop ends
+// them all and leaves no record.
+func (k *killer) serversWereAdoptedAndEndWithTheLastWorker(w *testenv.Program) {
+	k.t.Helper()
 	k.noteServers()
 	for name, pids := range k.servers {
-		assert.Len(t, pids, 1, "the indiserver %s was started %d times", name, len(pids))
+		assert.Len(k.t, pids, 1, "the indiserver %s was started %d times", name, len(pids))
 	}
-	require.NotEmpty(t, k.servers, "the workers recorded their indiservers in %s", k.dir)
+	require.NotEmpty(k.t, k.servers, "the workers recorded their indiservers in %s", k.dir)
 	w.Stop()
 	for name, pids := range k.servers {
 		for pid, r := range pids {
 			_, err := inditest.Attach(r.Address, r.Home, r.Pid)
-			assert.Error(t, err, "the indiserver %s (pid %d) outlived the last worker's SIGTERM", name, pid)
+			assert.Error(k.t, err, "the indiserver %s (pid %d) outlived the last worker's SIGTERM", name, pid)
 		}
 	}
 	recs, err := observatory.ReadLocalINDIRecords(k.dir)
-	require.NoError(t, err)
-	assert.Empty(t, recs, "the last worker's SIGTERM left no record")
+	require.NoError(k.t, err)
+	assert.Empty(k.t, recs, "the last worker's SIGTERM left no record")
 }
 
-// assertNothingLeft checks that the deactivation removed every managed object but the Jobs.
-func assertNothingLeft(t *testing.T, ns string) {
+// noObjectLeft checks that the deactivation removed every managed object but the Jobs: no
+// pod, Service, ConfigMap or ResourceClaim.
+func noObjectLeft(t *testing.T, ns string) {
 	t.Helper()
 	ctx := context.Background()
 	managed := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent}

@@ -31,9 +31,7 @@ func TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLef
 	var created *uidLog
 	ns, queue, c := startReservation(t, func(ns string) { created = watchCreated(t, ns) })
 	env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "LIKEN_DEV_LOCAL_INDI=true", "LIKEN_LOG_LEVEL=warn").WaitReady()
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 
 	restart, err := env.Stack.StopProcess("postgres")
 	require.NoError(t, err)
@@ -57,5 +55,5 @@ func TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLef
 		assert.Len(t, uids, 1, "%s was created %d times", key, len(uids))
 	}
 	assert.Equal(t, 9, created.count("Pod"), "the observatory's 3 pods and the telescope's 6: %v", created.keys())
-	assertNothingLeft(t, ns)
+	noObjectLeft(t, ns)
 }

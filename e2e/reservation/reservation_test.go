@@ -14,11 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
@@ -54,6 +52,22 @@ func reservation(t *testing.T, ns, name string) (*obsv1.Reservation, bool) {
 	return &r, true
 }
 
+// awaitReady waits (bounded) until the reservation is Ready.
+func awaitReady(t *testing.T, ns, name string) {
+	t.Helper()
+	awaitReservation(t, ns, name, "became Ready", func(r *obsv1.Reservation) bool {
+		return r != nil && r.Status.Phase == obsv1.ReservationReady
+	})
+}
+
+// deviceChanged signals the reservation tonight that a device of its namespace changed, as
+// the watcher would.
+func deviceChanged(t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	require.NoError(t, c.SignalWorkflow(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "",
+		workflows.ReservationChanged, workflows.ReservationChange{Why: "device"}))
+}
+
 // awaitReservation waits (bounded) until ok holds of the Reservation (nil once it is gone).
 func awaitReservation(t *testing.T, ns, name, what string, ok func(*obsv1.Reservation) bool) {
 	t.Helper()
@@ -78,26 +92,9 @@ func awaitReservation(t *testing.T, ns, name, what string, ok func(*obsv1.Reserv
 }
 
 func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t *testing.T) {
-	ns := "rsv-" + utilrand.String(6)
-	_, err := env.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	queue := ns
+	ns, queue, c := startReservation(t)
 	local := startWorker(t, c, queue)
-
-	applyExample(t, ns)
 	id := workflows.ReservationWorkflowID(ns, "tonight")
-	_, err = c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: queue},
-		workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: ns, Name: "tonight"})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		for _, wid := range []string{id, workflows.TelescopeWorkflowID(ns, "east"), workflows.ObservatoryWorkflowID(ns, "lab")} {
-			_ = c.TerminateWorkflow(context.Background(), wid, "", "test over")
-		}
-	})
 
 	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
 		return r != nil && (r.Status.Phase == obsv1.ReservationReady || r.Status.Phase == obsv1.ReservationFailed)
@@ -116,7 +113,22 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 		assert.NoError(t, err, "pod %s runs while Ready", pod)
 	}
 
-	// The devices are connected on the indiserver that stands in for east-telescope.
+	devicesAreConnectedOnTheTelescopesServer(t, local, ns)
+
+	// Deleting the Reservation ends it: the watcher's signal, sent here by hand.
+	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
+		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
+	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.ReservationChanged,
+		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
+
+	nothingRunsOnceReleased(t, ns)
+}
+
+// devicesAreConnectedOnTheTelescopesServer: the devices are connected on the indiserver that
+// stands in for east-telescope.
+func devicesAreConnectedOnTheTelescopesServer(t *testing.T, local *observatory.LocalINDI, ns string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	addr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}})
@@ -131,16 +143,13 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 		assert.True(t, p.SwitchOn("CONNECT"), "%s is connected", dev)
 	}
 
-	// Deleting the Reservation ends it: the watcher's signal, sent here by hand.
-	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
-		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
-	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.ReservationChanged,
-		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
-	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
+}
 
-	pods, err := env.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
-	require.NoError(t, err)
-	assert.Empty(t, pods.Items, "no pod is left")
+// nothingRunsOnceReleased: no object of the runner's is left, the devices are Idle, the site's
+// LocksRelayed is False/Idle, and no resource keeps the deactivation finalizer.
+func nothingRunsOnceReleased(t *testing.T, ns string) {
+	t.Helper()
+	noObjectLeft(t, ns)
 	for _, d := range []struct {
 		kind obsv1.Kind
 		name string
@@ -156,9 +165,6 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 		idle = idle || cond.Type == obsv1.ConditionLocksRelayed && cond.Status == metav1.ConditionFalse && cond.Reason == kube.ReasonIdle
 	}
 	assert.True(t, idle, "LocksRelayed is False/Idle once the site stopped: %+v", lab.Status.Conditions)
-	svcs, err := env.Kube.CoreV1().Services(ns).List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
-	require.NoError(t, err)
-	assert.Empty(t, svcs.Items, "no Service is left")
 	for _, kr := range []struct {
 		kind obsv1.Kind
 		name string

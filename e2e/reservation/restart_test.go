@@ -1,3 +1,5 @@
+// A driver restarted by indiserver during a Ready reservation is connected and configured
+// again, while a device a person disconnected stays disconnected.
 package reservation
 
 import (
@@ -35,9 +37,7 @@ func TestARestartedDriverIsConnectedAgainAndADeviceAPersonDisconnectedStaysSo(t 
 	local := &observatory.LocalINDI{Dir: dir}
 	t.Cleanup(func() { local.Close() })
 	t.Cleanup(newWorker(t, c, queue, local).Stop)
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

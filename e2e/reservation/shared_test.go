@@ -1,3 +1,5 @@
+// Two reservations of one telescope: the second waits for the first, and a Telescope deleted
+// mid-session ends the first and leaves the second waiting, with nothing started.
 package reservation
 
 import (
@@ -29,9 +31,7 @@ func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *te
 	ctx := context.Background()
 	reservations := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns)
 
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	awaitReady(t, ns, "tonight")
 	podsWhileReady := len(managedPods(t, ns))
 
 	// A second reservation of east, started as the watcher would.

@@ -1,3 +1,5 @@
+// A reservation failed at each of its activation steps is deleted with nothing left behind,
+// and the refusal stands on the device at fault.
 package reservation
 
 import (
@@ -138,22 +140,9 @@ func TestAReservationFailedAtEachActivationStepIsDeletedWithNothingLeft(t *testi
 // nothingLeft checks that no object of the runner's and no finalizer is left in ns.
 func nothingLeft(t *testing.T, ns string) {
 	t.Helper()
-	ctx := context.Background()
-	sel := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent}
-	pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, sel)
-	require.NoError(t, err)
-	assert.Empty(t, pods.Items, "no pod is left")
-	svcs, err := env.Kube.CoreV1().Services(ns).List(ctx, sel)
-	require.NoError(t, err)
-	assert.Empty(t, svcs.Items, "no Service is left")
-	cms, err := env.Kube.CoreV1().ConfigMaps(ns).List(ctx, sel)
-	require.NoError(t, err)
-	assert.Empty(t, cms.Items, "no ConfigMap is left")
-	claims, err := env.Kube.ResourceV1().ResourceClaims(ns).List(ctx, sel)
-	require.NoError(t, err)
-	assert.Empty(t, claims.Items, "no ResourceClaim is left")
+	noObjectLeft(t, ns)
 	for _, k := range obsv1.Kinds {
-		list, err := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(ns).List(context.Background(), metav1.ListOptions{})
 		require.NoError(t, err)
 		for _, u := range list.Items {
 			assert.Empty(t, u.GetFinalizers(), "%s %s keeps no finalizer", k, u.GetName())

@@ -1,3 +1,5 @@
+// Triggers on the real simulators: wind parks the mount and then the dome, and calm opens the
+// dome again only once the trigger's `for` has run out.
 package reservation
 
 import (
@@ -53,11 +55,7 @@ func triggerRun(t *testing.T, ns string, kind obsv1.Kind, name string, i int) *o
 // Safe=False and tells the workflow, whose trigger pass parks the mount and then the dome.
 // Calm opens the dome again, but only once the `for` has run out.
 func TestWindParksTheMountThenTheDomeAndCalmOpensTheDomeAgain(t *testing.T) {
-	ns, queue, c := startReservation(t, func(ns string) { stormTriggers(ns)(t) })
-	local := startWorker(t, c, queue)
-	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
-		return r != nil && r.Status.Phase == obsv1.ReservationReady
-	})
+	ns, _, local := readyReservation(t, func(ns string) { stormTriggers(ns)(t) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

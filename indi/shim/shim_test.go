@@ -1,3 +1,5 @@
+// The shim that links device pods into one indiserver: the drivers file it writes, the
+// addresses a change starts and stops, and an indiserver that keeps its pid throughout.
 package shim_test
 
 import (

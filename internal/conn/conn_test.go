@@ -1,3 +1,5 @@
+// A connection error's text says how the connection ended: closed by us, never reached, a
+// stream we refuse, or lost; and it still unwraps to its cause.
 package conn
 
 import (

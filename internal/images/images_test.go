@@ -1,3 +1,5 @@
+// The pieces an image is built from: a layer's folders and modes, the libraries ldd names,
+// and a group for each user.
 package images
 
 import (

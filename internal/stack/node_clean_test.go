@@ -1,3 +1,4 @@
+// A node's iptables clean-up takes only its own rules and leaves the machine's.
 package stack
 
 import (

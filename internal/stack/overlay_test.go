@@ -1,3 +1,5 @@
+// The Temporal overlay as shipped is one the stack can run: its images' releases, its
+// generated ConfigMap names and the environment its containers resolve.
 package stack
 
 import (

@@ -1,3 +1,5 @@
+// The batcher behind the watcher's signals: changes that wait for a flight go together in the
+// next, and one whose context ends while waiting fails and frees its shard.
 package watch
 
 import (

@@ -28,14 +28,21 @@ func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string, in
 	testenv.Find(t, objs, kind, name, into)
 }
 
+// renderedDeployment renders deploy/<base>, finds the Deployment name in it and wants it in
+// liken-system, with replicas copies under the ServiceAccount sa.
+func renderedDeployment(t *testing.T, ctx context.Context, base, name string, replicas int32, sa string) appsv1.Deployment {
+	t.Helper()
+	var d appsv1.Deployment
+	find(t, render(t, ctx, filepath.Join(env.Root, "deploy", base)), "Deployment", name, &d)
+	if d.Namespace != leaseNamespace || *d.Spec.Replicas != replicas || d.Spec.Template.Spec.ServiceAccountName != sa {
+		t.Errorf("%s: namespace %s, %d replicas, ServiceAccount %s", name, d.Namespace, *d.Spec.Replicas, d.Spec.Template.Spec.ServiceAccountName)
+	}
+	return d
+}
+
 func TestTheWatcherDeploymentHasTheInstallGuidesLayout(t *testing.T) {
 	ctx := timeout(t, 30*time.Second)
-	objs := render(t, ctx, filepath.Join(env.Root, "deploy", "people"))
-	var d appsv1.Deployment
-	find(t, objs, "Deployment", "people-operator", &d)
-	if d.Namespace != leaseNamespace || *d.Spec.Replicas != 1 || d.Spec.Template.Spec.ServiceAccountName != watcherSA {
-		t.Errorf("people-operator: namespace %s, %d replicas, ServiceAccount %s", d.Namespace, *d.Spec.Replicas, d.Spec.Template.Spec.ServiceAccountName)
-	}
+	d := renderedDeployment(t, ctx, "people", "people-operator", 1, watcherSA)
 	// A rollout starts the new pod beside the old one; the Lease keeps one acting.
 	if d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || d.Spec.Strategy.RollingUpdate.MaxUnavailable.IntValue() != 0 {
 		t.Errorf("people-operator's strategy %+v, want a rolling update that starts the new pod first", d.Spec.Strategy)
@@ -59,12 +66,7 @@ func TestTheWatcherDeploymentHasTheInstallGuidesLayout(t *testing.T) {
 
 func TestTheWorkerDeploymentRunsTwoCopiesOfTheSameImage(t *testing.T) {
 	ctx := timeout(t, 30*time.Second)
-	objs := render(t, ctx, filepath.Join(env.Root, "deploy", "people"))
-	var d appsv1.Deployment
-	find(t, objs, "Deployment", "liken-worker", &d)
-	if d.Namespace != leaseNamespace || *d.Spec.Replicas != 2 || d.Spec.Template.Spec.ServiceAccountName != workerSA {
-		t.Errorf("liken-worker: namespace %s, %d replicas, ServiceAccount %s", d.Namespace, *d.Spec.Replicas, d.Spec.Template.Spec.ServiceAccountName)
-	}
+	d := renderedDeployment(t, ctx, "people", "liken-worker", 2, workerSA)
 	cs := d.Spec.Template.Spec.Containers
 	// The baker pods run the image of the container named worker (kube.OwnImage).
 	if len(cs) != 1 || cs[0].Name != "worker" || cs[0].Image != "ghcr.io/liken-sh/people-operator:latest" {

@@ -274,17 +274,25 @@ func identities(ss []signal) []string {
 	return out
 }
 
-func TestOnlyTheLeaseHolderSignalsAndKubectlNamesIt(t *testing.T) {
-	ctx := timeout(t, 2*time.Minute)
+// aLeaderAndAWaitingCopy runs watcher-a, holding a fresh Lease, and watcher-b, waiting for
+// it, on the test's own task queue; the test's Persons are deleted when it ends.
+func aLeaderAndAWaitingCopy(t *testing.T, ctx context.Context) (a, b *proc) {
+	t.Helper()
 	deletePeopleAtEnd(t)
 	freshLease(t)
 	queue := taskQueue(t)
-	a := startProc(t, "watcher-a", queue, procOptions{})
+	a = startProc(t, "watcher-a", queue, procOptions{})
 	waitHolder(t, ctx, "watcher-a", 20*time.Second)
-	b := startProc(t, "watcher-b", queue, procOptions{})
+	b = startProc(t, "watcher-b", queue, procOptions{})
 	eventually(t, 20*time.Second, func() (bool, string) {
 		return strings.Contains(b.logText(), "waiting for the lease"), "watcher-b has not started competing"
 	})
+	return a, b
+}
+
+func TestOnlyTheLeaseHolderSignalsAndKubectlNamesIt(t *testing.T) {
+	ctx := timeout(t, 2*time.Minute)
+	a, b := aLeaderAndAWaitingCopy(t, ctx)
 
 	names := []string{unique("ada"), unique("grace")}
 	for _, n := range names {
@@ -368,15 +376,7 @@ func TestSIGTERMOnTheLeaderHandsTheLeaseOver(t *testing.T) {
 
 func TestAKilledLeaderIsReplacedOnceItsLeaseExpires(t *testing.T) {
 	ctx := timeout(t, 2*time.Minute)
-	deletePeopleAtEnd(t)
-	freshLease(t)
-	queue := taskQueue(t)
-	a := startProc(t, "watcher-a", queue, procOptions{})
-	waitHolder(t, ctx, "watcher-a", 20*time.Second)
-	b := startProc(t, "watcher-b", queue, procOptions{})
-	eventually(t, 20*time.Second, func() (bool, string) {
-		return strings.Contains(b.logText(), "waiting for the lease"), "watcher-b has not started competing"
-	})
+	a, _ := aLeaderAndAWaitingCopy(t, ctx)
 
 	if err := a.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -237,19 +238,32 @@ type running struct {
 // task queue, and stops it when the test ends.
 func startWatcher(t *testing.T, queue string) running {
 	t.Helper()
+	var p *watch.People
+	stop := runInProcess(t, func(tc client.Client) (func(context.Context) error, func() bool) {
+		p = watch.NewPeople(watch.PeopleConfig{
+			Dynamic: env.Dynamic, Kube: env.Kube, Temporal: tc, TaskQueue: queue, Log: warnings(t),
+		})
+		return p.Run, p.Watching
+	})
+	return running{p, stop}
+}
+
+// runInProcess runs one side of the watcher, made by start with its own Temporal client, in
+// the test process. Changes made once it returns are changes, not part of the first list: it
+// waits until watching says the caches are full. stop (which the test's end calls too) ends
+// Run, wants it to return nil within 20 s, and closes the client.
+func runInProcess(t *testing.T, start func(client.Client) (run func(context.Context) error, watching func() bool)) (stop func()) {
+	t.Helper()
 	tc, err := client.NewLazyClient(client.Options{HostPort: env.TemporalAddress, Logger: quiet{}, Identity: "in-process"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := watch.NewPeople(watch.PeopleConfig{
-		Dynamic: env.Dynamic, Kube: env.Kube, Temporal: tc, TaskQueue: queue,
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
+	run, watching := start(tc)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
+	go func() { done <- run(ctx) }()
 	var once sync.Once
-	stop := func() {
+	stop = func() {
 		once.Do(func() {
 			cancel()
 			select {
@@ -264,9 +278,23 @@ func startWatcher(t *testing.T, queue string) running {
 		})
 	}
 	t.Cleanup(stop)
-	// Changes made from now on are changes, not part of the first list.
-	eventually(t, 30*time.Second, func() (bool, string) { return p.Watching(), "the watcher's caches never filled" })
-	return running{p, stop}
+	eventually(t, 30*time.Second, func() (bool, string) { return watching(), "the watcher's caches never filled" })
+	return stop
+}
+
+// warnings is the watcher's log for a test: its warnings and errors, in the test log.
+func warnings(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// awaitIgnored waits (bounded) until the watcher's ignored count has grown by n since it was
+// since: it has seen the n updates of what, and sent nothing for them.
+func awaitIgnored(t *testing.T, within time.Duration, ignored *atomic.Int64, since, n int64, what string) {
+	t.Helper()
+	eventually(t, within, func() (bool, string) {
+		seen := ignored.Load() - since
+		return seen >= n, fmt.Sprintf("the watcher has seen %d of %s", seen, what)
+	})
 }
 
 // waitIdle waits until every change the watcher has seen reached Temporal.

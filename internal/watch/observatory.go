@@ -7,8 +7,9 @@
 // its reservations: each Reservation of the Telescope (of each Telescope of the Observatory)
 // in the same namespace is signalled. Status-only updates, mostly the worker's own writes, are
 // ignored. On becoming leader every Reservation is signalled once (the informer's first list).
-// A deleted pod of the worker's signals every Reservation of its namespace, so the Ready one
-// creates it again. The retry annotation set or changed on a device, a Telescope or an
+// A deleted pod of the worker's signals the Reservations it matters to (of its server's
+// Telescope, or of every Telescope of its server's Observatory), so the Ready one creates it
+// again. The retry annotation set or changed on a device, a Telescope or an
 // Observatory signals every Reservation of its namespace too, so the one holding the Failed
 // trigger runs re-runs them. The 14 device kinds are watched for that and for devices that
 // may join or leave a Ready reservation: one created or deleted, its spec changed (its
@@ -279,7 +280,7 @@ func (r *observatoryRun) watchReservations(factory dynamicinformer.DynamicShared
 		}
 		synced[string(s.kind)] = s.inf.HasSynced
 	}
-	return nil
+	return r.indexServers()
 }
 
 // specIndex indexes an object by namespace/<spec.field>.

@@ -1,11 +1,14 @@
 // The devices and pods of the observatory side: a device created, deleted, edited (its
 // parent may have changed) or whose delete began may join or leave the Ready reservation of
-// its namespace, and a deleted pod of the runner's is created again by it, so each signals
-// the reservations there that do not rest.
+// its namespace, so it signals the reservations there that do not rest; and a deleted pod of
+// the runner's is created again by the Ready reservation whose server it belongs to, so it
+// signals the reservations of that server's Telescope or Observatory.
 package watch
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"liken.sh/runner/kube"
 )
 
 // deviceUpdated queues a device's namespace's Reservations when its retry annotation is set
@@ -41,9 +44,28 @@ func (r *observatoryRun) deviceGone(dev *unstructured.Unstructured) {
 	r.namespaceReservations(dev.GetNamespace(), whyDevice)
 }
 
-// podGone queues each Reservation of a deleted pod's namespace: the one that is Ready there
-// creates its pods again, the others find nothing to do.
+// podGone queues the Reservations a deleted pod matters to, so the Ready one creates it
+// again: those of the Telescope whose server it belongs to (its LabelServer), or those of
+// every Telescope of the Observatory whose server it is. A Ready reservation heals only its
+// own servers, so a pod of one telescope is nothing to its neighbours: a site of twenty
+// telescopes tearing down sixty pods signals sixty times, not twelve hundred. A pod whose
+// server is not known (a Job's, or one whose Telescope is gone) signals its namespace's.
 func (r *observatoryRun) podGone(pod *unstructured.Unstructured) {
+	if server := pod.GetLabels()[kube.LabelServer]; server != "" {
+		key := pod.GetNamespace() + "/" + server
+		if tels := r.indexed(r.telescopes, key); len(tels) > 0 {
+			for _, tel := range tels {
+				r.telescopeReservations(tel, whyPod)
+			}
+			return
+		}
+		if sites := r.indexed(r.observatories, key); len(sites) > 0 {
+			for _, obs := range sites {
+				r.siteReservations(obs, whyPod)
+			}
+			return
+		}
+	}
 	r.namespaceReservations(pod.GetNamespace(), whyPod)
 }
 

@@ -1,7 +1,7 @@
 // deploy/observatory on a real API server with RBAC, after a server-side apply as a user would
 // do it: the observatory watcher may read every observatory kind (the Reservations, their
-// parents and devices, and the rest for the inventory) and hold its own Lease, nothing more; the worker may do what the spec's ClusterRole lists for the
-// observatory side, and not more. And the base as kustomize renders it: the Deployment's
+// parents and devices, and the rest for the inventory) and hold its own Lease, nothing more;
+// the worker may do what the spec's ClusterRole lists for the observatory side, and not more. And the base as kustomize renders it: the Deployment's
 // layout, and deploy/ with one Namespace for both sides.
 package watch_test
 
@@ -55,7 +55,22 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 	if !slices.Equal(deviceKinds, devices) {
 		t.Fatalf("the device kinds are %v; the test checks %v", deviceKinds, devices)
 	}
+	checkPermissions(t, ctx, "the spec gives it", "nothing needs it",
+		observatoryWatcherPermissions(), observatoryWorkerPermissions())
+	// The same questions as a user asks them, through impersonation.
+	checkCanI(t, ctx, []canI{
+		{[]string{"watch", "reservations.observatory.liken.sh", "-A", "--as=system:serviceaccount:liken-system:observatory-operator"}, "yes"},
+		{[]string{"patch", "reservations.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:observatory-operator"}, "no"},
+		{[]string{"watch", "mounts.observatory.liken.sh", "-A", "--as=system:serviceaccount:liken-system:observatory-operator"}, "yes"},
+		{[]string{"patch", "mounts.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:observatory-operator"}, "no"},
+		{[]string{"update", "telescopes.observatory.liken.sh", "--subresource=status", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
+		{[]string{"delete", "telescopes.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
+	})
+}
 
+// observatoryWatcherPermissions are the observatory watcher's: read every observatory kind
+// and the pods, and hold its own Lease.
+func observatoryWatcherPermissions() permissions {
 	watcherMay := []access{
 		{verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace},
 		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
@@ -90,6 +105,12 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 			access{verb: "update", group: astro, resource: r, subresource: "status", namespace: "observatory", name: "x"})
 	}
 
+	return permissions{observatorySA, watcherMay, watcherMayNo}
+}
+
+// observatoryWorkerPermissions are the worker's on the observatory side, as the spec's
+// ClusterRole lists them.
+func observatoryWorkerPermissions() permissions {
 	var workerMay []access
 	for _, k := range obsv1.Kinds {
 		for _, v := range []string{"get", "list", "watch"} {
@@ -130,50 +151,12 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
 	}
 
-	for _, c := range []struct {
-		sa         string
-		may, mayNo []access
-	}{{observatorySA, watcherMay, watcherMayNo}, {workerSA, workerMay, workerMayNo}} {
-		for _, a := range c.may {
-			if !allowed(t, ctx, c.sa, a) {
-				t.Errorf("%s may not %s; the spec gives it", c.sa, a)
-			}
-		}
-		for _, a := range c.mayNo {
-			if allowed(t, ctx, c.sa, a) {
-				t.Errorf("%s may %s; nothing needs it", c.sa, a)
-			}
-		}
-	}
-
-	// The same questions as a user asks them, through impersonation.
-	for _, q := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"watch", "reservations.observatory.liken.sh", "-A", "--as=system:serviceaccount:liken-system:observatory-operator"}, "yes"},
-		{[]string{"patch", "reservations.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:observatory-operator"}, "no"},
-		{[]string{"watch", "mounts.observatory.liken.sh", "-A", "--as=system:serviceaccount:liken-system:observatory-operator"}, "yes"},
-		{[]string{"patch", "mounts.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:observatory-operator"}, "no"},
-		{[]string{"update", "telescopes.observatory.liken.sh", "--subresource=status", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
-		{[]string{"delete", "telescopes.observatory.liken.sh", "-n", "observatory", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
-	} {
-		out, _ := env.Kubectl(ctx, append([]string{"auth", "can-i"}, q.args...)...)
-		words := strings.Fields(out)
-		if len(words) == 0 || words[len(words)-1] != q.want {
-			t.Errorf("kubectl auth can-i %s: %q, want %s", strings.Join(q.args, " "), out, q.want)
-		}
-	}
+	return permissions{workerSA, workerMay, workerMayNo}
 }
 
 func TestTheObservatoryDeploymentRunsTheWatcherOnTheObservatorySide(t *testing.T) {
 	ctx := timeout(t, 30*time.Second)
-	objs := render(t, ctx, filepath.Join(env.Root, "deploy", "observatory"))
-	var d appsv1.Deployment
-	find(t, objs, "Deployment", "observatory-operator", &d)
-	if d.Namespace != leaseNamespace || *d.Spec.Replicas != 1 || d.Spec.Template.Spec.ServiceAccountName != observatorySA {
-		t.Errorf("observatory-operator: namespace %s, %d replicas, ServiceAccount %s", d.Namespace, *d.Spec.Replicas, d.Spec.Template.Spec.ServiceAccountName)
-	}
+	d := renderedDeployment(t, ctx, "observatory", "observatory-operator", 1, observatorySA)
 	cs := d.Spec.Template.Spec.Containers
 	if len(cs) != 1 || cs[0].Name != "operator" || strings.Join(cs[0].Command, " ") != "watcher" ||
 		strings.Join(cs[0].Args, " ") != "--side=observatory" {

@@ -106,50 +106,12 @@ func (r *observatoryRun) parentDeleted(ending func(*unstructured.Unstructured)) 
 
 // telescopeEnding queues each Reservation of the Telescope.
 func (r *observatoryRun) telescopeEnding(tel *unstructured.Unstructured) {
-	r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
-		if !rests(res) {
-			r.q.add(cache.MetaObjectToName(res), whyTelescope)
-		}
-	})
+	r.telescopeReservations(tel, whyTelescope)
 }
 
 // observatoryEnding queues each Reservation of each Telescope of the Observatory.
 func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
-	r.childrenOf(r.telescopes, byObservatory, obs, func(tel *unstructured.Unstructured) {
-		r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
-			if !rests(res) {
-				r.q.add(cache.MetaObjectToName(res), whyObservatory)
-			}
-		})
-	})
-}
-
-// namespaceReservations queues each Reservation of a namespace (one site) with why, but
-// those at rest.
-func (r *observatoryRun) namespaceReservations(namespace, why string) {
-	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
-	if err != nil {
-		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
-		return
-	}
-	for _, obj := range objs {
-		if res, ok := obj.(*unstructured.Unstructured); ok && !rests(res) {
-			r.q.add(cache.MetaObjectToName(res), why)
-		}
-	}
-}
-
-func (r *observatoryRun) childrenOf(inf cache.SharedIndexInformer, index string, parent *unstructured.Unstructured, each func(*unstructured.Unstructured)) {
-	objs, err := inf.GetIndexer().ByIndex(index, parent.GetNamespace()+"/"+parent.GetName())
-	if err != nil {
-		r.cfg.Log.Error("read an informer's index", "index", index, "err", err)
-		return
-	}
-	for _, obj := range objs {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			each(u)
-		}
-	}
+	r.siteReservations(obs, whyObservatory)
 }
 
 // signal sends one Reservation's signal in the call's context; the queue retries it.

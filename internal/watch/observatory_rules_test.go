@@ -13,15 +13,8 @@ import (
 )
 
 func reservation(mod func(u *unstructured.Unstructured)) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "observatory.liken.sh/v1alpha1", "kind": "Reservation",
-		"metadata": map[string]any{"name": "r1", "namespace": "observatory", "uid": "u1", "resourceVersion": "1", "generation": int64(1)},
-		"spec":     map[string]any{"telescope": "t1", "holder": "ada"},
-	}}
-	if mod != nil {
-		mod(u)
-	}
-	return u
+	return testObject("observatory.liken.sh/v1alpha1", "Reservation", "observatory", "r1",
+		map[string]any{"telescope": "t1", "holder": "ada"}, mod)
 }
 
 func TestOnlyReservationUpdatesTheWorkflowActsOnAreWorthASignal(t *testing.T) {
@@ -32,30 +25,24 @@ func TestOnlyReservationUpdatesTheWorkflowActsOnAreWorthASignal(t *testing.T) {
 		want string
 	}{
 		{"the same version again (a resync)", func(u *unstructured.Unstructured) {}, whyResync},
-		{"the worker's status write", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		{"the worker's status write", newer(func(u *unstructured.Unstructured) {
 			u.Object["status"] = map[string]any{"phase": "Ready"}
-		}, ""},
-		{"the worker's finalizer", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), ""},
+		{"the worker's finalizer", newer(func(u *unstructured.Unstructured) {
 			u.SetFinalizers([]string{"observatory.liken.sh/deactivate"})
-		}, ""},
-		{"the check-avatar annotation, a people word", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), ""},
+		{"the check-avatar annotation, a people word", newer(func(u *unstructured.Unstructured) {
 			u.SetAnnotations(map[string]string{kube.AnnotationCheckAvatar: "now"})
-		}, ""},
-		{"a spec change", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), ""},
+		{"a spec change", newer(func(u *unstructured.Unstructured) {
 			u.SetGeneration(2)
-		}, whyUpdated},
-		{"the retry annotation", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), whyUpdated},
+		{"the retry annotation", newer(func(u *unstructured.Unstructured) {
 			u.SetAnnotations(map[string]string{kube.AnnotationRetry: "1"})
-		}, whyUpdated},
-		{"a delete begun", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), whyUpdated},
+		{"a delete begun", newer(func(u *unstructured.Unstructured) {
 			u.SetDeletionTimestamp(&now)
-		}, whyUpdated},
+		}), whyUpdated},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := specUpdate(reservation(nil), reservation(c.mod), kube.AnnotationRetry); got != c.want {
@@ -88,14 +75,7 @@ func TestAParentEndsWhenItsDeleteBeganOrItsDeleteQueuedTheSignal(t *testing.T) {
 func TestOnlyARetryAnnotationSetOrChangedToAValueAsksAResourceForARetry(t *testing.T) {
 	now := metav1.Now()
 	mount := func(mod func(u *unstructured.Unstructured)) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "observatory.liken.sh/v1alpha1", "kind": "Mount",
-			"metadata": map[string]any{"name": "east", "namespace": "observatory", "uid": "u1", "resourceVersion": "1", "generation": int64(1)},
-		}}
-		if mod != nil {
-			mod(u)
-		}
-		return u
+		return testObject("observatory.liken.sh/v1alpha1", "Mount", "observatory", "east", nil, mod)
 	}
 	retry := func(v string) func(u *unstructured.Unstructured) {
 		return func(u *unstructured.Unstructured) {
@@ -110,22 +90,18 @@ func TestOnlyARetryAnnotationSetOrChangedToAValueAsksAResourceForARetry(t *testi
 	}{
 		{"the same version again (a resync)", nil, nil, false},
 		{"a resync of an annotated one", retry("1"), retry("1"), false},
-		{"the worker's status write", nil, func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		{"the worker's status write", nil, newer(func(u *unstructured.Unstructured) {
 			u.Object["status"] = map[string]any{"phase": "Connected"}
-		}, false},
-		{"another annotation", nil, func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), false},
+		{"another annotation", nil, newer(func(u *unstructured.Unstructured) {
 			u.SetAnnotations(map[string]string{"team": "night"})
-		}, false},
-		{"a spec change", nil, func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), false},
+		{"a spec change", nil, newer(func(u *unstructured.Unstructured) {
 			u.SetGeneration(2)
-		}, false},
-		{"a delete begun", nil, func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), false},
+		{"a delete begun", nil, newer(func(u *unstructured.Unstructured) {
 			u.SetDeletionTimestamp(&now)
-		}, false},
+		}), false},
 		{"the retry annotation set", nil, retry("1"), true},
 		{"the retry annotation changed", retry("1"), retry("2"), true},
 		{"the retry annotation set empty", nil, retry(""), false},

@@ -1,14 +1,13 @@
-// The observatory side on the real stack: which changes of a Reservation, its Telescope, its
-// Observatory and the devices of its namespace reach reservation/<ns>/<name> as signals, read
-// back from each workflow's history (no worker polls the tests' task queues), and which do not.
+// The observatory side on the real stack: which changes of a Reservation itself reach
+// reservation/<ns>/<name> as signals, read back from each workflow's history (no worker polls
+// the tests' task queues), and which do not; and the helpers its tests share. What the
+// Reservation's neighbours send is in observatory_neighbours_test.go.
 package watch_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	corev1 "k8s.io/api/core/v1"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -200,31 +199,26 @@ type obsRunning struct{ *watch.Observatory }
 // its own task queue, and stops it when the test ends.
 func startObservatoryWatcher(t *testing.T, queue string) obsRunning {
 	t.Helper()
-	tc, err := client.NewLazyClient(client.Options{HostPort: env.TemporalAddress, Logger: quiet{}, Identity: "in-process"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := watch.NewObservatory(watch.ObservatoryConfig{
-		Dynamic: env.Dynamic, Temporal: tc, TaskQueue: queue,
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	var o *watch.Observatory
+	runInProcess(t, func(tc client.Client) (func(context.Context) error, func() bool) {
+		o = watch.NewObservatory(watch.ObservatoryConfig{
+			Dynamic: env.Dynamic, Temporal: tc, TaskQueue: queue, Log: warnings(t),
+		})
+		return o.Run, o.Watching
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- o.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("the watcher stopped with %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("the watcher did not stop within 20s")
-		}
-		tc.Close()
-	})
-	eventually(t, 30*time.Second, func() (bool, string) { return o.Watching(), "the watcher's caches never filled" })
 	return obsRunning{o}
+}
+
+// aSignalledReservation starts the observatory watcher and creates a Reservation of
+// Telescope t1, and waits for its one first signal; the test's objects go when it ends.
+func aSignalledReservation(t *testing.T, ctx context.Context) (obsRunning, string) {
+	t.Helper()
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t))
+	name := unique("res")
+	newReservation(t, ctx, name, "t1")
+	exactlyResSignals(t, ctx, w, name, 1)
+	return w, name
 }
 
 func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNothing(t *testing.T) {
@@ -283,20 +277,13 @@ func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNo
 	if _, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, func() (bool, string) {
-		n := w.Stats.Ignored.Load() - ignored
-		return n >= 2, fmt.Sprintf("the watcher has seen %d of the 2 updates", n)
-	})
+	awaitIgnored(t, 20*time.Second, &w.Stats.Ignored, ignored, 2, "the 2 updates")
 	exactlyResSignals(t, ctx, w, name, 1)
 }
 
 func TestTheRetryAnnotationAndASpecChangeEachSendOneSignal(t *testing.T) {
 	ctx := timeout(t, time.Minute)
-	astroAtEnd(t)
-	w := startObservatoryWatcher(t, taskQueue(t))
-	name := unique("res")
-	newReservation(t, ctx, name, "t1")
-	exactlyResSignals(t, ctx, w, name, 1)
+	w, name := aSignalledReservation(t, ctx)
 
 	rc := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS)
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"1"}}}`, kube.AnnotationRetry)
@@ -342,204 +329,5 @@ func TestADeleteSendsOneSignalWhetherOrNotAFinalizerHoldsTheReservation(t *testi
 	// The held one lingers, being deleted, until its workflow removes the finalizer.
 	if _, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS).Get(ctx, held, metav1.GetOptions{}); err != nil {
 		t.Errorf("the Reservation with a finalizer is gone: %v", err)
-	}
-}
-
-func TestDeletingATelescopeOrItsObservatorySignalsItsReservationsOnly(t *testing.T) {
-	ctx := timeout(t, 90*time.Second)
-	astroAtEnd(t)
-	w := startObservatoryWatcher(t, taskQueue(t))
-	site, other := unique("site"), unique("other")
-	tel, tel2, elsewhere := unique("tel"), unique("tel"), unique("tel")
-	newObservatory(t, ctx, site)
-	newObservatory(t, ctx, other)
-	// A held Telescope lingers while its delete runs: the update that begins it must signal.
-	newTelescope(t, ctx, tel, site, "observatory.liken.sh/deactivate")
-	newTelescope(t, ctx, tel2, site)
-	newTelescope(t, ctx, elsewhere, other)
-	onTel, onTel2, onElsewhere := unique("res"), unique("res"), unique("res")
-	newReservation(t, ctx, onTel, tel)
-	newReservation(t, ctx, onTel2, tel2)
-	newReservation(t, ctx, onElsewhere, elsewhere)
-	for _, n := range []string{onTel, onTel2, onElsewhere} {
-		exactlyResSignals(t, ctx, w, n, 1)
-	}
-
-	deleteAstro(t, ctx, obsv1.KindTelescope, tel)
-	got := exactlyResSignals(t, ctx, w, onTel, 2)
-	if c := got[1].Change; c.Why != "telescope" || !c.TelescopeDeleted || c.Deleted {
-		t.Errorf("the signal of the Telescope's delete: %+v", c)
-	}
-	exactlyResSignals(t, ctx, w, onTel2, 1)
-	exactlyResSignals(t, ctx, w, onElsewhere, 1)
-
-	// The Observatory, gone at once (no finalizer): each Reservation of each of its Telescopes.
-	deleteAstro(t, ctx, obsv1.KindObservatory, site)
-	got = exactlyResSignals(t, ctx, w, onTel2, 2)
-	if c := got[1].Change; c.Why != "observatory" || !c.ObservatoryDeleted || c.TelescopeDeleted {
-		t.Errorf("the signal of the Observatory's delete: %+v", c)
-	}
-	got = exactlyResSignals(t, ctx, w, onTel, 3)
-	if c := got[2].Change; c.Why != "observatory" || !c.TelescopeDeleted {
-		t.Errorf("the Observatory's signal to the Reservation of a Telescope being deleted: %+v", c)
-	}
-	exactlyResSignals(t, ctx, w, onElsewhere, 1)
-}
-
-func TestANewLeaderSignalsEveryReservationOnce(t *testing.T) {
-	ctx := timeout(t, time.Minute)
-	astroAtEnd(t)
-	name := unique("res")
-	newReservation(t, ctx, name, "t1")
-	w := startObservatoryWatcher(t, taskQueue(t))
-	got := exactlyResSignals(t, ctx, w, name, 1)
-	if got[0].Change.Why != "resync" {
-		t.Errorf("the first list's signal: %+v", got[0].Change)
-	}
-}
-
-func TestDeletingAPodOfTheWorkerSignalsTheReservationsOfItsNamespace(t *testing.T) {
-	ctx := timeout(t, time.Minute)
-	astroAtEnd(t)
-	w := startObservatoryWatcher(t, taskQueue(t))
-	name := unique("res")
-	newReservation(t, ctx, name, "t1")
-	exactlyResSignals(t, ctx, w, name, 1)
-
-	// A pod of the worker's (by its label) and one of somebody else's, both deleted.
-	for _, p := range []struct {
-		name   string
-		labels map[string]string
-	}{
-		{unique("east-mount"), map[string]string{kube.LabelManagedBy: kube.ObservatoryComponent}},
-		{unique("someone-else"), map[string]string{"app": "other"}},
-	} {
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: obsNS, Labels: p.labels},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.invalid/none"}}},
-		}
-		if _, err := env.Kube.CoreV1().Pods(obsNS).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := env.Kube.CoreV1().Pods(obsNS).Delete(ctx, p.name, *metav1.NewDeleteOptions(0)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := waitResSignals(t, ctx, name, 2, 20*time.Second)
-	if got[1].Change.Why != "pod" || got[1].Change.Deleted {
-		t.Errorf("the deleted pod's signal: %+v", got[1].Change)
-	}
-	exactlyResSignals(t, ctx, w, name, 2)
-}
-
-func TestTheRetryAnnotationOnADeviceTelescopeOrObservatorySignalsEachReservationOfItsNamespaceOnce(t *testing.T) {
-	ctx := timeout(t, 90*time.Second)
-	astroAtEnd(t)
-	w := startObservatoryWatcher(t, taskQueue(t))
-	site, tel, mount := unique("site"), unique("tel"), unique("east")
-	newObservatory(t, ctx, site)
-	newTelescope(t, ctx, tel, site)
-	newAstro(t, ctx, obsv1.KindMount, mount, map[string]any{
-		"telescope": tel, "driver": map[string]any{"name": "indi_simulator_telescope"}})
-	// Both Reservations of the namespace, whichever Telescope they name.
-	onTel, onOther := unique("res"), unique("res")
-	newReservation(t, ctx, onTel, tel)
-	newReservation(t, ctx, onOther, "t1")
-	for _, n := range []string{onTel, onOther} {
-		exactlyResSignals(t, ctx, w, n, 1)
-	}
-
-	annotate := func(k obsv1.Kind, name, key, value string) {
-		t.Helper()
-		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, key, value)
-		if _, err := env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	signals := 1
-	for _, k := range []struct {
-		kind obsv1.Kind
-		name string
-	}{{obsv1.KindMount, mount}, {obsv1.KindTelescope, tel}, {obsv1.KindObservatory, site}} {
-		annotate(k.kind, k.name, kube.AnnotationRetry, "1")
-		signals++
-		for _, n := range []string{onTel, onOther} {
-			got := exactlyResSignals(t, ctx, w, n, signals)
-			if c := got[signals-1].Change; c.Why != "resource-retry" || c.Deleted || c.TelescopeDeleted || c.Retry != "" {
-				t.Errorf("%s's signal of the %s's retry: %+v", n, k.kind, c)
-			}
-		}
-	}
-
-	// The Mount's status write, another annotation, and the worker removing the retry
-	// annotation: none is worth a signal.
-	ignored := w.Stats.Ignored.Load()
-	rc := env.Dynamic.Resource(obsv1.KindMount.GroupVersionResource()).Namespace(obsNS)
-	m, err := rc.Get(ctx, mount, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Object["status"] = map[string]any{"phase": "Idle", "observedGeneration": int64(1)}
-	if _, err := rc.UpdateStatus(ctx, m, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	annotate(obsv1.KindMount, mount, "team", "night")
-	if _, err := rc.Patch(ctx, mount, types.MergePatchType,
-		fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, kube.AnnotationRetry), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 20*time.Second, func() (bool, string) {
-		n := w.Stats.Ignored.Load() - ignored
-		return n >= 3, fmt.Sprintf("the watcher has seen %d of the Mount's 3 updates", n)
-	})
-	for _, n := range []string{onTel, onOther} {
-		exactlyResSignals(t, ctx, w, n, signals)
-	}
-}
-
-func TestADeviceThatMayJoinOrLeaveSignalsEachReservationOfItsNamespaceOnce(t *testing.T) {
-	ctx := timeout(t, 90*time.Second)
-	astroAtEnd(t)
-	w := startObservatoryWatcher(t, taskQueue(t))
-	site, tel, rot := unique("site"), unique("tel"), unique("rot")
-	newObservatory(t, ctx, site)
-	newTelescope(t, ctx, tel, site)
-	res := unique("res")
-	newReservation(t, ctx, res, tel)
-	exactlyResSignals(t, ctx, w, res, 1)
-
-	// Created on the shelf, then given a parent, then deleted: each is worth one signal.
-	newAstro(t, ctx, obsv1.KindRotator, rot, map[string]any{"driver": map[string]any{"name": "indi_simulator_rotator"}})
-	got := exactlyResSignals(t, ctx, w, res, 2)
-	if c := got[1].Change; c.Why != "device" || c.Deleted {
-		t.Errorf("the new Rotator's signal: %+v", c)
-	}
-	rc := env.Dynamic.Resource(obsv1.KindRotator.GroupVersionResource()).Namespace(obsNS)
-	if _, err := rc.Patch(ctx, rot, types.MergePatchType, fmt.Appendf(nil, `{"spec":{"opticalTrain":%q}}`, tel), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	got = exactlyResSignals(t, ctx, w, res, 3)
-	if c := got[2].Change; c.Why != "device" {
-		t.Errorf("the parent edit's signal: %+v", c)
-	}
-	// A status write is not.
-	ignored := w.Stats.Ignored.Load()
-	u, err := rc.Get(ctx, rot, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Object["status"] = map[string]any{"phase": "Idle"}
-	if _, err := rc.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 20*time.Second, func() (bool, string) {
-		return w.Stats.Ignored.Load() > ignored, "the watcher has seen the status write"
-	})
-	if err := rc.Delete(ctx, rot, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	got = exactlyResSignals(t, ctx, w, res, 4)
-	if c := got[3].Change; c.Why != "device" {
-		t.Errorf("the delete's signal: %+v", c)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -65,13 +66,29 @@ func TestCreatingAPersonStartsItsShardWithOneSignal(t *testing.T) {
 	}
 }
 
-func TestAStatusOnlyUpdateSendsNothing(t *testing.T) {
-	ctx := timeout(t, time.Minute)
+// aSignalledPerson starts the people watcher, creates a Person named after base and waits
+// for its first signal; the test's Persons are deleted when it ends.
+func aSignalledPerson(t *testing.T, ctx context.Context, base string) (running, string, *unstructured.Unstructured) {
+	t.Helper()
 	deletePeopleAtEnd(t)
 	w := startWatcher(t, taskQueue(t))
-	name := unique("grace")
+	name := unique(base)
 	p := newPerson(t, ctx, name)
 	waitSignals(t, ctx, name, 1, 20*time.Second)
+	return w, name, p
+}
+
+// patchPerson merge-patches the Person name, as a user's kubectl patch does.
+func patchPerson(t *testing.T, ctx context.Context, name, patch string) {
+	t.Helper()
+	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAStatusOnlyUpdateSendsNothing(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	w, name, p := aSignalledPerson(t, ctx, "grace")
 	waitIdle(t, w)
 
 	ignored := w.Stats.Ignored.Load()
@@ -81,14 +98,8 @@ func TestAStatusOnlyUpdateSendsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A label is not something a pass acts on either.
-	patch := []byte(`{"metadata":{"labels":{"team":"analytical-engine"}}}`)
-	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 10*time.Second, func() (bool, string) {
-		n := w.Stats.Ignored.Load() - ignored
-		return n >= 2, fmt.Sprintf("the watcher has seen %d of the 2 updates", n)
-	})
+	patchPerson(t, ctx, name, `{"metadata":{"labels":{"team":"analytical-engine"}}}`)
+	awaitIgnored(t, 10*time.Second, &w.Stats.Ignored, ignored, 2, "the 2 updates")
 	waitIdle(t, w)
 	if got := waitSignals(t, ctx, name, 1, time.Second); len(got) != 1 {
 		t.Fatalf("a status write and a label sent signals: %+v", got)
@@ -97,17 +108,10 @@ func TestAStatusOnlyUpdateSendsNothing(t *testing.T) {
 
 func TestASpecChangeAndACheckAvatarChangeEachSendOneSignal(t *testing.T) {
 	ctx := timeout(t, time.Minute)
-	deletePeopleAtEnd(t)
-	w := startWatcher(t, taskQueue(t))
-	name := unique("charles")
-	p := newPerson(t, ctx, name)
-	waitSignals(t, ctx, name, 1, 20*time.Second)
+	w, name, p := aSignalledPerson(t, ctx, "charles")
 	waitIdle(t, w)
 
-	patch := []byte(`{"spec":{"displayName":"Charles Babbage"}}`)
-	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	patchPerson(t, ctx, name, `{"spec":{"displayName":"Charles Babbage"}}`)
 	got := waitSignals(t, ctx, name, 2, 20*time.Second)
 	want := workflows.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 2, Why: "updated"}
 	if got[1].Change != want {
@@ -115,10 +119,7 @@ func TestASpecChangeAndACheckAvatarChangeEachSendOneSignal(t *testing.T) {
 	}
 	waitIdle(t, w)
 
-	patch = []byte(`{"metadata":{"annotations":{"people.liken.sh/check-avatar":"2025-01-01T00:00:00Z"}}}`)
-	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	patchPerson(t, ctx, name, `{"metadata":{"annotations":{"people.liken.sh/check-avatar":"2025-01-01T00:00:00Z"}}}`)
 	got = waitSignals(t, ctx, name, 3, 20*time.Second)
 	want = workflows.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 2, CheckAvatar: "2025-01-01T00:00:00Z", Why: "updated"}
 	if got[2].Change != want {
@@ -132,11 +133,7 @@ func TestASpecChangeAndACheckAvatarChangeEachSendOneSignal(t *testing.T) {
 
 func TestDeletingAPersonSendsDeleted(t *testing.T) {
 	ctx := timeout(t, time.Minute)
-	deletePeopleAtEnd(t)
-	w := startWatcher(t, taskQueue(t))
-	name := unique("mary")
-	p := newPerson(t, ctx, name)
-	waitSignals(t, ctx, name, 1, 20*time.Second)
+	w, name, p := aSignalledPerson(t, ctx, "mary")
 
 	if err := env.Dynamic.Resource(peoplev1.PersonResource).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -249,10 +246,7 @@ func TestChangesWhileTemporalIsDownAreSignalledWhenItReturns(t *testing.T) {
 	})
 	failed := w.Stats.Failed.Load()
 	newPerson(t, ctx, created)
-	patch := []byte(`{"spec":{"nickname":"Ada"}}`)
-	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, changed, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	patchPerson(t, ctx, changed, `{"spec":{"nickname":"Ada"}}`)
 	if err := env.Dynamic.Resource(peoplev1.PersonResource).Delete(ctx, deleted, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -315,10 +309,7 @@ func TestABakerPodSignalsItsPersonWhenItFinishesGoesStaleOrIsDeleted(t *testing.
 	w := startWatcher(t, taskQueue(t))
 	name := unique("ada")
 	p := newPerson(t, ctx, name)
-	patch := []byte(`{"spec":{"avatar":"nfs://files/ada.png"}}`)
-	if _, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	patchPerson(t, ctx, name, `{"spec":{"avatar":"nfs://files/ada.png"}}`)
 	waitSignals(t, ctx, name, 2, 20*time.Second)
 	waitIdle(t, w)
 

@@ -87,12 +87,22 @@ const people = "people.liken.sh"
 func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 	ctx := timeout(t, time.Minute)
 	deployApplied(t, ctx)
-	cases := []struct {
-		sa    string
-		may   []access
-		mayNo []access
-	}{{
-		// internal/watch: informers on people and baker pods; internal/leader: its Lease.
+	checkPermissions(t, ctx, "its code needs it", "its code never does", peopleWatcherPermissions(), peopleWorkerPermissions())
+	// The same questions as a user asks them, through impersonation.
+	checkCanI(t, ctx, []canI{
+		{[]string{"update", "people.people.liken.sh", "--subresource=status", "--as=system:serviceaccount:liken-system:people-operator"}, "no"},
+		{[]string{"create", "pods", "-n", "liken-system", "--as=system:serviceaccount:liken-system:people-operator"}, "no"},
+		{[]string{"update", "people.people.liken.sh", "--subresource=status", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
+		{[]string{"delete", "people.people.liken.sh", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
+		{[]string{"delete", "events", "-n", "default", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
+		{[]string{"create", "events", "-n", "default", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
+	})
+}
+
+// peopleWatcherPermissions are the people watcher's: internal/watch's informers on people and
+// baker pods, and internal/leader's Lease.
+func peopleWatcherPermissions() permissions {
+	return permissions{
 		sa: watcherSA,
 		may: []access{
 			{verb: "list", group: people, resource: "people"},
@@ -120,9 +130,14 @@ func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 			{verb: "list", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace},
 			{verb: "get", resource: "secrets", namespace: leaseNamespace},
 		},
-	}, {
-		// activities/people and cmd/worker: read a Person, write its status, run baker
-		// pods anywhere, read a claim's namespace and claim, post and count Events in default.
+	}
+}
+
+// peopleWorkerPermissions are the worker's on the people side (activities/people and
+// cmd/worker): read a Person, write its status, run baker pods anywhere, read a claim's
+// namespace and claim, post and count Events in default.
+func peopleWorkerPermissions() permissions {
+	return permissions{
 		sa: workerSA,
 		may: []access{
 			{verb: "get", group: people, resource: "people", name: "ada"},
@@ -157,32 +172,43 @@ func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 			{verb: "list", resource: "persistentvolumeclaims", namespace: "people"},
 			{verb: "update", resource: "persistentvolumeclaims", namespace: "people", name: "portraits"},
 		},
-	}}
-	for _, c := range cases {
-		for _, a := range c.may {
-			if !allowed(t, ctx, c.sa, a) {
-				t.Errorf("%s may not %s; its code needs it", c.sa, a)
+	}
+}
+
+// permissions are what one ServiceAccount may do, and what it may not.
+type permissions struct {
+	sa         string
+	may, mayNo []access
+}
+
+// checkPermissions asks the authorizer each question of each ServiceAccount; given says why
+// a refusal is wrong, needless why an allowance is.
+func checkPermissions(t *testing.T, ctx context.Context, given, needless string, ps ...permissions) {
+	t.Helper()
+	for _, p := range ps {
+		for _, a := range p.may {
+			if !allowed(t, ctx, p.sa, a) {
+				t.Errorf("%s may not %s; %s", p.sa, a, given)
 			}
 		}
-		for _, a := range c.mayNo {
-			if allowed(t, ctx, c.sa, a) {
-				t.Errorf("%s may %s; its code never does", c.sa, a)
+		for _, a := range p.mayNo {
+			if allowed(t, ctx, p.sa, a) {
+				t.Errorf("%s may %s; %s", p.sa, a, needless)
 			}
 		}
 	}
+}
 
-	// The same questions as a user asks them, through impersonation.
-	for _, q := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"update", "people.people.liken.sh", "--subresource=status", "--as=system:serviceaccount:liken-system:people-operator"}, "no"},
-		{[]string{"create", "pods", "-n", "liken-system", "--as=system:serviceaccount:liken-system:people-operator"}, "no"},
-		{[]string{"update", "people.people.liken.sh", "--subresource=status", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
-		{[]string{"delete", "people.people.liken.sh", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
-		{[]string{"delete", "events", "-n", "default", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
-		{[]string{"create", "events", "-n", "default", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
-	} {
+// canI is one question as a user asks it (kubectl auth can-i args) and the answer it wants.
+type canI struct {
+	args []string
+	want string
+}
+
+// checkCanI asks each question through impersonation, as a user would.
+func checkCanI(t *testing.T, ctx context.Context, qs []canI) {
+	t.Helper()
+	for _, q := range qs {
 		// can-i exits 1 for "no"; the answer is its last word (a warning may come first).
 		out, _ := env.Kubectl(ctx, append([]string{"auth", "can-i"}, q.args...)...)
 		words := strings.Fields(out)

@@ -12,16 +12,34 @@ import (
 	"liken.sh/runner/kube"
 )
 
-func person(mod func(u *unstructured.Unstructured)) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "people.liken.sh/v1alpha1", "kind": "Person",
-		"metadata": map[string]any{"name": "ada", "uid": "u1", "resourceVersion": "1", "generation": int64(1)},
-		"spec":     map[string]any{"displayName": "Ada Lovelace", "avatar": "nfs://files/ada.png"},
-	}}
+// testObject is a first version of an object (resourceVersion 1, generation 1, uid u1), with
+// mod applied when there is one.
+func testObject(apiVersion, kind, namespace, name string, spec map[string]any, mod func(u *unstructured.Unstructured)) *unstructured.Unstructured {
+	meta := map[string]any{"name": name, "uid": "u1", "resourceVersion": "1", "generation": int64(1)}
+	if namespace != "" {
+		meta["namespace"] = namespace
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": meta}}
+	if spec != nil {
+		u.Object["spec"] = spec
+	}
 	if mod != nil {
 		mod(u)
 	}
 	return u
+}
+
+// newer is an update: the next resourceVersion, with change made.
+func newer(change func(u *unstructured.Unstructured)) func(u *unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		u.SetResourceVersion("2")
+		change(u)
+	}
+}
+
+func person(mod func(u *unstructured.Unstructured)) *unstructured.Unstructured {
+	return testObject("people.liken.sh/v1alpha1", "Person", "", "ada",
+		map[string]any{"displayName": "Ada Lovelace", "avatar": "nfs://files/ada.png"}, mod)
 }
 
 func TestOnlyUpdatesAPassActsOnAreWorthASignal(t *testing.T) {
@@ -32,34 +50,27 @@ func TestOnlyUpdatesAPassActsOnAreWorthASignal(t *testing.T) {
 		want string
 	}{
 		{"the same version again (a resync)", func(u *unstructured.Unstructured) {}, whyResync},
-		{"a status write", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		{"a status write", newer(func(u *unstructured.Unstructured) {
 			u.Object["status"] = map[string]any{"thumbnail": "data:image/jpeg;base64,/9j/"}
-		}, ""},
-		{"a label", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), ""},
+		{"a label", newer(func(u *unstructured.Unstructured) {
 			u.SetLabels(map[string]string{"team": "engine"})
-		}, ""},
-		{"another annotation", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), ""},
+		{"another annotation", newer(func(u *unstructured.Unstructured) {
 			u.SetAnnotations(map[string]string{"note": "x"})
-		}, ""},
-		{"a spec change", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), ""},
+		{"a spec change", newer(func(u *unstructured.Unstructured) {
 			u.SetGeneration(2)
-		}, whyUpdated},
-		{"the check-avatar annotation", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), whyUpdated},
+		{"the check-avatar annotation", newer(func(u *unstructured.Unstructured) {
 			u.SetAnnotations(map[string]string{kube.AnnotationCheckAvatar: "now"})
-		}, whyUpdated},
-		{"a new object under the same name", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), whyUpdated},
+		{"a new object under the same name", newer(func(u *unstructured.Unstructured) {
 			u.SetUID("u2")
-		}, whyUpdated},
-		{"a deletion under way", func(u *unstructured.Unstructured) {
-			u.SetResourceVersion("2")
+		}), whyUpdated},
+		{"a deletion under way", newer(func(u *unstructured.Unstructured) {
 			u.SetDeletionTimestamp(&now)
-		}, whyUpdated},
+		}), whyUpdated},
 	} {
 		if got := personUpdate(person(nil), person(c.mod)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

@@ -4,9 +4,6 @@
 //
 // The people side's files begin with people or person, the observatory's with the name of
 // what they build (observatory_, reservation_, inventory_, procedures, …). What both sides
-// share is here and in events.go (the Events and how a repeat is counted).
+// share is in labels.go (the managed-by label) and events.go (the Events and how a repeat
+// is counted).
 package kube
-
-// LabelManagedBy is the standard label naming who manages an object: PeopleComponent on a
-// baker pod, ObservatoryComponent on the observatory's pods, Services, claims and Jobs.
-const LabelManagedBy = "app.kubernetes.io/managed-by"

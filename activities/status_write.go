@@ -1,0 +1,163 @@
+// The one status write of both domains' kinds (a Person, the observatory objects). Every
+// status an activity writes goes through UpdateStatus: it reads the object (or starts from
+// one the caller read or listed), lets the caller make the new object from it, and writes it
+// with PUT /status and the resourceVersion it read. A conflict means another writer came
+// first, so client-go's retry.RetryOnConflict reads the object again and the caller makes the
+// status again from what is there now: a write lands only on the object it was made from, and
+// keeps what others wrote meanwhile. An object that is gone, or another one of the same name,
+// has nothing to show a status on.
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
+)
+
+// StatusOf is the object a status write is for.
+type StatusOf struct {
+	// Resource is the client of the object's kind, in its namespace.
+	Resource dynamic.ResourceInterface
+	// Kind, Namespace and Name say which object, in errors; Namespace is "" for a
+	// cluster-scoped kind (a Person).
+	Kind, Namespace, Name string
+	// UID, when set, is the object the status is for: another of the same name is left alone.
+	UID types.UID
+	// Manager names the write in managedFields.
+	Manager string
+}
+
+// String is the kind and name, as errors say it: "Telescope lab/east", "Person ada".
+func (s StatusOf) String() string {
+	if s.Namespace == "" {
+		return s.Kind + " " + s.Name
+	}
+	return s.Kind + " " + s.Namespace + "/" + s.Name
+}
+
+// UpdateStatus writes the status of s as change makes it. change gets the object as read
+// (not to be modified) and returns the object to write, or nil when there is nothing to
+// write. It starts from cur when given. It returns the object as written, or as read when
+// nothing was written; nil when the object is gone.
+func UpdateStatus(ctx context.Context, s StatusOf, cur *unstructured.Unstructured,
+	change func(*unstructured.Unstructured) (*unstructured.Unstructured, error)) (*unstructured.Unstructured, error) {
+	var out *unstructured.Unstructured
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		out = nil
+		u := cur
+		cur = nil
+		if u == nil {
+			var err error
+			u, err = s.Resource.Get(ctx, s.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read the %s: %w", s, err)
+			}
+		}
+		if s.UID != "" && u.GetUID() != s.UID {
+			return nil
+		}
+		next, err := change(u)
+		if err != nil || next == nil {
+			out = u
+			return err
+		}
+		written, err := s.Resource.UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: s.Manager})
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil && !apierrors.IsConflict(err):
+			return fmt.Errorf("write the status of the %s: %w", s, err)
+		}
+		out = written
+		return err
+	})
+	if apierrors.IsConflict(err) {
+		return nil, fmt.Errorf("the %s kept changing while its status was written", s)
+	}
+	return out, err
+}
+
+// StatusWrite is what WriteStatus did.
+type StatusWrite[T any] struct {
+	Before, After T
+	Wrote         bool
+	// Obj is the object as written, or as read when nothing was written; nil when gone.
+	Obj *unstructured.Unstructured
+}
+
+// WriteStatus is UpdateStatus for a status read as a T: change makes it from the status and
+// the object's metadata (its generation and finalizers), and it is written when it differs.
+// An error from change ends the write with that error.
+func WriteStatus[T any](ctx context.Context, s StatusOf, cur *unstructured.Unstructured,
+	change func(T, metav1.Object) (T, error)) (StatusWrite[T], error) {
+	var w StatusWrite[T]
+	obj, err := UpdateStatus(ctx, s, cur, func(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		w = StatusWrite[T]{}
+		if st, ok := u.Object["status"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &w.Before); err != nil {
+				return nil, fmt.Errorf("the status of the %s: %w", s, err)
+			}
+		}
+		var err error
+		if w.After, err = change(w.Before, u); err != nil {
+			return nil, err
+		}
+		if equality.Semantic.DeepEqual(w.Before, w.After) {
+			return nil, nil
+		}
+		status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&w.After)
+		if err != nil {
+			return nil, err
+		}
+		w.Wrote = true
+		u = u.DeepCopy()
+		u.Object["status"] = status
+		return u, nil
+	})
+	if err != nil || obj == nil {
+		return StatusWrite[T]{}, err
+	}
+	w.Obj = obj
+	return w, nil
+}
+
+// UpdateStatusField changes one field of s's status, as JSON, and writes the status when the
+// field changed.
+func UpdateStatusField(ctx context.Context, s StatusOf, field string, change func(raw []byte) (any, error)) error {
+	_, err := UpdateStatus(ctx, s, nil, func(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		var raw []byte
+		if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "status", field); ok {
+			var err error
+			if raw, err = json.Marshal(v); err != nil {
+				return nil, err
+			}
+		}
+		next, err := change(raw)
+		if err != nil {
+			return nil, fmt.Errorf("the status.%s of the %s: %w", field, s, err)
+		}
+		nextRaw, err := json.Marshal(next)
+		if err != nil || string(nextRaw) == string(raw) {
+			return nil, err
+		}
+		var value any
+		if err := json.Unmarshal(nextRaw, &value); err != nil {
+			return nil, err
+		}
+		u = u.DeepCopy()
+		return u, unstructured.SetNestedField(u.Object, value, "status", field)
+	})
+	return err
+}

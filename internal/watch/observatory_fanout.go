@@ -1,0 +1,91 @@
+// Which Reservations a change on the observatory side is for: those of one Telescope, of
+// every Telescope of one Observatory, or of a whole namespace (one site), found through the
+// informers' indexes, never by a scan; those at rest are left out.
+package watch
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// telescopeReservations queues each Reservation of the Telescope with why, but those at rest.
+func (r *observatoryRun) telescopeReservations(tel *unstructured.Unstructured, why string) {
+	r.childrenOf(r.reservations, byTelescope, tel, func(res *unstructured.Unstructured) {
+		if !rests(res) {
+			r.q.add(cache.MetaObjectToName(res), why)
+		}
+	})
+}
+
+// siteReservations queues each Reservation of each Telescope of the Observatory with why.
+func (r *observatoryRun) siteReservations(obs *unstructured.Unstructured, why string) {
+	r.childrenOf(r.telescopes, byObservatory, obs, func(tel *unstructured.Unstructured) {
+		r.telescopeReservations(tel, why)
+	})
+}
+
+// namespaceReservations queues each Reservation of a namespace (one site) with why, but
+// those at rest.
+func (r *observatoryRun) namespaceReservations(namespace, why string) {
+	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+	if err != nil {
+		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
+		return
+	}
+	for _, obj := range objs {
+		if res, ok := obj.(*unstructured.Unstructured); ok && !rests(res) {
+			r.q.add(cache.MetaObjectToName(res), why)
+		}
+	}
+}
+
+func (r *observatoryRun) childrenOf(inf cache.SharedIndexInformer, index string, parent *unstructured.Unstructured, each func(*unstructured.Unstructured)) {
+	objs, err := inf.GetIndexer().ByIndex(index, parent.GetNamespace()+"/"+parent.GetName())
+	if err != nil {
+		r.cfg.Log.Error("read an informer's index", "index", index, "err", err)
+		return
+	}
+	for _, obj := range objs {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			each(u)
+		}
+	}
+}
+
+// byServer indexes Telescopes and Observatories by namespace/<their INDI server pod's name>.
+const byServer = "server"
+
+// indexServers adds the byServer index to the Telescope and Observatory informers.
+func (r *observatoryRun) indexServers() error {
+	for kind, inf := range map[obsv1.Kind]cache.SharedIndexInformer{obsv1.KindTelescope: r.telescopes, obsv1.KindObservatory: r.observatories} {
+		if err := inf.AddIndexers(cache.Indexers{byServer: func(obj any) ([]string, error) {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return nil, nil
+			}
+			return []string{u.GetNamespace() + "/" + kube.ServerName(kind, u.GetName())}, nil
+		}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexed are the objects of inf under key in the byServer index.
+func (r *observatoryRun) indexed(inf cache.SharedIndexInformer, key string) []*unstructured.Unstructured {
+	objs, err := inf.GetIndexer().ByIndex(byServer, key)
+	if err != nil {
+		r.cfg.Log.Error("read an informer's index", "index", byServer, "err", err)
+		return nil
+	}
+	var out []*unstructured.Unstructured
+	for _, obj := range objs {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}
