@@ -4,6 +4,7 @@ package reservation
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"liken.sh/runner/internal/testenv"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows"
 )
@@ -42,9 +44,13 @@ func TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLef
 
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 		Delete(ctx, "tonight", metav1.DeleteOptions{}))
+	// The server may still be finding its database again: each call gives up after the SDK's
+	// 10 s, so the signal is sent again until it lands, as the watcher's queue sends it.
 	id := workflows.ReservationWorkflowID(ns, "tonight")
-	require.NoError(t, c.SignalWorkflow(ctx, id, "", workflows.ReservationChanged,
-		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	testenv.Eventually(t, time.Minute, "the delete's signal reaches the workflow", func() (bool, string) {
+		err := c.SignalWorkflow(ctx, id, "", workflows.ReservationChanged, workflows.ReservationChange{Deleted: true, Why: "deleted"})
+		return err == nil, fmt.Sprint(err)
+	})
 	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
 
 	d, err := c.DescribeWorkflowExecution(ctx, id, "")
