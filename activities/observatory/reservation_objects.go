@@ -7,7 +7,7 @@
 // ours (managed by us, controlled by the same resource, built from the same spec) is kept;
 // one left by an older resource of the same name, or built from an older spec, is replaced;
 // one we did not make fails the step, since deleting a user's object would be worse
-// (create_or_adopt.go); stopping is reservation_stop.go.
+// (the root's create_or_adopt.go, named here in shared.go); stopping is reservation_stop.go.
 package observatory
 
 import (
