@@ -75,19 +75,27 @@ func (a *Activities) leave(ctx context.Context, in LiveInput, s stepServer, r ku
 	return nil
 }
 
+// readDeviceProcedures reads a device and its procedures; u is nil when the device is gone.
+func (a *Activities) readDeviceProcedures(ctx context.Context, id kube.ResourceID) (u *unstructured.Unstructured, spec procSpec, err error) {
+	u, err = a.resource(id.Kind, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, spec, nil
+	}
+	if err != nil {
+		return nil, spec, fmt.Errorf("read the %s %s/%s: %w", id.Kind, id.Namespace, id.Name, err)
+	}
+	if spec, err = readProcSpec(u); err != nil {
+		return nil, spec, badSpec(id.Kind, id.Name, err)
+	}
+	return u, spec, nil
+}
+
 // markActivationPending records a joiner's activation as Pending, since when it joined, when
 // it has activation actions.
 func (a *Activities) markActivationPending(ctx context.Context, in StepInput, id kube.ResourceID) error {
-	u, err := a.resource(id.Kind, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read the %s %s/%s: %w", id.Kind, id.Namespace, id.Name, err)
-	}
-	spec, err := readProcSpec(u)
-	if err != nil {
-		return badSpec(id.Kind, id.Name, err)
+	u, spec, err := a.readDeviceProcedures(ctx, id)
+	if u == nil || err != nil {
+		return err
 	}
 	if len(spec.Activation) == 0 {
 		return nil
@@ -107,16 +115,9 @@ func (a *Activities) markActivationPending(ctx context.Context, in StepInput, id
 // goes on; only a transient error is returned (Temporal tries again).
 func (a *Activities) runDeviceProcedure(ctx context.Context, in StepInput, s stepServer, id kube.ResourceID, trigger string,
 	prior []obsv1.ActionRecord) error {
-	u, err := a.resource(id.Kind, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read the %s %s/%s: %w", id.Kind, id.Namespace, id.Name, err)
-	}
-	spec, err := readProcSpec(u)
-	if err != nil {
-		return badSpec(id.Kind, id.Name, err)
+	u, spec, err := a.readDeviceProcedures(ctx, id)
+	if u == nil || err != nil {
+		return err
 	}
 	acts := spec.Activation
 	if trigger == kube.TriggerDeactivation {

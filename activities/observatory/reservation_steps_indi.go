@@ -216,16 +216,25 @@ func (a *Activities) runningDevices(ctx context.Context, s stepServer) (_ stepSe
 	return s, true, nil
 }
 
-func (a *Activities) connect(ctx context.Context, in StepInput) (StepResult, error) {
+// runningTelescopeServer is what Connect and Configure start from: the telescope's server,
+// which must run, or the step's Skipped result when the telescope has no devices.
+func (a *Activities) runningTelescopeServer(ctx context.Context, in StepInput) (stepServer, *StepResult, error) {
 	s, runs, err := a.telescopeINDIServer(ctx, in)
-	if err != nil {
-		return StepResult{}, err
+	switch {
+	case err != nil:
+		return s, &StepResult{}, err
+	case len(s.Devices) == 0:
+		return s, &StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no devices"}, nil
+	case !runs:
+		return s, &StepResult{}, fmt.Errorf("the INDI server %s does not run", s.Name)
 	}
-	if len(s.Devices) == 0 {
-		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no devices"}, nil
-	}
-	if !runs {
-		return StepResult{}, fmt.Errorf("the INDI server %s does not run", s.Name)
+	return s, nil, nil
+}
+
+func (a *Activities) connect(ctx context.Context, in StepInput) (StepResult, error) {
+	s, skipped, err := a.runningTelescopeServer(ctx, in)
+	if skipped != nil || err != nil {
+		return *skipped, err
 	}
 	sum, err := a.connectAll(ctx, s, s.Devices)
 	if err != nil {
@@ -235,15 +244,9 @@ func (a *Activities) connect(ctx context.Context, in StepInput) (StepResult, err
 }
 
 func (a *Activities) configure(ctx context.Context, in StepInput) (StepResult, error) {
-	s, runs, err := a.telescopeINDIServer(ctx, in)
-	if err != nil {
-		return StepResult{}, err
-	}
-	if len(s.Devices) == 0 {
-		return StepResult{Skipped: true, Summary: "Telescope " + in.Telescope + " has no devices"}, nil
-	}
-	if !runs {
-		return StepResult{}, fmt.Errorf("the INDI server %s does not run", s.Name)
+	s, skipped, err := a.runningTelescopeServer(ctx, in)
+	if skipped != nil || err != nil {
+		return *skipped, err
 	}
 	site, err := a.readSiteConfig(ctx, in.Namespace, in.Observatory)
 	if err != nil {
