@@ -6,11 +6,15 @@ package observatory
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -57,16 +61,22 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 	if scope.Trains, err = a.telescopeTrains(ctx, ns, in.Telescope); err != nil {
 		return nil, err
 	}
+	site := ""
+	if in.SiteTiers {
+		site = obs
+	}
+	trains := slices.Collect(maps.Keys(scope.Trains))
 	for _, kind := range obsv1.Kinds {
 		if !kind.IsDevice() {
 			continue
 		}
-		list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})
+		// Only the devices a tier can hold: the site's, the telescope's and its trains'.
+		items, err := a.listWhere(ctx, kind, ns, deviceSelectors(kind, site, in.Telescope, trains))
 		if err != nil {
-			return nil, fmt.Errorf("list the %s devices in %s: %w", kind, ns, err)
+			return nil, err
 		}
-		for i := range list.Items {
-			u := &list.Items[i]
+		for i := range items {
+			u := &items[i]
 			s, err := readProcSpec(u)
 			if err != nil {
 				return nil, badSpec(kind, u.GetName(), err)
@@ -112,12 +122,12 @@ func (a *Activities) readProcObject(ctx context.Context, kind obsv1.Kind, ns, na
 
 // telescopeTrains are the names of the telescope's optical trains.
 func (a *Activities) telescopeTrains(ctx context.Context, ns, telescope string) (map[string]bool, error) {
-	list, err := a.resource(obsv1.KindOpticalTrain, ns).List(ctx, metav1.ListOptions{})
+	items, err := a.listWhere(ctx, obsv1.KindOpticalTrain, ns, [][2]string{{fieldTelescope, telescope}})
 	if err != nil {
-		return nil, fmt.Errorf("list the OpticalTrains in %s: %w", ns, err)
+		return nil, err
 	}
 	trains := map[string]bool{}
-	for _, u := range list.Items {
+	for _, u := range items {
 		if t, _, _ := unstructured.NestedString(u.Object, "spec", "telescope"); t == telescope {
 			trains[u.GetName()] = true
 		}
@@ -154,4 +164,28 @@ func newProcResource(kind obsv1.Kind, u *unstructured.Unstructured, s procSpec, 
 func badSpec(kind obsv1.Kind, name string, err error) error {
 	return temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("%sthe %s %s has procedures this worker cannot read: %v", kube.FailedPrefix, kind, name, err), ErrStepFailed, err)
+}
+
+// listWhere lists the objects of a kind in a namespace that match any of the field selectors
+// (field, value), each once, sorted by name. Like every LIST without a resourceVersion each
+// is a consistent read; the selectors keep one reservation's read from growing with the
+// other telescopes of its namespace.
+func (a *Activities) listWhere(ctx context.Context, kind obsv1.Kind, ns string, sels [][2]string) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	seen := map[string]bool{}
+	for _, sel := range sels {
+		list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector(sel[0], sel[1]).String()})
+		if err != nil {
+			return nil, fmt.Errorf("list the %s resources in %s with %s=%s: %w", kind, ns, sel[0], sel[1], err)
+		}
+		for _, u := range list.Items {
+			if !seen[u.GetName()] {
+				seen[u.GetName()] = true
+				out = append(out, u)
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y unstructured.Unstructured) int { return strings.Compare(x.GetName(), y.GetName()) })
+	return out, nil
 }

@@ -13,6 +13,7 @@ package observatory
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
@@ -73,7 +75,20 @@ func stepFailed(format string, args ...any) error {
 
 // listTyped lists every object of a kind in a namespace, as its Go type.
 func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) ([]runtime.Object, error) {
-	list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})
+	return a.listTypedWhere(ctx, kind, ns, "", "")
+}
+
+// listTypedWhere lists the objects of a kind in a namespace whose selectable field (the
+// CRD's selectableFields) has the value, or all of them when field is "". A LIST without a
+// resourceVersion is a consistent read, with or without the selector, so a step still sees
+// the user's latest spec; the selector only keeps the API server from sending every other
+// telescope's objects, which made each read grow with the site.
+func (a *Activities) listTypedWhere(ctx context.Context, kind obsv1.Kind, ns, field, value string) ([]runtime.Object, error) {
+	opts := metav1.ListOptions{}
+	if field != "" {
+		opts.FieldSelector = fields.OneTermEqualSelector(field, value).String()
+	}
+	list, err := a.resource(kind, ns).List(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("list the %s objects in %s: %w", kind, ns, err)
 	}
@@ -88,9 +103,85 @@ func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) 
 		}
 		out = append(out, obj)
 	}
-	slices.SortFunc(out, func(x, y runtime.Object) int {
+	sortByName(out)
+	return out, nil
+}
+
+func sortByName(objs []runtime.Object) {
+	slices.SortFunc(objs, func(x, y runtime.Object) int {
 		return strings.Compare(x.(metav1.Object).GetName(), y.(metav1.Object).GetName())
 	})
+}
+
+// Field selectors naming a device's parent: every device kind's CRD has those its parents
+// are named by (kube/observatory/v1alpha1's selectablefield markers).
+const (
+	fieldTelescope    = "spec.telescope"
+	fieldOpticalTrain = "spec.opticalTrain"
+	fieldObservatory  = "spec.observatory"
+)
+
+// parentFields are the fields that name a device kind's parents, as kube.DeviceRefOf reads
+// them.
+func parentFields(k obsv1.Kind) []string {
+	switch k {
+	case obsv1.KindCamera, obsv1.KindFilterWheel, obsv1.KindFocuser, obsv1.KindRotator,
+		obsv1.KindDustCap, obsv1.KindFlatPanel:
+		return []string{fieldOpticalTrain}
+	case obsv1.KindMount, obsv1.KindGPS, obsv1.KindPolarAligner:
+		return []string{fieldTelescope}
+	case obsv1.KindDome, obsv1.KindWeatherStation:
+		return []string{fieldObservatory}
+	case obsv1.KindSkyQualityMeter, obsv1.KindSwitch, obsv1.KindReceiver:
+		return []string{fieldTelescope, fieldObservatory}
+	}
+	return nil
+}
+
+// parentSelectors are the field selectors (field, value) whose LISTs of a device kind hold
+// every device a server runs: an observatory's by spec.observatory; a telescope's by
+// spec.telescope, or, for the kinds that sit on an optical train, by spec.opticalTrain, once
+// for each of the telescope's trains (none when it has none).
+func parentSelectors(server, device obsv1.Kind, name string, trains []string) [][2]string {
+	if server == obsv1.KindObservatory {
+		return [][2]string{{fieldObservatory, name}}
+	}
+	return deviceSelectors(device, "", name, trains)
+}
+
+// deviceSelectors are the field selectors whose LISTs of a device kind hold every device of
+// the observatory (when not ""), of the telescope (when not "") and of each of the trains.
+func deviceSelectors(device obsv1.Kind, observatory, telescope string, trains []string) [][2]string {
+	out := [][2]string{}
+	for _, f := range parentFields(device) {
+		switch {
+		case f == fieldObservatory && observatory != "":
+			out = append(out, [2]string{f, observatory})
+		case f == fieldTelescope && telescope != "":
+			out = append(out, [2]string{f, telescope})
+		case f == fieldOpticalTrain:
+			for _, t := range slices.Sorted(slices.Values(trains)) {
+				out = append(out, [2]string{f, t})
+			}
+		}
+	}
+	return out
+}
+
+// onTrain: the kind's parent is an OpticalTrain (kube.DeviceRefOf sets OpticalTrain).
+func onTrain(k obsv1.Kind) bool { return slices.Contains(parentFields(k), fieldOpticalTrain) }
+
+// listParented lists the objects of a device kind that parentSelectors names for a server.
+func (a *Activities) listParented(ctx context.Context, server, device obsv1.Kind, ns, name string, trains []string) ([]runtime.Object, error) {
+	var out []runtime.Object
+	for _, sel := range parentSelectors(server, device, name, trains) {
+		objs, err := a.listTypedWhere(ctx, device, ns, sel[0], sel[1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	sortByName(out)
 	return out, nil
 }
 
@@ -114,7 +205,7 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 	kinds := kube.ObservatoryDeviceKinds
 	if kind == obsv1.KindTelescope {
 		kinds = kube.TelescopeDeviceKinds
-		trains, err := a.listTyped(ctx, obsv1.KindOpticalTrain, ns)
+		trains, err := a.listTypedWhere(ctx, obsv1.KindOpticalTrain, ns, fieldTelescope, name)
 		if err != nil {
 			return s, err
 		}
@@ -123,7 +214,7 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 				s.Trains[t.Name] = t
 			}
 		}
-		guiders, err := a.listTyped(ctx, obsv1.KindGuider, ns)
+		guiders, err := a.listTypedWhere(ctx, obsv1.KindGuider, ns, fieldTelescope, name)
 		if err != nil {
 			return s, err
 		}
@@ -134,8 +225,9 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 			}
 		}
 	}
+	trains := slices.Collect(maps.Keys(s.Trains))
 	for _, k := range kinds {
-		objs, err := a.listTyped(ctx, k, ns)
+		objs, err := a.listParented(ctx, kind, k, ns, name, trains)
 		if err != nil {
 			return s, err
 		}
