@@ -10,7 +10,9 @@
 // not up, Activation's observatory tiers when they are not active, Deactivation's when no other
 // telescope there is still active, StopSite when no other telescope there is held. A reservation
 // told to Run holds the site until it reports the step's outcome; one told not to goes on at
-// once (StartSite and StopSite are then Skipped). The site's state is Down, Partial (a start or
+// once (StartSite and StopSite are then Skipped). While a turn is held, a waiting request whose
+// answer that turn cannot change (a StopSite, or a Deactivation while the holder is active)
+// is told not to Run at once, rather than after the holder's step (grantBeside). The site's state is Down, Partial (a start or
 // stop that failed or was cut short: the next reservation runs the step again, and steps are
 // idempotent) or Up, for the server and for the tiers apart.
 //
@@ -189,6 +191,36 @@ func (s *SiteState) grant() (SiteRequest, SiteAnswer, bool) {
 	}
 	r := s.Queue[0]
 	s.Queue = s.Queue[1:]
+	return r, s.decide(r), true
+}
+
+// grantBeside answers, while a turn is held, the first waiting request whose answer that
+// turn cannot change: a StopSite, as the holder stays a member until its own StopSite, so
+// the requester is not the last to leave; a Deactivation while the holder is active, so the
+// requester is not the last active. Each is told not to Run, at once, as it would be when
+// the turn ends, and holds nothing. So twenty telescopes' StopSite turns do not wait the
+// whole dome park of the last one's Deactivation.
+func (s *SiteState) grantBeside() (SiteRequest, SiteAnswer, bool) {
+	if s.Turn == nil {
+		return SiteRequest{}, SiteAnswer{}, false
+	}
+	holder := s.member(s.Turn.Reservation)
+	if holder == nil {
+		return SiteRequest{}, SiteAnswer{}, false
+	}
+	for i, r := range s.Queue {
+		if r.Reservation == holder.Reservation ||
+			(r.Op != SiteStop && (r.Op != SiteDeactivate || !holder.Active)) {
+			continue
+		}
+		s.Queue = append(s.Queue[:i:i], s.Queue[i+1:]...)
+		return r, s.decide(r), true
+	}
+	return SiteRequest{}, SiteAnswer{}, false
+}
+
+// decide answers a request taken off the queue, and holds the site for it when it runs.
+func (s *SiteState) decide(r SiteRequest) SiteAnswer {
 	m := s.member(r.Reservation)
 	if m == nil && (r.Op == SiteStart || r.Op == SiteActivate) {
 		s.Members = append(s.Members, SiteMember{Reservation: r.Reservation, Telescope: r.Telescope})
@@ -219,7 +251,7 @@ func (s *SiteState) grant() (SiteRequest, SiteAnswer, bool) {
 		t := r
 		s.Turn = &t
 	}
-	return r, ans, true
+	return ans
 }
 
 func (s *SiteState) anyActive() bool {
@@ -271,6 +303,8 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 	requests := workflow.GetSignalChannel(ctx, SiteRequests)
 	s := in.State
 	handled := 0
+	// Runs from before answered every request in turn, even those a held turn cannot change.
+	beside := workflow.GetVersion(ctx, "site-grant-beside-turn", workflow.DefaultVersion, 1) > workflow.DefaultVersion
 	for {
 		var r SiteRequest
 		for requests.ReceiveAsync(&r) {
@@ -280,6 +314,9 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 		}
 		for {
 			req, ans, ok := s.grant()
+			if !ok && beside {
+				req, ans, ok = s.grantBeside()
+			}
 			if !ok {
 				break
 			}

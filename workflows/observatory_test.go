@@ -133,3 +133,84 @@ func TestTheObservatoryLockSerialisesTurnsAndEndsWhenTheSiteIsDown(t *testing.T)
 	assert.False(t, a[1].ans.Run, "east was not the last to stop")
 	assert.True(t, b[1].ans.Run)
 }
+
+func TestAStopSiteIsAnsweredAtOnceWhileTheLastTelescopeDeactivatesTheSite(t *testing.T) {
+	s := &SiteState{Server: SiteUp, Tiers: SiteUp}
+	for _, r := range []string{"a", "b", "c"} {
+		turn(t, s, SiteStart, r, "tel-"+r)
+		turn(t, s, SiteActivate, r, "tel-"+r)
+	}
+	assert.False(t, turn(t, s, SiteDeactivate, "a", "tel-a").Run)
+	assert.False(t, turn(t, s, SiteDeactivate, "b", "tel-b").Run)
+	assert.True(t, turn(t, s, SiteDeactivate, "c", "tel-c").Run, "c is the last active: it parks the dome")
+
+	s.apply(siteAsk(SiteStop, "a", "tel-a"))
+	_, _, ok := s.grant()
+	assert.False(t, ok, "in turn, a's stop would wait for c's deactivation")
+	req, ans, ok := s.grantBeside()
+	require.True(t, ok, "but c stays at the site, so a is not the last to leave")
+	assert.Equal(t, "a", req.Reservation)
+	assert.False(t, ans.Run)
+	assert.ElementsMatch(t, []string{"tel-b", "tel-c"}, ans.Others)
+	assert.Equal(t, "c", s.Turn.Reservation, "c still holds its turn")
+
+	s.apply(siteDone("c", SiteDeactivate, true))
+	assert.False(t, turn(t, s, SiteStop, "b", "tel-b").Run)
+	assert.True(t, turn(t, s, SiteStop, "c", "tel-c").Run, "the last to leave stops the site")
+}
+
+func TestOnlyAnswersTheHeldTurnCannotChangeGoBesideIt(t *testing.T) {
+	// a holds the Activation turn (the dome unparks); b, active, deactivates meanwhile, and
+	// d asks to start: b is answered (a stays active), d waits for the site's activation.
+	s := &SiteState{Server: SiteUp}
+	turn(t, s, SiteStart, "a", "tel-a")
+	turn(t, s, SiteStart, "b", "tel-b")
+	b := turn(t, s, SiteActivate, "b", "tel-b")
+	require.True(t, b.Run)
+	s.apply(siteDone("b", SiteActivate, false))
+	assert.True(t, turn(t, s, SiteActivate, "a", "tel-a").Run, "a failed activation is run again")
+	s.apply(siteAsk(SiteStart, "d", "tel-d"))
+	s.apply(siteAsk(SiteDeactivate, "b", "tel-b"))
+	req, ans, ok := s.grantBeside()
+	require.True(t, ok)
+	assert.Equal(t, "b", req.Reservation)
+	assert.False(t, ans.Run, "a is active: b is not the last")
+	_, _, ok = s.grantBeside()
+	assert.False(t, ok, "a start waits for the turn")
+
+	// The holder that is not active (its Deactivation turn) lets no Deactivation beside it:
+	// that one might be the last, and two deactivations of the site never run at once.
+	s = &SiteState{Server: SiteUp, Tiers: SiteUp, Members: []SiteMember{{Reservation: "a"}, {Reservation: "b"}}}
+	assert.True(t, turn(t, s, SiteDeactivate, "a", "tel-a").Run)
+	s.apply(siteAsk(SiteDeactivate, "b", "tel-b"))
+	_, _, ok = s.grantBeside()
+	assert.False(t, ok)
+}
+
+func TestTheObservatoryLockAnswersAStopWhileTheLastTelescopeDeactivatesTheSite(t *testing.T) {
+	env := testenv.Suite(t).NewTestWorkflowEnvironment()
+	env.SetStartTime(rt0)
+	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
+	at := map[string]time.Duration{}
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", SiteAnswers, mock.Anything).Return(
+		func(_, workflowID, _, _ string, arg any) error {
+			at[workflowID+" "+string(arg.(SiteAnswer).Op)] = env.Now().Sub(rt0)
+			return nil
+		})
+	send := func(after time.Duration, r SiteRequest) {
+		env.RegisterDelayedCallback(func() { env.SignalWorkflow(SiteRequests, r) }, after)
+	}
+	send(0, siteAsk(SiteDeactivate, "a", "east"))
+	send(time.Minute, siteAsk(SiteDeactivate, "b", "west"))
+	send(2*time.Minute, siteAsk(SiteStop, "a", "east"))
+	send(10*time.Minute, siteDone("b", SiteDeactivate, true))
+	send(11*time.Minute, siteAsk(SiteStop, "b", "west"))
+	send(12*time.Minute, siteDone("b", SiteStop, true))
+	state := SiteState{Server: SiteUp, Tiers: SiteUp, Members: []SiteMember{
+		{Reservation: "a", Telescope: "east", Active: true}, {Reservation: "b", Telescope: "west", Active: true}}}
+	env.ExecuteWorkflow(Observatory, ObservatoryInput{Namespace: "observatory", Name: "lab", State: state})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	a := ReservationWorkflowID("observatory", "a")
+	assert.Equal(t, 2*time.Minute, at[a+" stop"], "east's StopSite did not wait for west's deactivation of the site")
+}
