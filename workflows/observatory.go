@@ -12,9 +12,9 @@
 // told to Run holds the site until it reports the step's outcome; one told not to goes on at
 // once (StartSite and StopSite are then Skipped). While a turn is held, a waiting request whose
 // answer that turn cannot change (a StopSite, or a Deactivation while the holder is active)
-// is told not to Run at once, rather than after the holder's step (grantBeside). The site's state is Down, Partial (a start or
-// stop that failed or was cut short: the next reservation runs the step again, and steps are
-// idempotent) or Up, for the server and for the tiers apart.
+// is told not to Run at once, rather than after the holder's step (grantBeside). The site's
+// state is Down, Partial (a start or stop that failed or was cut short: the next reservation
+// runs the step again, and steps are idempotent) or Up, for the server and for the tiers apart.
 //
 // Membership counts telescopes from their StartSite turn to their StopSite turn; activity
 // counts them from their Activation turn to their Deactivation turn. So the last telescope to
