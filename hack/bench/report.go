@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -78,6 +79,11 @@ func (r *report) print(w io.Writer) {
 		}
 	}
 	for _, x := range r.rows {
+		if len(x.single) > 0 {
+			fmt.Fprintf(w, "%s, the singles in order: %s\n", x.label(), inOrder(x.single))
+		}
+	}
+	for _, x := range r.rows {
 		if x.breakdown != "" {
 			fmt.Fprintf(w, "%s, one Person, where the milliseconds go (means over the singles):\n%s", x.label(), x.breakdown)
 		}
@@ -115,6 +121,19 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintln(w, "events = history events per Person; actions = workflow starts, signals, activities,")
 	fmt.Fprintln(w, "local activities and timers per Person (what Temporal Cloud bills); both count the")
 	fmt.Fprintln(w, "Person's own workflow and its share of the shards' (people/<n>).")
+}
+
+// inOrder lists latencies in whole milliseconds, in the order they were measured: a slow
+// start (a shard's first signal, a cold cache) shows where it happened.
+func inOrder(d []time.Duration) string {
+	var b strings.Builder
+	for i, x := range d {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.0f", float64(x)/float64(time.Millisecond))
+	}
+	return b.String()
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
