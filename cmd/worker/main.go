@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -108,18 +110,40 @@ func run(args []string) error {
 
 	health := app.Health{Metrics: reg.Handler()}
 	health.Check("temporal", app.TemporalReady(tc))
+	// Ready means taking tasks: until its pollers run, a worker that answers /readyz would be
+	// counted on (by a rollout, by the bench) while every task waits for it.
+	var polling atomic.Bool
+	health.Check("polling", func(context.Context) error {
+		if !polling.Load() {
+			return errors.New("the worker has not started polling yet")
+		}
+		return nil
+	})
 	if _, err := health.Serve(ctx, cfg.HealthAddress, log); err != nil {
 		return err
 	}
+	go warm(kube, log)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start polling task queue %s at %s: %w", cfg.TaskQueue, cfg.TemporalAddress, err)
 	}
+	polling.Store(true)
 	log.Info("polling", "taskQueue", cfg.TaskQueue, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
 	<-ctx.Done()
 	log.Info("stopping: finishing the tasks in hand")
 	w.Stop()
 	log.Info("stopped")
 	return nil
+}
+
+// warm makes, at the start, what the first Person's pass would otherwise wait for: the
+// connection to the API server (its TLS handshake; every client of the worker shares it) and
+// the initials' font, parsed once. Neither is needed: a failure here is the first pass's to
+// meet.
+func warm(kube kubernetes.Interface, log *slog.Logger) {
+	pictures.DrawInitials("A", pictures.Colour("warm"))
+	if _, err := kube.Discovery().ServerVersion(); err != nil {
+		log.Info("the API server did not answer yet", "err", err)
+	}
 }
 
 // parseFlags reads the worker's flags; each defaults to its environment variable.
