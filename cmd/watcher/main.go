@@ -143,7 +143,7 @@ func run(args []string) error {
 		return err
 	}
 	defer tc.Close()
-	if err := serveHealth(ctx, cfg.HealthAddress, reg, tc, kube, log); err != nil {
+	if err := serveHealth(ctx, cfg.HealthAddress, cfg.Pprof, reg, tc, kube, log); err != nil {
 		return err
 	}
 
@@ -184,9 +184,10 @@ func temporalClient(cfg app.Config, identity string, log *slog.Logger, reg *metr
 	})
 }
 
-// serveHealth serves /healthz, /readyz (Temporal and the API server answer) and /metrics.
-func serveHealth(ctx context.Context, addr string, reg *metrics.Registry, tc client.Client, kube kubernetes.Interface, log *slog.Logger) error {
-	health := app.Health{Metrics: reg.Handler()}
+// serveHealth serves /healthz, /readyz (Temporal and the API server answer), /metrics and, with
+// --pprof, Go's profiles.
+func serveHealth(ctx context.Context, addr string, pprof bool, reg *metrics.Registry, tc client.Client, kube kubernetes.Interface, log *slog.Logger) error {
+	health := app.Health{Metrics: reg.Handler(), Pprof: pprof}
 	health.Check("temporal", app.TemporalReady(tc))
 	health.Check("kubernetes", func(ctx context.Context) error {
 		_, err := kube.Discovery().ServerVersion()

@@ -108,7 +108,7 @@ func run(args []string) error {
 	}
 	workflows.Register(w, acts)
 
-	health := app.Health{Metrics: reg.Handler()}
+	health := app.Health{Metrics: reg.Handler(), Pprof: cfg.Pprof}
 	health.Check("temporal", app.TemporalReady(tc))
 	// Ready means taking tasks: until its pollers run, a worker that answers /readyz would be
 	// counted on (by a rollout, by the bench) while every task waits for it.

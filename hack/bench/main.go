@@ -43,6 +43,7 @@ type config struct {
 	reservations string // telescope counts, comma-separated
 	postgres     bool   // run this project again on the server with PostgreSQL, 1 and 2 workers
 	scale        string // Person counts of the scale scenario, comma-separated; only it runs
+	profiles     string // with scale: where to write heap profiles at each step
 	keep         bool
 }
 
@@ -73,6 +74,7 @@ func main() {
 	flag.StringVar(&c.reservations, "reservations", "1,20", "run the reservation bench with this many telescopes at once, each in turn (empty: none)")
 	flag.BoolVar(&c.postgres, "postgres", true, "run this project's people and largest reservation run again on Temporal's server with PostgreSQL, with 1 and 2 workers")
 	flag.StringVar(&c.scale, "scale", "", "run only the people-at-scale scenario, growing to each of these Person counts in turn (make bench-scale: 1000,5000,10000)")
+	flag.StringVar(&c.profiles, "profiles", "", "with -scale: write the watcher's and the worker's heap profiles at each step into this folder (for go tool pprof)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the stacks' folders (logs) after the run")
 	flag.Parse()
 	if err := run(c); err != nil {

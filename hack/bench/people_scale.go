@@ -11,7 +11,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,10 +47,17 @@ func peopleScale(sizes []int) func(context.Context, *bench) error {
 		if err := b.buildBinaries(ctx); err != nil {
 			return err
 		}
-		if err := b.spawn(ctx, "watcher", "watcher", "--side=people"); err != nil {
+		var pprof []string
+		if b.profiles != "" {
+			if err := os.MkdirAll(b.profiles, 0o755); err != nil {
+				return err
+			}
+			pprof = []string{"--pprof"}
+		}
+		if err := b.spawn(ctx, "watcher", "watcher", append([]string{"--side=people"}, pprof...)...); err != nil {
 			return err
 		}
-		if err := b.spawnWorkers(ctx); err != nil {
+		if err := b.spawnWorkers(ctx, pprof...); err != nil {
 			return err
 		}
 		c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
@@ -62,7 +71,7 @@ func peopleScale(sizes []int) func(context.Context, *bench) error {
 		}
 		defer stop()
 		fmt.Printf("people at scale: Persons created in steps (16 clients), one watcher, %d worker(s), %s; 2 cores shared by every process\n\n", b.workers, b.setup)
-		fmt.Printf("%8s %10s %10s %9s %9s %9s %9s %10s %11s %10s\n", "Persons", "painted", "Persons/s", "watcher", "worker", "temporal", "DB", "running", "re-signal", "API writes")
+		fmt.Printf("%8s %10s %10s %9s %9s %9s %9s %10s %11s %11s %10s\n", "Persons", "painted", "Persons/s", "watcher", "worker", "temporal", "DB", "running", "re-signal", "re-watcher", "API writes")
 		all := names("scale", sizes[len(sizes)-1])
 		have := 0
 		for _, size := range sizes {
@@ -87,20 +96,70 @@ func peopleScale(sizes []int) func(context.Context, *bench) error {
 			row := fmt.Sprintf("%8d %10s %10.0f %9s %9s %9s %9s %10d", size, took.Round(100*time.Millisecond),
 				float64(len(step))/took.Seconds(), mib(peakRSS(b.s.Pid("watcher"))), mib(workerRSS),
 				mib(peakRSS(b.s.Pid("temporal"))), mib(b.temporalDBSize()/1024), running.GetCount())
+			b.heapProfiles(ctx, size, "")
 			resignal, writes, leases, plane, err := b.restartWatcher(ctx, size)
 			if err != nil {
 				return fmt.Errorf("%d Persons: restart the watcher: %w", size, err)
 			}
-			fmt.Printf("%s %11s %10.0f   (apart: Lease writes %.0f, the control plane's own %.0f)%s\n", row,
-				resignal.Round(100*time.Millisecond), sum(writes), leases, plane, whichWrites(writes))
+			b.heapProfiles(ctx, size, "restarted")
+			fmt.Printf("%s %11s %11s %10.0f   (apart: Lease writes %.0f, the control plane's own %.0f)%s\n", row,
+				resignal.Round(100*time.Millisecond), mib(peakRSS(b.s.Pid("watcher"))), sum(writes), leases, plane, whichWrites(writes))
 		}
 		fmt.Println("\npainted: from the step's first create to its last Person's thumbnail; Persons/s: the step's")
 		fmt.Println("Persons over that time; watcher, worker (the largest), temporal: peak RSS since the start;")
 		fmt.Println("DB: Temporal's SQLite files (or nothing on PostgreSQL); re-signal: a restarted watcher's")
-		fmt.Println("start to its last signal of every Person; API writes: what the restart caused, Leases and the")
+		fmt.Println("start to its last signal of every Person; re-watcher: that restarted watcher's peak RSS, its")
+		fmt.Println("first list of every Person included; API writes: what the restart caused, Leases and the")
 		fmt.Println("control plane's own timers (ClusterTrustBundles) apart.")
 		return nil
 	}
+}
+
+// heapProfiles writes the watcher's and the workers' heap profiles (after a GC: what they
+// hold) into -profiles as <process>-<size>[-<when>].heap; without -profiles it does nothing. A
+// profile that cannot be read is said on stderr: the figures still print.
+func (b *bench) heapProfiles(ctx context.Context, size int, when string) {
+	if b.profiles == "" {
+		return
+	}
+	procs := []string{"watcher"}
+	if when == "" {
+		procs = append(procs, b.workerNames()...)
+	}
+	for _, name := range procs {
+		file := fmt.Sprintf("%s-%d", name, size)
+		if when != "" {
+			file += "-" + when
+		}
+		if err := b.writeProfile(ctx, name, "heap?gc=1", filepath.Join(b.profiles, file+".heap")); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+	}
+}
+
+// writeProfile saves one of a process's /debug/pprof/ profiles to path.
+func (b *bench) writeProfile(ctx context.Context, name, profile, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+b.health[name]+"/debug/pprof/"+profile, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the %s profile of %s: %w", profile, name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the %s profile of %s: %s", profile, name, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func mib(kib int64) string { return fmt.Sprintf("%.0fMiB", float64(kib)/1024) }

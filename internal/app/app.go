@@ -11,7 +11,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +40,8 @@ type Config struct {
 	HealthAddress     string
 	LogLevel          string
 	LogFormat         string
+	// Pprof serves Go's profiles on the health address (see Health.Pprof).
+	Pprof bool
 }
 
 // Flags registers the shared flags on fs; each defaults to its environment variable.
@@ -59,6 +63,11 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 		"address of /healthz and /readyz; empty turns them off (env LIKEN_HEALTH_ADDRESS)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LIKEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIKEN_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LIKEN_LOG_FORMAT", "json"), "json or text (env LIKEN_LOG_FORMAT)")
+	// Off by default: a profile shows how the process works and costs CPU while it is taken,
+	// so it is for a person looking at memory or time on purpose (make bench-scale does).
+	pprofOn, _ := strconv.ParseBool(os.Getenv("LIKEN_PPROF"))
+	fs.BoolVar(&c.Pprof, "pprof", pprofOn,
+		"serve Go's profiles at /debug/pprof/ on the health address (env LIKEN_PPROF=true)")
 }
 
 func env(name, def string) string {
@@ -144,6 +153,9 @@ func TemporalReady(c client.Client) func(context.Context) error {
 // is set, /metrics: one port for the kubelet and for Prometheus.
 type Health struct {
 	Metrics http.Handler
+	// Pprof adds Go's profiles under /debug/pprof/ (heap, goroutine, profile, ...), so the
+	// memory and time of a running process can be read where it runs.
+	Pprof bool
 
 	mu     sync.Mutex
 	checks map[string]func(context.Context) error
@@ -161,6 +173,10 @@ func (h *Health) Check(name string, f func(context.Context) error) {
 
 // ServeHTTP answers /healthz, /readyz and /metrics.
 func (h *Health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.Pprof && strings.HasPrefix(r.URL.Path, "/debug/pprof/") {
+		servePprof(w, r)
+		return
+	}
 	switch r.URL.Path {
 	case "/metrics":
 		if h.Metrics == nil {
@@ -189,6 +205,22 @@ func (h *Health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
 	default:
 		http.NotFound(w, r)
+	}
+}
+
+// servePprof answers /debug/pprof/ and its profiles, as net/http/pprof does on its default mux.
+func servePprof(w http.ResponseWriter, r *http.Request) {
+	switch strings.TrimPrefix(r.URL.Path, "/debug/pprof/") {
+	case "cmdline":
+		pprof.Cmdline(w, r)
+	case "profile":
+		pprof.Profile(w, r)
+	case "symbol":
+		pprof.Symbol(w, r)
+	case "trace":
+		pprof.Trace(w, r)
+	default:
+		pprof.Index(w, r)
 	}
 }
 
