@@ -73,37 +73,17 @@ func peopleScale(sizes []int) func(context.Context, *bench) error {
 		fmt.Printf("people at scale: Persons created in steps (16 clients), one watcher, %d worker(s), %s; 2 cores shared by every process\n\n", b.workers, b.setup)
 		fmt.Printf("%8s %10s %10s %9s %9s %9s %9s %10s %11s %11s %10s\n", "Persons", "painted", "Persons/s", "watcher", "worker", "temporal", "DB", "running", "re-signal", "re-watcher", "API writes")
 		all := names("scale", sizes[len(sizes)-1])
-		have := 0
-		for _, size := range sizes {
-			step := all[have:size]
-			started := time.Now()
-			if err := b.create(ctx, t, step); err != nil {
-				return fmt.Errorf("create Persons %d to %d: %w", have, size, err)
+		var notes []string
+		for i, size := range sizes {
+			have := 0
+			if i > 0 {
+				have = sizes[i-1]
 			}
-			if _, err := t.wait(ctx, 60*time.Minute, step); err != nil {
-				return fmt.Errorf("%d Persons: %w", size, err)
-			}
-			took := time.Since(started)
-			have = size
-			running, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: "ExecutionStatus = 'Running'"})
+			note, err := b.scaleStep(ctx, c, t, all[have:size], size)
 			if err != nil {
-				return fmt.Errorf("count the running workflows: %w", err)
+				return err
 			}
-			var workerRSS int64
-			for _, name := range b.workerNames() {
-				workerRSS = max(workerRSS, peakRSS(b.s.Pid(name)))
-			}
-			row := fmt.Sprintf("%8d %10s %10.0f %9s %9s %9s %9s %10d", size, took.Round(100*time.Millisecond),
-				float64(len(step))/took.Seconds(), mib(peakRSS(b.s.Pid("watcher"))), mib(workerRSS),
-				mib(peakRSS(b.s.Pid("temporal"))), mib(b.temporalDBSize()/1024), running.GetCount())
-			b.heapProfiles(ctx, size, "")
-			resignal, writes, leases, plane, err := b.restartWatcher(ctx, size)
-			if err != nil {
-				return fmt.Errorf("%d Persons: restart the watcher: %w", size, err)
-			}
-			b.heapProfiles(ctx, size, "restarted")
-			fmt.Printf("%s %11s %11s %10.0f   (apart: Lease writes %.0f, the control plane's own %.0f)%s\n", row,
-				resignal.Round(100*time.Millisecond), mib(peakRSS(b.s.Pid("watcher"))), sum(writes), leases, plane, whichWrites(writes))
+			notes = append(notes, note)
 		}
 		fmt.Println("\npainted: from the step's first create to its last Person's thumbnail; Persons/s: the step's")
 		fmt.Println("Persons over that time; watcher, worker (the largest), temporal: peak RSS since the start;")
@@ -111,8 +91,65 @@ func peopleScale(sizes []int) func(context.Context, *bench) error {
 		fmt.Println("start to its last signal of every Person; re-watcher: that restarted watcher's peak RSS, its")
 		fmt.Println("first list of every Person included; API writes: what the restart caused, Leases and the")
 		fmt.Println("control plane's own timers (ClusterTrustBundles) apart.")
+		fmt.Println("\nCPU seconds of each step, from its first create to its last thumbnail, and the workflows")
+		fmt.Println("running when it began (the Persons' own workflows start behind the paint):")
+		for _, n := range notes {
+			fmt.Println(n)
+		}
 		return nil
 	}
+}
+
+// scaleStep creates the step's Persons, waits until all are painted, restarts the watcher,
+// and prints the step's row; it returns the step's note (CPU and workflows).
+func (b *bench) scaleStep(ctx context.Context, c client.Client, t *tracker, step []string, size int) (string, error) {
+	runningBefore, err := countRunning(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	cpu0 := b.cpu()
+	started := time.Now()
+	if err := b.create(ctx, t, step); err != nil {
+		return "", fmt.Errorf("create Persons %d to %d: %w", size-len(step), size, err)
+	}
+	if _, err := t.wait(ctx, 60*time.Minute, step); err != nil {
+		return "", fmt.Errorf("%d Persons: %w", size, err)
+	}
+	took := time.Since(started)
+	cpu := b.cpu()
+	running, err := countRunning(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	var workerRSS int64
+	for _, name := range b.workerNames() {
+		workerRSS = max(workerRSS, peakRSS(b.s.Pid(name)))
+	}
+	row := fmt.Sprintf("%8d %10s %10.0f %9s %9s %9s %9s %10d", size, took.Round(100*time.Millisecond),
+		float64(len(step))/took.Seconds(), mib(peakRSS(b.s.Pid("watcher"))), mib(workerRSS),
+		mib(peakRSS(b.s.Pid("temporal"))), mib(b.temporalDBSize()/1024), running)
+	b.heapProfiles(ctx, size, "")
+	resignal, writes, leases, plane, err := b.restartWatcher(ctx, size)
+	if err != nil {
+		return "", fmt.Errorf("%d Persons: restart the watcher: %w", size, err)
+	}
+	b.heapProfiles(ctx, size, "restarted")
+	fmt.Printf("%s %11s %11s %10.0f   (apart: Lease writes %.0f, the control plane's own %.0f)%s\n", row,
+		resignal.Round(100*time.Millisecond), mib(peakRSS(b.s.Pid("watcher"))), sum(writes), leases, plane, whichWrites(writes))
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(cpu)) {
+		parts = append(parts, fmt.Sprintf("%s %.1f", name, cpu[name]-cpu0[name]))
+	}
+	return fmt.Sprintf("%8d  %s; %d workflows running at the start", size, strings.Join(parts, ", "), runningBefore), nil
+}
+
+// countRunning counts the running workflows (the shards and the Persons' own).
+func countRunning(ctx context.Context, c client.Client) (int64, error) {
+	r, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: "ExecutionStatus = 'Running'"})
+	if err != nil {
+		return 0, fmt.Errorf("count the running workflows: %w", err)
+	}
+	return r.GetCount(), nil
 }
 
 // heapProfiles writes the watcher's and the workers' heap profiles (after a GC: what they
