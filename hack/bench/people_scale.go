@@ -23,6 +23,8 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"liken.sh/runner/workflows"
 )
 
 // scaleSizes parses -scale.
@@ -71,7 +73,8 @@ func peopleScale(sizes []int) func(context.Context, *bench) error {
 		}
 		defer stop()
 		fmt.Printf("people at scale: Persons created in steps (16 clients), one watcher, %d worker(s), %s; 2 cores shared by every process\n\n", b.workers, b.setup)
-		fmt.Printf("%8s %10s %10s %9s %9s %9s %9s %10s %11s %11s %10s\n", "Persons", "painted", "Persons/s", "watcher", "worker", "temporal", "DB", "running", "re-signal", "re-watcher", "API writes")
+		fmt.Printf("%8s %10s %10s %10s %9s %9s %9s %9s %10s %11s %11s %10s\n", "Persons", "painted", "Persons/s", "workflows",
+			"watcher", "worker", "temporal", "DB", "running", "re-signal", "re-watcher", "API writes")
 		all := names("scale", sizes[len(sizes)-1])
 		var notes []string
 		for i, size := range sizes {
@@ -86,13 +89,14 @@ func peopleScale(sizes []int) func(context.Context, *bench) error {
 			notes = append(notes, note)
 		}
 		fmt.Println("\npainted: from the step's first create to its last Person's thumbnail; Persons/s: the step's")
-		fmt.Println("Persons over that time; watcher, worker (the largest), temporal: peak RSS since the start;")
+		fmt.Println("Persons over that time; workflows: then until every Person's own workflow runs (the figures")
+		fmt.Println("after it are taken then); watcher, worker (the largest), temporal: peak RSS since the start;")
 		fmt.Println("DB: Temporal's SQLite files (or nothing on PostgreSQL); re-signal: a restarted watcher's")
 		fmt.Println("start to its last signal of every Person; re-watcher: that restarted watcher's peak RSS, its")
 		fmt.Println("first list of every Person included; API writes: what the restart caused, Leases and the")
 		fmt.Println("control plane's own timers (ClusterTrustBundles) apart.")
-		fmt.Println("\nCPU seconds of each step, from its first create to its last thumbnail, and the workflows")
-		fmt.Println("running when it began (the Persons' own workflows start behind the paint):")
+		fmt.Println("\nCPU seconds of each step, from its first create to its last thumbnail, with the workflows")
+		fmt.Println("running when it began, and of its watcher restart, to 10 s after the last signal:")
 		for _, n := range notes {
 			fmt.Println(n)
 		}
@@ -117,7 +121,9 @@ func (b *bench) scaleStep(ctx context.Context, c client.Client, t *tracker, step
 	}
 	took := time.Since(started)
 	cpu := b.cpu()
-	running, err := countRunning(ctx, c)
+	// The Persons' own workflows start behind the paint; the figures below are taken once all
+	// run, so the worker holds them all and the restart finds nothing to do.
+	running, behind, err := b.allRunning(ctx, c, size)
 	if err != nil {
 		return "", err
 	}
@@ -125,22 +131,49 @@ func (b *bench) scaleStep(ctx context.Context, c client.Client, t *tracker, step
 	for _, name := range b.workerNames() {
 		workerRSS = max(workerRSS, peakRSS(b.s.Pid(name)))
 	}
-	row := fmt.Sprintf("%8d %10s %10.0f %9s %9s %9s %9s %10d", size, took.Round(100*time.Millisecond),
-		float64(len(step))/took.Seconds(), mib(peakRSS(b.s.Pid("watcher"))), mib(workerRSS),
+	row := fmt.Sprintf("%8d %10s %10.0f %10s %9s %9s %9s %9s %10d", size, took.Round(100*time.Millisecond),
+		float64(len(step))/took.Seconds(), behind.Round(100*time.Millisecond), mib(peakRSS(b.s.Pid("watcher"))), mib(workerRSS),
 		mib(peakRSS(b.s.Pid("temporal"))), mib(b.temporalDBSize()/1024), running)
 	b.heapProfiles(ctx, size, "")
+	cpuRestart := b.cpu()
 	resignal, writes, leases, plane, err := b.restartWatcher(ctx, size)
 	if err != nil {
 		return "", fmt.Errorf("%d Persons: restart the watcher: %w", size, err)
 	}
+	cpuRestarted := b.cpu()
 	b.heapProfiles(ctx, size, "restarted")
 	fmt.Printf("%s %11s %11s %10.0f   (apart: Lease writes %.0f, the control plane's own %.0f)%s\n", row,
 		resignal.Round(100*time.Millisecond), mib(peakRSS(b.s.Pid("watcher"))), sum(writes), leases, plane, whichWrites(writes))
+	return fmt.Sprintf("%8d  step: %s; %d workflows running at its start\n          restart: %s", size,
+		cpuSpent(cpu0, cpu), runningBefore, cpuSpent(cpuRestart, cpuRestarted)), nil
+}
+
+// cpuSpent prints the CPU seconds each process used between two readings of bench.cpu.
+func cpuSpent(before, after map[string]float64) string {
 	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(cpu)) {
-		parts = append(parts, fmt.Sprintf("%s %.1f", name, cpu[name]-cpu0[name]))
+	for _, name := range slices.Sorted(maps.Keys(after)) {
+		parts = append(parts, fmt.Sprintf("%s %.1f", name, after[name]-before[name]))
 	}
-	return fmt.Sprintf("%8d  %s; %d workflows running at the start", size, strings.Join(parts, ", "), runningBefore), nil
+	return strings.Join(parts, ", ")
+}
+
+// allRunning waits until the workflows of all n Persons run beside the shards, and returns
+// the count and how long that took.
+func (b *bench) allRunning(ctx context.Context, c client.Client, n int) (running int64, took time.Duration, err error) {
+	started := time.Now()
+	for {
+		if running, err = countRunning(ctx, c); err != nil || running >= int64(n+workflows.PeopleShards) {
+			return running, time.Since(started), err
+		}
+		if time.Since(started) > 30*time.Minute {
+			return running, 0, fmt.Errorf("%d of %d Persons' workflows run after 30 minutes", running-workflows.PeopleShards, n)
+		}
+		select {
+		case <-ctx.Done():
+			return running, 0, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // countRunning counts the running workflows (the shards and the Persons' own).
