@@ -28,6 +28,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/klog/v2"
 
 	"liken.sh/runner/internal/app"
@@ -138,6 +139,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	md, err := metadataClient(cfg)
+	if err != nil {
+		return err
+	}
 	tc, err := temporalClient(cfg, own.identity, log, reg)
 	if err != nil {
 		return err
@@ -150,7 +155,7 @@ func run(args []string) error {
 	var sides []*side
 	if runPeople {
 		p := watch.NewPeople(watch.PeopleConfig{
-			Dynamic: dyn, Kube: kube, Temporal: tc, TaskQueue: cfg.TaskQueue,
+			Dynamic: dyn, Metadata: md, Kube: kube, Temporal: tc, TaskQueue: cfg.TaskQueue,
 			Workers: own.workers, Resync: own.resync, Log: log.With("side", sidePeople),
 		})
 		sides = append(sides, &side{name: sidePeople, lease: own.leaseName, stats: &p.Stats, run: p.Run})
@@ -170,6 +175,15 @@ func run(args []string) error {
 			OnLeading: s.leading.Store,
 		}
 	})
+}
+
+// metadataClient reads objects' metadata only: the people side watches Persons with it.
+func metadataClient(cfg app.Config) (metadata.Interface, error) {
+	rc, err := cfg.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return metadata.NewForConfig(rc)
 }
 
 // temporalClient is built here rather than with cfg.Temporal so the client's identity is the

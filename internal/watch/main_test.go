@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/metadata"
 
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/internal/watch"
@@ -241,7 +242,8 @@ func startWatcher(t *testing.T, queue string) running {
 	var p *watch.People
 	stop := runInProcess(t, func(tc client.Client) (func(context.Context) error, func() bool) {
 		p = watch.NewPeople(watch.PeopleConfig{
-			Dynamic: env.Dynamic, Kube: env.Kube, Temporal: tc, TaskQueue: queue, Log: warnings(t),
+			Dynamic: env.Dynamic, Metadata: metadata.NewForConfigOrDie(env.Config), Kube: env.Kube,
+			Temporal: tc, TaskQueue: queue, Log: warnings(t),
 		})
 		return p.Run, p.Watching
 	})

@@ -8,7 +8,7 @@ package watch
 import (
 	"sync"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -31,7 +31,7 @@ func updatedObjects[T any](oldObj, newObj any) (o, n T, ok bool) {
 
 // specUpdate is the rule both sides share: a resync, or a change of UID, generation (the
 // spec), the one annotation that asks for a pass, or whether a delete is under way.
-func specUpdate(o, n *unstructured.Unstructured, annotation string) string {
+func specUpdate(o, n metav1.Object, annotation string) string {
 	switch {
 	case o.GetResourceVersion() == n.GetResourceVersion():
 		return whyResync
@@ -57,7 +57,7 @@ type tombstones[K comparable] struct {
 }
 
 // bury remembers a deleted object.
-func (t *tombstones[K]) bury(key K, u *unstructured.Unstructured) {
+func (t *tombstones[K]) bury(key K, u metav1.Object) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {

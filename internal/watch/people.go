@@ -8,6 +8,12 @@
 // dropped. Status-only updates, which are mostly the worker's own writes, are ignored, so the
 // worker does not wake itself. On start every Person is signalled once: the informer's first
 // list does it, and Temporal keys the work by workflow ID, so a repeat costs one pass.
+//
+// The Person informer asks for metadata only (a PartialObjectMetadata watch): all a signal
+// needs is the name, UID, generation, one annotation and whether a delete is under way, and a
+// Person's status carries its thumbnail, tens of kilobytes of JSON that every create and every
+// status write would otherwise send the watcher to decode and drop. The one rule that reads
+// the spec, a running baker pod's source against the Person's picture, reads the Person itself.
 package watch
 
 import (
@@ -23,9 +29,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"liken.sh/runner/kube"
@@ -35,7 +42,9 @@ import (
 
 // PeopleConfig is what the people watcher needs.
 type PeopleConfig struct {
+	// Dynamic reads a Person's spec for a running baker pod's rule; Metadata watches them.
 	Dynamic  dynamic.Interface
+	Metadata metadata.Interface
 	Kube     kubernetes.Interface
 	Temporal Signaller
 	// TaskQueue is where a Person's workflow runs when a signal starts it.
@@ -88,6 +97,8 @@ func (p *People) Idle() bool {
 // copy that leads again starts from a fresh list.
 type peopleRun struct {
 	*People
+	// ctx bounds the reads the event handlers make (a baker pod's Person).
+	ctx context.Context
 	// q holds Person names, with the word for each (see workflows.PersonChange.Why).
 	q *signalQueue[string]
 	// shards batches the changes per shard workflow.
@@ -103,6 +114,7 @@ type peopleRun struct {
 func (p *People) Run(ctx context.Context) error {
 	r := &peopleRun{
 		People: p,
+		ctx:    ctx,
 		q:      newSignalQueue[string]("people", &p.Stats, p.cfg.Log),
 		shards: newBatcher[int, workflows.PersonChange](),
 	}
@@ -128,7 +140,7 @@ func (p *People) Run(ctx context.Context) error {
 		}
 	}()
 
-	personFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(p.cfg.Dynamic, p.cfg.Resync, metav1.NamespaceAll, nil)
+	personFactory := metadatainformer.NewFilteredSharedInformerFactory(p.cfg.Metadata, p.cfg.Resync, metav1.NamespaceAll, nil)
 	factories = append(factories, personFactory)
 	personInf := personFactory.ForResource(peoplev1.PersonResource)
 	r.persons = personInf.Lister()
@@ -200,7 +212,7 @@ func (r *peopleRun) enqueue(name, why string) {
 }
 
 func (r *peopleRun) personAdded(obj any, initial bool) {
-	u, ok := obj.(*unstructured.Unstructured)
+	u, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
 		return
 	}
@@ -213,7 +225,7 @@ func (r *peopleRun) personAdded(obj any, initial bool) {
 }
 
 func (r *peopleRun) personUpdated(oldObj, newObj any) {
-	o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj)
+	o, n, ok := updatedObjects[*metav1.PartialObjectMetadata](oldObj, newObj)
 	if !ok {
 		return
 	}
@@ -227,12 +239,12 @@ func (r *peopleRun) personUpdated(oldObj, newObj any) {
 // personUpdate says whether an update of a Person is worth a signal, and in which word: a
 // resync (the same version again), or a change of what a pass acts on (UID, generation, the
 // check-avatar annotation, a deletion under way). Status, labels and other annotations give "".
-func personUpdate(o, n *unstructured.Unstructured) string {
+func personUpdate(o, n metav1.Object) string {
 	return specUpdate(o, n, kube.AnnotationCheckAvatar)
 }
 
 func (r *peopleRun) personDeleted(obj any) {
-	u, ok := deletedObject[*unstructured.Unstructured](obj)
+	u, ok := deletedObject[*metav1.PartialObjectMetadata](obj)
 	if !ok {
 		return
 	}
@@ -273,13 +285,33 @@ func (r *peopleRun) bakerNeedsALook(pod *corev1.Pod) bool {
 	if name == "" {
 		return false
 	}
-	obj, err := r.persons.Get(name)
-	if err != nil && !apierrors.IsNotFound(err) {
+	if done := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed; done {
+		return bakerWantsALook(pod, nil)
+	}
+	if _, err := r.persons.Get(name); apierrors.IsNotFound(err) {
+		return bakerWantsALook(pod, nil)
+	} else if err != nil {
 		return false
 	}
-	person, _ := obj.(*unstructured.Unstructured)
+	// A pod at work: its source is judged against the spec, which the cache does not hold.
+	// Baker pods are few (nfs:// and claim:// pictures, one at a time), so this read is rare;
+	// the watch cache answers it (resourceVersion 0).
+	ctx, cancel := context.WithTimeout(r.ctx, specReadTimeout)
+	defer cancel()
+	person, err := r.cfg.Dynamic.Resource(peoplev1.PersonResource).Get(ctx, name, metav1.GetOptions{ResourceVersion: "0"})
+	switch {
+	case apierrors.IsNotFound(err):
+		person = nil
+	case err != nil:
+		// In doubt, a look: it costs the Person's workflow one pass.
+		r.cfg.Log.Warn("could not read a baker pod's Person; signalling it to look", "person", name, "err", err)
+		return true
+	}
 	return bakerWantsALook(pod, person)
 }
+
+// specReadTimeout bounds bakerNeedsALook's read of a Person, which holds up the pod events.
+const specReadTimeout = 5 * time.Second
 
 // bakerWantsALook is the rule of bakerNeedsALook; person is nil when the Person is gone.
 func bakerWantsALook(pod *corev1.Pod, person *unstructured.Unstructured) bool {
@@ -319,7 +351,7 @@ func (r *peopleRun) signal(call context.Context, name, why string) error {
 // says that something changed).
 func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
 	obj, err := r.persons.Get(name)
-	u, ok := obj.(*unstructured.Unstructured)
+	u, ok := obj.(*metav1.PartialObjectMetadata)
 	if err != nil || !ok {
 		g := r.gone.of(name)
 		c := workflows.PersonChange{Name: name, UID: g.UID, Generation: g.Generation, Deleted: true, Why: why}
@@ -340,14 +372,25 @@ func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
 	}
 }
 
-// trimPerson keeps what the watcher reads (metadata and spec) and drops the status, whose
-// thumbnail is tens of kilobytes per Person, and the managed fields.
+// trimPerson keeps what the watcher reads of a Person's metadata: its identity, generation,
+// deletion and the check-avatar annotation. The managed fields, labels, owners and other
+// annotations (a client-side kubectl apply's copy of the whole spec among them) go.
 func trimPerson(obj any) (any, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		delete(u.Object, "status")
-		u.SetManagedFields(nil)
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
 	}
-	return obj, nil
+	out := &metav1.PartialObjectMetadata{
+		TypeMeta: m.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Generation: m.Generation,
+			DeletionTimestamp: m.DeletionTimestamp,
+		},
+	}
+	if v, ok := m.Annotations[kube.AnnotationCheckAvatar]; ok {
+		out.Annotations = map[string]string{kube.AnnotationCheckAvatar: v}
+	}
+	return out, nil
 }
 
 // trimPod keeps a baker pod's identity, annotations and phase: all the watcher reads.

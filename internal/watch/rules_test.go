@@ -108,19 +108,28 @@ func TestABakerPodNeedsALookWhenItFinishedWentStaleOrLostItsPerson(t *testing.T)
 }
 
 func TestTheCachesKeepWhatTheWatcherReadsAndDropTheRest(t *testing.T) {
-	u := person(func(u *unstructured.Unstructured) {
-		u.Object["status"] = map[string]any{"thumbnail": "data:image/jpeg;base64,/9j/"}
-		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl"}})
-		u.SetAnnotations(map[string]string{kube.AnnotationCheckAvatar: "now"})
-	})
-	out, _ := trimPerson(u)
-	t1 := out.(*unstructured.Unstructured)
-	if _, has := t1.Object["status"]; has || t1.GetManagedFields() != nil {
-		t.Errorf("the Person cache keeps its status or managed fields: %v", t1.Object)
+	gone := metav1.Now()
+	m := &metav1.PartialObjectMetadata{
+		TypeMeta: metav1.TypeMeta{APIVersion: "people.liken.sh/v1alpha1", Kind: "Person"},
+		ObjectMeta: metav1.ObjectMeta{Name: "ada", UID: "u1", ResourceVersion: "3", Generation: 2, DeletionTimestamp: &gone,
+			Labels:        map[string]string{"team": "engine"},
+			Finalizers:    []string{"example.com/keep"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+			Annotations: map[string]string{kube.AnnotationCheckAvatar: "now",
+				"kubectl.kubernetes.io/last-applied-configuration": `{"spec":{"displayName":"Ada Lovelace"}}`}},
 	}
-	if avatar, _, _ := unstructured.NestedString(t1.Object, "spec", "avatar"); avatar != "nfs://files/ada.png" ||
-		t1.GetAnnotations()[kube.AnnotationCheckAvatar] != "now" || t1.GetGeneration() != 1 || t1.GetUID() != "u1" {
-		t.Errorf("the Person cache lost what the watcher reads: %v", t1.Object)
+	out, _ := trimPerson(m)
+	t1 := out.(*metav1.PartialObjectMetadata)
+	if t1.ManagedFields != nil || t1.Labels != nil || t1.Finalizers != nil || len(t1.Annotations) != 1 {
+		t.Errorf("the Person cache keeps what the watcher never reads: %+v", t1.ObjectMeta)
+	}
+	if t1.Name != "ada" || t1.UID != "u1" || t1.ResourceVersion != "3" || t1.Generation != 2 ||
+		t1.DeletionTimestamp != &gone || t1.Annotations[kube.AnnotationCheckAvatar] != "now" {
+		t.Errorf("the Person cache lost what the watcher reads: %+v", t1.ObjectMeta)
+	}
+	plain := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "bob"}}
+	if out, _ := trimPerson(plain); out.(*metav1.PartialObjectMetadata).Annotations != nil {
+		t.Error("a Person without the check-avatar annotation got one")
 	}
 
 	p := &corev1.Pod{
