@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -31,6 +32,11 @@ type WorkflowSignal struct {
 	// which has ended (or never ran) would only start to hear and end again, such as a
 	// Person's delete.
 	OnlyIfRunning bool `json:",omitempty"`
+	// StartOnly starts the workflow when it does not run and otherwise sends nothing (no
+	// signal, so no event and no workflow task): for news a running workflow has no use for,
+	// such as a resync of a Person whose status its shard found current, when all that
+	// matters is that the Person's workflow is there. Signal and Message are then unused.
+	StartOnly bool `json:",omitempty"`
 	// Summary and Details are what the Temporal UI shows of the workflow when this signal
 	// starts it (its StaticSummary and StaticDetails).
 	Summary string `json:",omitempty"`
@@ -58,15 +64,23 @@ func SignalWorkflow(ctx context.Context, tc client.Client, in WorkflowSignal) er
 	if activity.IsActivity(ctx) {
 		queue = activity.GetInfo(ctx).TaskQueue
 	}
+	opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue,
+		StaticSummary: in.Summary, StaticDetails: in.Details, TypedSearchAttributes: keywords(in.Keywords)}
 	var err error
-	if in.OnlyIfRunning {
+	switch {
+	case in.StartOnly:
+		// A running workflow is left as it is: Temporal answers with its run and writes nothing.
+		opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
+		if _, err = tc.ExecuteWorkflow(ctx, opts, in.WorkflowType, in.Input); err != nil {
+			return fmt.Errorf("start the workflow %s unless it runs: %w", in.WorkflowID, err)
+		}
+		return nil
+	case in.OnlyIfRunning:
 		err = tc.SignalWorkflow(ctx, in.WorkflowID, "", in.Signal, in.Message)
 		if _, ended := errors.AsType[*serviceerror.NotFound](err); ended {
 			err = nil
 		}
-	} else {
-		opts := client.StartWorkflowOptions{ID: in.WorkflowID, TaskQueue: queue,
-			StaticSummary: in.Summary, StaticDetails: in.Details, TypedSearchAttributes: keywords(in.Keywords)}
+	default:
 		_, err = tc.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
 	}
 	if err != nil {

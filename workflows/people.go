@@ -16,6 +16,7 @@ package workflows
 import (
 	"hash/fnv"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -107,12 +108,12 @@ func People(ctx workflow.Context, in PeopleInput) error {
 	})
 	// A shard cancelled by hand ends; the watcher's next signal starts it again.
 	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
-	handOn := func(changes []PersonChange) {
+	handOn := func(signals []activities.WorkflowSignal) {
 		handing++
 		opts := signalPeople
-		opts.Summary = "hand " + fewNames(changedNames(changes)) + " on to their own workflows"
+		opts.Summary = "hand " + fewNames(signalledNames(signals)) + " on to their own workflows"
 		actx := workflow.WithActivityOptions(ctx, opts)
-		sel.AddFuture(workflow.ExecuteActivity(actx, pa.SignalWorkflows, personSignals(changes)), func(f workflow.Future) {
+		sel.AddFuture(workflow.ExecuteActivity(actx, pa.SignalWorkflows, signals), func(f workflow.Future) {
 			handing--
 			if err := f.Get(ctx, nil); err != nil {
 				log.Error("could not signal the Persons' workflows", "shard", in.Shard, "err", err)
@@ -128,7 +129,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 			batches++
 			painted, left := paintBatch(ctx, batch)
 			if len(left) > 0 {
-				handOn(left)
+				handOn(personSignals(left))
 			}
 			if len(painted) > 0 && len(waiting) == 0 {
 				firstWaiting = workflow.Now(ctx)
@@ -141,7 +142,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 			checkQuiet = false
 			now := workflow.Now(ctx)
 			if now.Sub(lastChange) >= handOnQuiet || now.Sub(firstWaiting) >= handOnLatest {
-				handOn(lastPerPerson(waiting))
+				handOn(paintedSignals(ctx, waiting))
 				waiting = nil
 			}
 		}
@@ -224,6 +225,47 @@ func lastPerPerson(changes []PersonChange) []PersonChange {
 		}
 		at[c.Name] = len(out)
 		out = append(out, c)
+	}
+	return out
+}
+
+// WhyResync is the watcher's word (PersonChange.Why) for a look that no change asked for: its
+// first list of every Person after a start, or its periodic resync.
+const WhyResync = "resync"
+
+// resyncStartsOnly is the workflow.GetVersion change after which a Person the shard painted
+// (or found current) and heard of only through resyncs is handed on as a start of its
+// workflow if that does not run, rather than a signal. A restarted watcher resyncs every
+// Person: as signals, each running Person's workflow took an event and a workflow task, and
+// read its Person again, to find nothing to do (10,000 Persons kept Temporal busy for
+// minutes); as starts that find the workflow running, Temporal writes nothing.
+const resyncStartsOnly = "resync-starts-only"
+
+// paintedSignals hands on the painted changes, the last of each Person: a start only for the
+// Persons whose every change was a resync (see resyncStartsOnly), a signal for the others.
+func paintedSignals(ctx workflow.Context, waiting []PersonChange) []activities.WorkflowSignal {
+	changed := map[string]bool{} // a Person with a change that was not a resync
+	for _, c := range waiting {
+		if c.Why != WhyResync || c.Deleted {
+			changed[c.Name] = true
+		}
+	}
+	last := lastPerPerson(waiting)
+	signals := personSignals(last)
+	if len(changed) == len(last) || workflow.GetVersion(ctx, resyncStartsOnly, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return signals
+	}
+	for i, c := range last {
+		signals[i].StartOnly = !changed[c.Name]
+	}
+	return signals
+}
+
+// signalledNames are the Persons of hand-on signals, in order.
+func signalledNames(signals []activities.WorkflowSignal) []string {
+	out := make([]string, len(signals))
+	for i, s := range signals {
+		out[i] = strings.TrimPrefix(s.WorkflowID, PersonWorkflowID(""))
 	}
 	return out
 }

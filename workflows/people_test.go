@@ -28,9 +28,10 @@ type fakeShard struct {
 	paintErr error
 
 	mu      sync.Mutex
-	paints  [][]string
-	handed  [][]string
-	handedT []time.Time
+	paints    [][]string
+	handed    [][]string
+	handedT   []time.Time
+	startOnly []string // the Persons handed on as starts only
 }
 
 func (f *fakeShard) paint(_ context.Context, names []string) (people.PaintOutcome, error) {
@@ -57,6 +58,9 @@ func (f *fakeShard) signal(_ context.Context, signals []activities.WorkflowSigna
 			return errors.New("not a Person's signal")
 		}
 		ids = append(ids, s.WorkflowID)
+		if s.StartOnly {
+			f.startOnly = append(f.startOnly, s.WorkflowID)
+		}
 	}
 	f.handed = append(f.handed, ids)
 	f.handedT = append(f.handedT, f.env.Now())
@@ -73,10 +77,15 @@ func newShardEnv(t *testing.T, f *fakeShard) *testsuite.TestWorkflowEnvironment 
 }
 
 func shardSignal(env *testsuite.TestWorkflowEnvironment, after time.Duration, names ...string) {
+	shardSignalWhy(env, after, "added", names...)
+}
+
+// shardSignalWhy sends the shard one batch of changes, all with the watcher's word why.
+func shardSignalWhy(env *testsuite.TestWorkflowEnvironment, after time.Duration, why string, names ...string) {
 	env.RegisterDelayedCallback(func() {
 		batch := make([]PersonChange, len(names))
 		for i, n := range names {
-			batch[i] = PersonChange{Name: n, Why: "added"}
+			batch[i] = PersonChange{Name: n, Why: why}
 		}
 		env.SignalWorkflow(PeopleChanged, batch)
 	}, after)
@@ -99,6 +108,21 @@ func TestAShardPaintsABatchAndHandsOnThePaintedOnesOnceQuiet(t *testing.T) {
 	require.Equal(t, time.Minute, f.handedT[0].Sub(start).Round(time.Second))
 	require.Equal(t, time.Minute+1500*time.Millisecond, f.handedT[1].Sub(start),
 		"a second after the last change, not after the first")
+}
+
+func TestAPaintedPersonHeardOfOnlyInResyncsIsHandedOnAsAStartOnly(t *testing.T) {
+	f := &fakeShard{left: map[string]bool{"carol": true}}
+	env := newShardEnv(t, f)
+	shardSignalWhy(env, time.Minute, WhyResync, "ada", "bob", "carol")
+	shardSignalWhy(env, time.Minute+100*time.Millisecond, "updated", "bob")
+	shardSignalWhy(env, time.Minute+200*time.Millisecond, WhyResync, "bob", "ada")
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 2})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Equal(t, [][]string{{"person/carol"}, {"person/ada", "person/bob"}}, f.handed)
+	require.Equal(t, []string{"person/ada"}, f.startOnly,
+		"ada's workflow only has to be there; bob changed (a resync does not hide it); carol's picture is for her workflow to read")
 }
 
 func TestAShardThatCannotPaintHandsEveryChangeOnAtOnce(t *testing.T) {

@@ -198,7 +198,7 @@ const (
 	whyAdded   = "added"
 	whyUpdated = "updated"
 	whyDeleted = "deleted"
-	whyResync  = "resync"
+	whyResync  = workflows.WhyResync // the shards hand a Person heard of only so on as a start
 	whyBaker   = "baker"
 )
 
