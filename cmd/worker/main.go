@@ -52,7 +52,18 @@ type options struct {
 	// devINDI runs each INDI server as a local indiserver, recorded in devINDIDir (dev mode).
 	devINDI    bool
 	devINDIDir string
+	// cacheSize is how many workflows the worker keeps in memory between their tasks.
+	cacheSize int
 }
+
+// defaultCacheSize is the worker's workflow cache. The SDK's default of 10,000 keeps every
+// Person's workflow once it has run, whatever it does next: at 10,000 Persons that held
+// the worker well over its 200 MiB goal, for workflows that sleep six hours between tasks.
+// The workflows that work often (the people shards, the reservations of a night, their
+// telescopes, sites and inventories) are far fewer and stay in the cache, which evicts the
+// least recently used; one evicted replays its history (a Person's is short)
+// at its next task.
+const defaultCacheSize = 1000
 
 func run(args []string) error {
 	o, err := parseFlags(args)
@@ -91,6 +102,7 @@ func run(args []string) error {
 	}
 	defer tc.Close()
 
+	worker.SetStickyWorkflowCacheSize(o.cacheSize)
 	w := worker.New(tc, cfg.TaskQueue, worker.Options{
 		// Under a burst the default 5 s sticky timeout sends workflow tasks back to the
 		// shared queue and causes minute-long tails (measured in the project's notes).
@@ -160,12 +172,23 @@ func parseFlags(args []string) (options, error) {
 	}
 	fs.BoolVar(&o.devINDI, "dev-local-indi", o.devINDI,
 		"dev mode only: run each INDI server as a local indiserver with its simulator drivers, instead of reaching its pod's Service (env LIKEN_DEV_LOCAL_INDI)")
+	o.cacheSize = defaultCacheSize
+	if v, ok := os.LookupEnv("LIKEN_WORKFLOW_CACHE_SIZE"); ok {
+		if o.cacheSize, err = strconv.Atoi(v); err != nil {
+			return o, fmt.Errorf("LIKEN_WORKFLOW_CACHE_SIZE %q: %w", v, err)
+		}
+	}
+	fs.IntVar(&o.cacheSize, "workflow-cache-size", o.cacheSize,
+		"workflows kept in memory between their tasks; the least recently used one goes first and replays its history at its next task (env LIKEN_WORKFLOW_CACHE_SIZE)")
 	o.devINDIDir = os.Getenv("LIKEN_DEV_LOCAL_INDI_DIR")
 	fs.StringVar(&o.devINDIDir, "dev-local-indi-dir", o.devINDIDir,
 		"dev mode only: where the local indiservers are recorded, so that they outlive a worker that is killed and the next worker adopts them, "+
 			"as pods would be (SIGTERM stops them all); default liken-indi-<task queue> in the temporary folder (env LIKEN_DEV_LOCAL_INDI_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.cacheSize < 1 {
+		return o, fmt.Errorf("--workflow-cache-size %d: give at least 1", o.cacheSize)
 	}
 	if o.devINDIDir == "" {
 		o.devINDIDir = filepath.Join(os.TempDir(), "liken-indi-"+fileSafe(o.cfg.TaskQueue))

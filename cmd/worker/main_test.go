@@ -64,3 +64,21 @@ func TestBakeIsASubcommandOfTheWorkerBinary(t *testing.T) {
 	require.Equal(t, 2, exit.ExitCode(), "bake without arguments is a usage error")
 	require.Contains(t, string(out), "reason")
 }
+
+func TestTheWorkflowCacheHoldsAThousandUnlessTold(t *testing.T) {
+	o, err := parseFlags(nil)
+	require.NoError(t, err)
+	require.Equal(t, 1000, o.cacheSize)
+	t.Setenv("LIKEN_WORKFLOW_CACHE_SIZE", "250")
+	o, err = parseFlags(nil)
+	require.NoError(t, err)
+	require.Equal(t, 250, o.cacheSize, "from the environment")
+	o, err = parseFlags([]string{"--workflow-cache-size", "40"})
+	require.NoError(t, err)
+	require.Equal(t, 40, o.cacheSize, "the flag wins")
+	_, err = parseFlags([]string{"--workflow-cache-size", "0"})
+	require.Error(t, err)
+	t.Setenv("LIKEN_WORKFLOW_CACHE_SIZE", "many")
+	_, err = parseFlags(nil)
+	require.Error(t, err)
+}
