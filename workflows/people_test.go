@@ -27,7 +27,7 @@ type fakeShard struct {
 	left     map[string]bool
 	paintErr error
 
-	mu      sync.Mutex
+	mu        sync.Mutex
 	paints    [][]string
 	handed    [][]string
 	handedT   []time.Time
