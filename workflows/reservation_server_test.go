@@ -287,9 +287,11 @@ func TestTheHistoriesOfReservationsAndTheirLocksReplay(t *testing.T) {
 	q := f.startWorker()
 	now := time.Now().UTC().Truncate(time.Second)
 	f.reserve(q, "first", "east", now.Add(-2*time.Minute), nil)
+	// The lock grants a free telescope to whichever request reaches it first, so second is
+	// reserved only once first holds east (under load, second's request could arrive first).
+	f.await("first", "became Ready", phaseIs(obsv1.ReservationReady))
 	f.reserve(q, "second", "east", now.Add(-time.Minute), nil)
 	f.reserve(q, "third", "west", now.Add(-time.Minute), nil)
-	f.await("first", "became Ready", phaseIs(obsv1.ReservationReady))
 	f.await("third", "became Ready", phaseIs(obsv1.ReservationReady))
 	f.await("second", "waited", func(s obsv1.ReservationStatus) bool {
 		return summaryOf(s, kube.StepWait) == "Telescope east is held by Reservation first"
