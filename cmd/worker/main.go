@@ -122,15 +122,8 @@ func run(args []string) error {
 
 	health := app.Health{Metrics: reg.Handler(), Pprof: cfg.Pprof}
 	health.Check("temporal", app.TemporalReady(tc))
-	// Ready means taking tasks: until its pollers run, a worker that answers /readyz would be
-	// counted on (by a rollout, by the bench) while every task waits for it.
 	var polling atomic.Bool
-	health.Check("polling", func(context.Context) error {
-		if !polling.Load() {
-			return errors.New("the worker has not started polling yet")
-		}
-		return nil
-	})
+	health.Check("polling", pollingCheck(&polling))
 	if _, err := health.Serve(ctx, cfg.HealthAddress, log); err != nil {
 		return err
 	}
@@ -145,6 +138,18 @@ func run(args []string) error {
 	w.Stop()
 	log.Info("stopped")
 	return nil
+}
+
+// pollingCheck is ready once polling is set. Ready means taking tasks: until its pollers
+// run, a worker that answers /readyz would be counted on (by a rollout, by the bench) while
+// every task waits for it.
+func pollingCheck(polling *atomic.Bool) func(context.Context) error {
+	return func(context.Context) error {
+		if !polling.Load() {
+			return errors.New("the worker has not started polling yet")
+		}
+		return nil
+	}
 }
 
 // warm makes, at the start, what the first Person's pass would otherwise wait for: the
