@@ -223,7 +223,7 @@ func heedDome(ctx context.Context, c *indi.Client, mount string, dome domeRelay)
 
 // telescopesAt are the names of the observatory's Telescopes.
 func (a *Activities) telescopesAt(ctx context.Context, ns, observatory string) ([]string, error) {
-	list, err := a.listTypedWhere(ctx, obsv1.KindTelescope, ns, fieldObservatory, observatory)
+	list, err := a.listTypedWhere(ctx, obsv1.KindTelescope, ns, [][2]string{{fieldObservatory, observatory}})
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
@@ -75,25 +75,26 @@ func stepFailed(format string, args ...any) error {
 
 // listTyped lists every object of a kind in a namespace, as its Go type.
 func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) ([]runtime.Object, error) {
-	return a.listTypedWhere(ctx, kind, ns, "", "")
-}
-
-// listTypedWhere lists the objects of a kind in a namespace whose selectable field (the
-// CRD's selectableFields) has the value, or all of them when field is "". A LIST without a
-// resourceVersion is a consistent read, with or without the selector, so a step still sees
-// the user's latest spec; the selector only keeps the API server from sending every other
-// telescope's objects, which made each read grow with the site.
-func (a *Activities) listTypedWhere(ctx context.Context, kind obsv1.Kind, ns, field, value string) ([]runtime.Object, error) {
-	opts := metav1.ListOptions{}
-	if field != "" {
-		opts.FieldSelector = fields.OneTermEqualSelector(field, value).String()
-	}
-	list, err := a.resource(kind, ns).List(ctx, opts)
+	list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list the %s objects in %s: %w", kind, ns, err)
 	}
-	out := make([]runtime.Object, 0, len(list.Items))
-	for _, u := range list.Items {
+	return typedObjects(kind, ns, list.Items)
+}
+
+// listTypedWhere is listWhere (procedures_tiers.go), as the kind's Go type.
+func (a *Activities) listTypedWhere(ctx context.Context, kind obsv1.Kind, ns string, sels [][2]string) ([]runtime.Object, error) {
+	items, err := a.listWhere(ctx, kind, ns, sels)
+	if err != nil {
+		return nil, err
+	}
+	return typedObjects(kind, ns, items)
+}
+
+// typedObjects turns the dynamic client's objects into the kind's Go type, sorted by name.
+func typedObjects(kind obsv1.Kind, ns string, items []unstructured.Unstructured) ([]runtime.Object, error) {
+	out := make([]runtime.Object, 0, len(items))
+	for _, u := range items {
 		obj, err := stepScheme.New(kind.GroupVersionKind())
 		if err != nil {
 			return nil, err
@@ -171,20 +172,6 @@ func deviceSelectors(device obsv1.Kind, observatory, telescope string, trains []
 // onTrain: the kind's parent is an OpticalTrain (kube.DeviceRefOf sets OpticalTrain).
 func onTrain(k obsv1.Kind) bool { return slices.Contains(parentFields(k), fieldOpticalTrain) }
 
-// listParented lists the objects of a device kind that parentSelectors names for a server.
-func (a *Activities) listParented(ctx context.Context, server, device obsv1.Kind, ns, name string, trains []string) ([]runtime.Object, error) {
-	var out []runtime.Object
-	for _, sel := range parentSelectors(server, device, name, trains) {
-		objs, err := a.listTypedWhere(ctx, device, ns, sel[0], sel[1])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
-	}
-	sortByName(out)
-	return out, nil
-}
-
 // readServer reads what the server of a Telescope or Observatory runs. Devices being deleted
 // are left out: their delete waits for no reservation that has not started them.
 func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind, name string) (stepServer, error) {
@@ -205,7 +192,7 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 	kinds := kube.ObservatoryDeviceKinds
 	if kind == obsv1.KindTelescope {
 		kinds = kube.TelescopeDeviceKinds
-		trains, err := a.listTypedWhere(ctx, obsv1.KindOpticalTrain, ns, fieldTelescope, name)
+		trains, err := a.listTypedWhere(ctx, obsv1.KindOpticalTrain, ns, [][2]string{{fieldTelescope, name}})
 		if err != nil {
 			return s, err
 		}
@@ -214,7 +201,7 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 				s.Trains[t.Name] = t
 			}
 		}
-		guiders, err := a.listTypedWhere(ctx, obsv1.KindGuider, ns, fieldTelescope, name)
+		guiders, err := a.listTypedWhere(ctx, obsv1.KindGuider, ns, [][2]string{{fieldTelescope, name}})
 		if err != nil {
 			return s, err
 		}
@@ -227,7 +214,7 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 	}
 	trains := slices.Collect(maps.Keys(s.Trains))
 	for _, k := range kinds {
-		objs, err := a.listParented(ctx, kind, k, ns, name, trains)
+		objs, err := a.listTypedWhere(ctx, k, ns, parentSelectors(kind, k, name, trains))
 		if err != nil {
 			return s, err
 		}
