@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -164,28 +162,4 @@ func newProcResource(kind obsv1.Kind, u *unstructured.Unstructured, s procSpec, 
 func badSpec(kind obsv1.Kind, name string, err error) error {
 	return temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("%sthe %s %s has procedures this worker cannot read: %v", kube.FailedPrefix, kind, name, err), ErrStepFailed, err)
-}
-
-// listWhere lists the objects of a kind in a namespace that match any of the field selectors
-// (field, value), each once, sorted by name. Like every LIST without a resourceVersion each
-// is a consistent read; the selectors keep one reservation's read from growing with the
-// other telescopes of its namespace.
-func (a *Activities) listWhere(ctx context.Context, kind obsv1.Kind, ns string, sels [][2]string) ([]unstructured.Unstructured, error) {
-	var out []unstructured.Unstructured
-	seen := map[string]bool{}
-	for _, sel := range sels {
-		list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{
-			FieldSelector: fields.OneTermEqualSelector(sel[0], sel[1]).String()})
-		if err != nil {
-			return nil, fmt.Errorf("list the %s resources in %s with %s=%s: %w", kind, ns, sel[0], sel[1], err)
-		}
-		for _, u := range list.Items {
-			if !seen[u.GetName()] {
-				seen[u.GetName()] = true
-				out = append(out, u)
-			}
-		}
-	}
-	slices.SortFunc(out, func(x, y unstructured.Unstructured) int { return strings.Compare(x.GetName(), y.GetName()) })
-	return out, nil
 }

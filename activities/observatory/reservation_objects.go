@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
@@ -82,7 +83,31 @@ func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) 
 	return typedObjects(kind, ns, list.Items)
 }
 
-// listTypedWhere is listWhere (procedures_tiers.go), as the kind's Go type.
+// listWhere lists the objects of a kind in a namespace that match any of the field selectors
+// (field, value), each once, sorted by name. Like every LIST without a resourceVersion each
+// is a consistent read; the selectors keep one reservation's read from growing with the
+// other telescopes of its namespace.
+func (a *Activities) listWhere(ctx context.Context, kind obsv1.Kind, ns string, sels [][2]string) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	seen := map[string]bool{}
+	for _, sel := range sels {
+		list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector(sel[0], sel[1]).String()})
+		if err != nil {
+			return nil, fmt.Errorf("list the %s resources in %s with %s=%s: %w", kind, ns, sel[0], sel[1], err)
+		}
+		for _, u := range list.Items {
+			if !seen[u.GetName()] {
+				seen[u.GetName()] = true
+				out = append(out, u)
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y unstructured.Unstructured) int { return strings.Compare(x.GetName(), y.GetName()) })
+	return out, nil
+}
+
+// listTypedWhere is listWhere, as the kind's Go type.
 func (a *Activities) listTypedWhere(ctx context.Context, kind obsv1.Kind, ns string, sels [][2]string) ([]runtime.Object, error) {
 	items, err := a.listWhere(ctx, kind, ns, sels)
 	if err != nil {
@@ -168,9 +193,6 @@ func deviceSelectors(device obsv1.Kind, observatory, telescope string, trains []
 	}
 	return out
 }
-
-// onTrain: the kind's parent is an OpticalTrain (kube.DeviceRefOf sets OpticalTrain).
-func onTrain(k obsv1.Kind) bool { return slices.Contains(parentFields(k), fieldOpticalTrain) }
 
 // readServer reads what the server of a Telescope or Observatory runs. Devices being deleted
 // are left out: their delete waits for no reservation that has not started them.

@@ -4,6 +4,7 @@
 package observatory
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,3 +122,6 @@ func keysOf[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// onTrain: the kind's parent is an OpticalTrain (kube.DeviceRefOf sets OpticalTrain).
+func onTrain(k obsv1.Kind) bool { return slices.Contains(parentFields(k), fieldOpticalTrain) }
