@@ -389,9 +389,29 @@ func pidRunning(pid int) bool {
 	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
-// awaitGone waits (a few seconds at most) until an attached server's process has exited.
+// awaitGone waits (a few seconds at most) until an attached server's process group has
+// exited: indiserver first, then its drivers, which may still hold the listening socket a
+// moment after indiserver is gone, so that a dial right after Stop would still connect.
 func (s *Server) awaitGone() {
-	for deadline := time.Now().Add(5 * time.Second); s.same() && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if !s.same() && !groupRunning(s.Pid) {
+			return
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// groupRunning says whether any process of group pgid is running (zombies do not count).
+func groupRunning(pgid int) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if g, err := syscall.Getpgid(pid); err == nil && g == pgid && pidRunning(pid) {
+			return true
+		}
+	}
+	return false
 }
