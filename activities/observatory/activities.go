@@ -25,6 +25,9 @@ type Activities struct {
 	// PHD2 resolves where a guider's PHD2 event server is reached; nil means
 	// GuiderServiceResolver (production). Dev mode sets none: its example has no Guider.
 	PHD2 GuiderResolver
+	// Empty says which kinds a namespace holds none of, so a server's read skips their
+	// LISTs; nil LISTs every kind (tests, and a worker before its informers start).
+	Empty EmptyKinds
 }
 
 var logFor = activities.LogFor

@@ -86,9 +86,12 @@ func (a *Activities) listTyped(ctx context.Context, kind obsv1.Kind, ns string) 
 // listWhere lists the objects of a kind in a namespace that match any of the field selectors
 // (field, value), each once, sorted by name. Like every LIST without a resourceVersion each
 // is a consistent read; the selectors keep one reservation's read from growing with the
-// other telescopes of its namespace.
+// other telescopes of its namespace. A kind the namespace holds none of is not LISTed.
 func (a *Activities) listWhere(ctx context.Context, kind obsv1.Kind, ns string, sels [][2]string) ([]unstructured.Unstructured, error) {
 	var out []unstructured.Unstructured
+	if a.Empty != nil && a.Empty.Empty(kind, ns) {
+		return out, nil
+	}
 	seen := map[string]bool{}
 	for _, sel := range sels {
 		list, err := a.resource(kind, ns).List(ctx, metav1.ListOptions{

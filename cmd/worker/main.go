@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
@@ -93,6 +94,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	md, err := metadata.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
 	if err := findBakerImage(ctx, kube, o.people, log); err != nil {
 		return err
 	}
@@ -114,6 +119,7 @@ func run(args []string) error {
 	acts := workflows.ActivitiesOn(activities.Clients{Kube: kube, Dynamic: dyn, Temporal: tc,
 		Instance: os.Getenv("POD_NAME"), Now: time.Now})
 	acts.People.People = *o.people
+	acts.Observatory.Empty = observatory.WatchKinds(ctx, md, observatory.ServerKinds())
 	if o.devINDI {
 		local := localINDI(ctx, acts.Observatory, kube, o.devINDIDir, log)
 		defer local.Close()
