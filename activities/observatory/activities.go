@@ -26,7 +26,7 @@ type Activities struct {
 	// GuiderServiceResolver (production). Dev mode sets none: its example has no Guider.
 	PHD2 GuiderResolver
 	// Empty says which kinds a namespace holds none of, so a server's read skips their
-	// LISTs; nil LISTs every kind (tests, and a worker before its informers start).
+	// LISTs; nil LISTs every kind, as the tests do (the worker sets it).
 	Empty EmptyKinds
 }
 
