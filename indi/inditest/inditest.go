@@ -393,10 +393,8 @@ func pidRunning(pid int) bool {
 // exited: indiserver first, then its drivers, which may still hold the listening socket a
 // moment after indiserver is gone, so that a dial right after Stop would still connect.
 func (s *Server) awaitGone() {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		if !s.same() && !groupRunning(s.Pid) {
-			return
-		}
+	// indiserver leads the group, so the group's end is its end too.
+	for deadline := time.Now().Add(5 * time.Second); groupRunning(s.Pid) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
