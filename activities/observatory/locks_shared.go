@@ -114,25 +114,15 @@ func (a *Activities) runRelays(key siteRelayKey, run *relayRun) {
 }
 
 // relayToEveryMount runs relayToMounts for each telescope, relayAtOnce at a time, and returns
-// their reports in the telescopes' order; the first error ends it.
+// their reports in the telescopes' order.
 func (a *Activities) relayToEveryMount(ctx context.Context, ns string, tels []string, dome domeRelay) ([][]kube.ParkReport, error) {
 	out := make([][]kube.ParkReport, len(tels))
-	errs := make([]error, len(tels))
-	slots := make(chan struct{}, relayAtOnce)
-	var wg sync.WaitGroup
-	for i, tel := range tels {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			out[i], errs[i] = a.relayToMounts(ctx, ns, tel, dome)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := atOnce(len(tels), relayAtOnce, func(i int) (err error) {
+		out[i], err = a.relayToMounts(ctx, ns, tels[i], dome)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ package observatory
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -142,4 +143,31 @@ func (a *Activities) ensureService(ctx context.Context, want *corev1.Service) er
 // ensureClaim creates or adopts a ResourceClaim.
 func (a *Activities) ensureClaim(ctx context.Context, want *resourcev1.ResourceClaim) error {
 	return ensureObject(ctx, a.Kube.ResourceV1().ResourceClaims(want.Namespace), "ResourceClaim", want, nil)
+}
+
+// atOnce runs f(0) to f(n-1) at the same time, at most limit at once (0: all), and returns
+// the first error in index order. A step's requests that do not depend on each other so cost
+// one round trip to the API server or the INDI servers, not n: under twenty telescopes
+// activating together each request took ~80 ms.
+func atOnce(n, limit int, f func(i int) error) error {
+	if limit <= 0 {
+		limit = n
+	}
+	errs := make([]error, n)
+	slots := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			errs[i] = f(i)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

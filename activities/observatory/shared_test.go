@@ -1,0 +1,62 @@
+// Tests of atOnce, without servers: every call runs, no more than the limit at the same
+// time, and the error returned is the first in index order, not the first to happen.
+package observatory
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestAtOnceRunsEveryCallAtTheSameTime(t *testing.T) {
+	var started sync.WaitGroup
+	started.Add(7)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	err := atOnce(7, 0, func(int) error {
+		started.Done()
+		select { // each call returns only once all seven have started
+		case <-all:
+			return nil
+		case <-time.After(5 * time.Second):
+			return errors.New("the calls ran one after another")
+		}
+	})
+	assert.NoError(t, err)
+}
+
+func TestAtOnceRunsNoMoreThanItsLimit(t *testing.T) {
+	var running, most, calls atomic.Int32
+	err := atOnce(7, 3, func(int) error {
+		n := running.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(5 * time.Millisecond)
+		running.Add(-1)
+		calls.Add(1)
+		return nil
+	})
+	assert.NoError(t, err)
+	assert.EqualValues(t, 7, calls.Load())
+	assert.LessOrEqual(t, most.Load(), int32(3))
+}
+
+func TestAtOnceReturnsTheFirstErrorInIndexOrder(t *testing.T) {
+	first, second := errors.New("first"), errors.New("second")
+	err := atOnce(3, 0, func(i int) error {
+		switch i {
+		case 1:
+			time.Sleep(20 * time.Millisecond) // fails last
+			return first
+		case 2:
+			return second
+		}
+		return nil
+	})
+	assert.Same(t, first, err)
+	assert.NoError(t, atOnce(0, 0, func(int) error { return first }))
+}
