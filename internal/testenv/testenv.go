@@ -60,6 +60,9 @@ const temporalBackend = "LIKEN_TEMPORAL"
 type Env struct {
 	Root  string // the repository root
 	Stack *stack.Stack
+	// Dir is the stack's folder: what a test builds for the whole package goes there, and
+	// goes with it when the tests pass.
+	Dir string
 
 	Kubeconfig string       // admin kubeconfig path
 	Config     *rest.Config // admin
@@ -147,7 +150,7 @@ func start(opts Options) (*Env, string, error) {
 			return nil, dir, err
 		}
 	}
-	e := &Env{Root: root, Stack: s, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress, Postgres: postgres}
+	e := &Env{Root: root, Stack: s, Dir: dir, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress, Postgres: postgres}
 	if so.Kube {
 		if err := e.connect(); err != nil {
 			s.Stop()

@@ -37,15 +37,12 @@ var (
 	watcherBin string
 )
 
-// watcherBinary builds cmd/watcher once for the package.
+// watcherBinary builds cmd/watcher once for the package, into the stack's folder (a
+// temporary folder of its own was left behind, 100 MB at each run).
 func watcherBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "liken-watcher-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		watcherBin = filepath.Join(dir, "watcher")
+		watcherBin = filepath.Join(env.Dir, "watcher")
 		cmd := exec.Command("go", "build", "-o", watcherBin, "./cmd/watcher")
 		cmd.Dir = env.Root
 		if out, err := cmd.CombinedOutput(); err != nil {
