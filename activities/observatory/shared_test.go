@@ -47,12 +47,14 @@ func TestAtOnceRunsNoMoreThanItsLimit(t *testing.T) {
 
 func TestAtOnceReturnsTheFirstErrorInIndexOrder(t *testing.T) {
 	first, second := errors.New("first"), errors.New("second")
+	secondFailing := make(chan struct{})
 	err := atOnce(3, 0, func(i int) error {
 		switch i {
 		case 1:
-			time.Sleep(20 * time.Millisecond) // fails last
+			<-secondFailing // fails after call 2 has
 			return first
 		case 2:
+			defer close(secondFailing)
 			return second
 		}
 		return nil
