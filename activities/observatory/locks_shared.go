@@ -121,10 +121,7 @@ func (a *Activities) relayToEveryMount(ctx context.Context, ns string, tels []st
 		out[i], err = a.relayToMounts(ctx, ns, tels[i], dome)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // relayHeard returns once the drivers of devices on server have taken in what c relayed to
