@@ -37,8 +37,9 @@ import (
 type LocalINDI struct {
 	// Dir records the servers (LocalINDIRecord) so that they outlive this process, and a
 	// later LocalINDI on the same Dir adopts those that still answer. Empty: the servers are
-	// remembered in memory only and die with this process. One worker at a time uses a Dir:
-	// its Close stops every server recorded there.
+	// remembered in memory only and die with this process. Workers that share a Dir (as
+	// workers share the pods they create) take its record as the truth, since another may
+	// have restarted a server; the first to Close stops every server recorded there.
 	Dir string
 
 	// mu guards the maps and closed, and is held only to read or change them. What is done to
@@ -104,7 +105,7 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	covers := func(have []string) bool {
 		return !slices.ContainsFunc(s.Drivers, func(d string) bool { return !slices.Contains(have, d) })
 	}
-	cur := l.server(key)
+	cur := l.current(ctx, key)
 	// Alive is the process's word, not a dial's: indiserver listens with a backlog of 5, so
 	// a busy one (twenty reservations dialling it at once) drops new connections for a
 	// second or more, and a server taken for dead then was killed under its clients.
@@ -174,11 +175,30 @@ func (l *LocalINDI) lockedServer(ctx context.Context, key string) (cur *localIND
 	if unlock, err = l.lockKey(key); err != nil {
 		return nil, nil, err
 	}
-	cur = l.server(key)
+	cur = l.current(ctx, key)
 	if l.Dir != "" && cur == nil {
 		cur, _ = l.recorded(ctx, key)
 	}
 	return cur, unlock, nil
+}
+
+// current is the server of key this worker knows of, or nil; its key's lock is held. With a
+// Dir, it is the one recorded there or none: another worker on the folder may have restarted
+// it (with a driver more) or stopped it since, and a server taken from this worker's memory
+// then would be restarted with the drivers this worker knew of, under the other's clients.
+func (l *LocalINDI) current(ctx context.Context, key string) *localINDIServer {
+	cur := l.server(key)
+	if cur == nil || l.Dir == "" {
+		return cur
+	}
+	if r, err := l.readRecord(key); err == nil && r.Pid == cur.srv.Pid && r.Address == cur.srv.Addr {
+		return cur
+	}
+	logFor(ctx).Info("another worker on the folder restarted or stopped a local indiserver (dev mode)", "server", key, "pid", cur.srv.Pid)
+	l.mu.Lock()
+	delete(l.servers, key)
+	l.mu.Unlock()
+	return nil
 }
 
 // server is the server of key this worker runs, or nil.
@@ -382,12 +402,11 @@ func ReadLocalINDIRecords(dir string) ([]LocalINDIRecord, error) {
 // otherwise it is stopped and forgotten, and only the drivers it ran are returned, so that
 // the next server runs them too.
 func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer, []string) {
-	b, err := os.ReadFile(l.recordPath(key))
-	if err != nil {
+	r, err := l.readRecord(key)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	var r LocalINDIRecord
-	if err := json.Unmarshal(b, &r); err != nil || r.Namespace+"/"+r.Name != key {
+	if err != nil {
 		logFor(ctx).Warn("ignored a broken local indiserver record (dev mode)", "server", key, "error", err)
 		l.forget(key)
 		return nil, nil
@@ -406,6 +425,22 @@ func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer,
 	removeHome(r.Home)
 	l.forget(key)
 	return nil, r.Drivers
+}
+
+// readRecord reads the record of key's server in Dir.
+func (l *LocalINDI) readRecord(key string) (LocalINDIRecord, error) {
+	var r LocalINDIRecord
+	b, err := os.ReadFile(l.recordPath(key))
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, err
+	}
+	if r.Namespace+"/"+r.Name != key {
+		return r, fmt.Errorf("the record names %s/%s", r.Namespace, r.Name)
+	}
+	return r, nil
 }
 
 // stop ends a server, removes its HOME and forgets its record.

@@ -232,3 +232,37 @@ func TestAGracefulStopEndsTheServersAnEarlierWorkerLeftAndNoOneAdopted(t *testin
 	require.NoError(t, err)
 	assert.Empty(t, recs)
 }
+
+func TestWorkersOnOneFolderTakeItsRecordOverTheirMemory(t *testing.T) {
+	dir := t.TempDir()
+	ctx := testContext(t)
+	one := &LocalINDI{Dir: dir}
+	other := &LocalINDI{Dir: dir}
+	t.Cleanup(func() { one.Close(); other.Close() })
+	mount := INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_telescope"}}
+	all := INDIServer{Namespace: "dev", Name: "east-telescope", Drivers: []string{"indi_simulator_telescope", "indi_simulator_ccd"}}
+
+	// One starts the server for a procedure on the mount; the other, asked for every
+	// device, restarts it with the camera too.
+	_, err := one.Address(ctx, mount)
+	require.NoError(t, err)
+	addr, err := other.Address(ctx, all)
+	require.NoError(t, err)
+	restarted := recordOf(t, dir, "east-telescope")
+	c, err := indi.Dial(ctx, addr)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.Sync(ctx, "CCD Simulator"))
+
+	// The first, asked for the mount again, uses the other's server as it is.
+	again, err := one.Address(ctx, mount)
+	require.NoError(t, err)
+	assert.Equal(t, addr, again)
+	assert.Equal(t, restarted, recordOf(t, dir, "east-telescope"), "not restarted again")
+	select {
+	case <-c.Done():
+		t.Fatalf("the server dropped its client: %v", c.Err())
+	case <-time.After(100 * time.Millisecond):
+	}
+	devicesAt(t, again, "Telescope Simulator", "CCD Simulator")
+}
