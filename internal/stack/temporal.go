@@ -38,6 +38,9 @@ func (s *Stack) startTemporal(ctx context.Context) error {
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(t.Port),
 		"--http-port", strconv.Itoa(extra[0]), "--metrics-port", strconv.Itoa(extra[1]),
 		"--namespace", "default", "--log-level", "warn",
+		// As deploy/temporal/sqlite runs it: see there why.
+		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+		"--dynamic-config-value", "history.timerProcessorMaxPollRPS=1000",
 	}
 	if t.UI {
 		if t.UIPort == 0 {
