@@ -141,6 +141,7 @@ func TestAShardContinuesAsNewWithTheChangesItHasNotHandedOn(t *testing.T) {
 	peopleBatchLimit = 1
 	f := &fakeShard{}
 	env := newShardEnv(t, f)
+	start := env.Now()
 
 	env.ExecuteWorkflow(People, PeopleInput{Shard: 5, Pending: []PersonChange{{Name: "ada", Why: "added"}}})
 	require.True(t, env.IsWorkflowCompleted())
@@ -148,9 +149,45 @@ func TestAShardContinuesAsNewWithTheChangesItHasNotHandedOn(t *testing.T) {
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
 	var next PeopleInput
 	require.NoError(t, converterGet(can, &next))
-	require.Equal(t, PeopleInput{Shard: 5, Pending: []PersonChange{{Name: "ada", Why: "added"}}}, next,
-		"the painted change that was still waiting goes to the next run")
+	require.Equal(t, []PersonChange{{Name: "ada", Why: "added"}}, next.Waiting,
+		"the painted change that was still waiting goes to the next run, as painted")
+	require.Empty(t, next.Pending)
+	require.Equal(t, start, next.WaitingSince.In(start.Location()), "waiting since its paint")
 	require.Empty(t, f.handed)
+}
+
+func TestARunHandsOnWhatTheRunBeforePaintedWithoutPaintingItAgain(t *testing.T) {
+	f := &fakeShard{}
+	env := newShardEnv(t, f)
+	start := env.Now()
+	shardSignal(env, 500*time.Millisecond, "bob")
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 5, Waiting: []PersonChange{{Name: "ada", Why: "added"}}, WaitingSince: start})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Equal(t, [][]string{{"bob"}}, f.paints, "ada was painted by the run before")
+	require.Equal(t, [][]string{{"person/ada", "person/bob"}}, f.handed, "together, once the shard was quiet")
+	require.Equal(t, 1500*time.Millisecond, f.handedT[0].Sub(start))
+}
+
+func TestABusyShardHandsOnFiveMinutesAfterTheOldestWaiting(t *testing.T) {
+	defer func(n int) { peopleBatchLimit = n }(peopleBatchLimit)
+	peopleBatchLimit = 1000
+	f := &fakeShard{}
+	env := newShardEnv(t, f)
+	start := env.Now()
+	// A change every 0.9 s: the shard is never quiet for a second.
+	for i := range 400 {
+		shardSignal(env, time.Minute+time.Duration(i)*900*time.Millisecond, "ada")
+	}
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 4})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NotEmpty(t, f.handedT)
+	first := f.handedT[0].Sub(start) - time.Minute
+	assert.True(t, first >= 5*time.Minute && first < 5*time.Minute+2*time.Second,
+		"handed on %s after the first change, not before five minutes", first)
 }
 
 func TestTheSameNameAlwaysLandsInTheSameShard(t *testing.T) {
