@@ -6,7 +6,15 @@ package watch
 import (
 	"context"
 	"sync"
+	"time"
 )
+
+// busyGap is the least time from one signal to a workflow to the next while its changes come
+// in a burst (a batch of more than one). Temporal buffers the signals that reach a workflow
+// while its task runs and fails the task past 100: one round trip per signal sent a shard
+// twenty or thirty a second, whose tasks of a few seconds under a burst of thousands failed
+// again and again (see workflows.paintSliceLimit). A lone change still goes at once.
+const busyGap = 250 * time.Millisecond
 
 // batcher groups the watcher's signals to one workflow, group-commit style: while a signal to
 // a workflow is in flight, the changes for it wait, and then go together in the next one. In
@@ -65,9 +73,15 @@ func (b *batcher[K, C]) send(ctx context.Context, key K, change C, flush func(co
 		return bt.err
 	}
 	b.seal(key, bt)
+	began := time.Now()
 	bt.err = flush(ctx, bt.changes)
-	<-slot
 	close(bt.done)
+	if wait := busyGap - time.Since(began); len(bt.changes) > 1 && wait > 0 {
+		// The next batch gathers meanwhile.
+		time.AfterFunc(wait, func() { <-slot })
+	} else {
+		<-slot
+	}
 	return bt.err
 }
 

@@ -107,3 +107,50 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+func TestABurstsSignalsToOneWorkflowComeAtMostOnceABusyGap(t *testing.T) {
+	b := newBatcher[string, int]()
+	quick := func(context.Context, []int) error { return nil }
+	ctx := context.Background()
+
+	// Alone, changes go at once, one after another.
+	began := time.Now()
+	for i := range 3 {
+		if err := b.send(ctx, "shard", i, quick); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(began); took >= busyGap {
+		t.Fatalf("three lone changes took %s", took)
+	}
+
+	// A batch of two holds the next signal back until busyGap after it began.
+	f := &flushes{started: make(chan struct{}, 10), release: make(chan error, 10)}
+	first := make(chan error, 1)
+	go func() { first <- b.send(ctx, "shard", 10, f.flush) }()
+	<-f.started
+	var wg sync.WaitGroup
+	for i := 11; i <= 12; i++ {
+		wg.Go(func() { _ = b.send(ctx, "shard", i, f.flush) })
+	}
+	waitFor(t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		open := b.open["shard"]
+		return open != nil && len(open.changes) == 2
+	})
+	f.release <- nil
+	<-first
+	<-f.started // the batch of two
+	pairBegan := time.Now()
+	f.release <- nil
+	wg.Wait()
+	next := make(chan struct{})
+	f.release <- nil
+	go func() { _ = b.send(ctx, "shard", 13, f.flush); close(next) }()
+	<-f.started
+	if waited := time.Since(pairBegan); waited < busyGap-20*time.Millisecond {
+		t.Fatalf("the signal after a batch of two went %s after it, not busyGap (%s)", waited, busyGap)
+	}
+	<-next
+}
