@@ -15,6 +15,7 @@ package workflows
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,7 +118,10 @@ func People(ctx workflow.Context, in PeopleInput) error {
 		lastChange, firstWaiting = workflow.Now(ctx), in.WaitingSince
 	}
 	var quiet workflow.Future // the timer that checks for quiet, while one runs
+	var next workflow.Future  // the timer that ends a workflow task between slices
 	checkQuiet := false
+	// The painted Persons' hand-ons not started yet, in chunks (see handOnChunk).
+	var queued [][]activities.WorkflowSignal
 	handing := 0 // SignalWorkflows activities not yet done
 	batches := 0
 
@@ -145,8 +149,8 @@ func People(ctx workflow.Context, in PeopleInput) error {
 	for {
 		pending = receiveAll(signals, pending)
 		if len(pending) > 0 {
-			batch := lastPerPerson(pending)
-			pending = nil
+			var batch []PersonChange
+			batch, pending = nextSlice(ctx, lastPerPerson(pending))
 			batches++
 			painted, left := paintBatch(ctx, batch)
 			if len(left) > 0 {
@@ -163,9 +167,24 @@ func People(ctx workflow.Context, in PeopleInput) error {
 			checkQuiet = false
 			now := workflow.Now(ctx)
 			if now.Sub(lastChange) >= handOnQuiet || now.Sub(firstWaiting) >= latestHandOn(ctx) {
-				handOn(paintedSignals(ctx, waiting))
+				signals := paintedSignals(ctx, waiting)
+				if workflow.GetVersion(ctx, handOnInChunks, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+					handOn(signals)
+				} else {
+					queued = append(queued, slices.Collect(slices.Chunk(signals, handOnChunk))...)
+				}
 				waiting = nil
 			}
+		}
+		if len(queued) > 0 && handing == 0 {
+			handOn(queued[0])
+			queued = queued[1:]
+		}
+		if len(pending) > 0 && next == nil {
+			// A slice is painted and more is left: this workflow task ends before the next.
+			next = workflow.NewTimerWithOptions(ctx, time.Millisecond,
+				workflow.TimerOptions{Summary: "paint the next " + strconv.Itoa(min(len(pending), paintSliceLimit)) + " Persons"})
+			sel.AddFuture(next, func(workflow.Future) { next = nil })
 		}
 		if len(waiting) > 0 && quiet == nil {
 			quiet = workflow.NewTimerWithOptions(ctx, max(lastChange.Add(handOnQuiet).Sub(workflow.Now(ctx)), time.Millisecond),
@@ -173,7 +192,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 			sel.AddFuture(quiet, func(workflow.Future) { quiet, checkQuiet = nil, true })
 		}
 
-		if info := workflow.GetInfo(ctx); handing == 0 && (info.GetContinueAsNewSuggested() ||
+		if info := workflow.GetInfo(ctx); handing == 0 && len(queued) == 0 && (info.GetContinueAsNewSuggested() ||
 			info.GetCurrentHistoryLength() > peopleHistoryLimit || batches >= peopleBatchLimit) {
 			next := PeopleInput{Shard: in.Shard, Pending: receiveAll(signals, pending)}
 			if workflow.GetVersion(ctx, carryWaiting, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
@@ -188,6 +207,38 @@ func People(ctx workflow.Context, in PeopleInput) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// handOnChunk is how many Persons one SignalWorkflows hands on at most; the chunks of a
+// shard go one after another. A hand-on's signals are its activity's input, about 600 bytes
+// each: 10,000 Persons at once made inputs of 750 KB per shard, and past 2 MB Temporal would
+// refuse the activity, and so the shard's workflow task, every time.
+const handOnChunk = 200
+
+// handOnInChunks is the workflow.GetVersion change after which the painted are handed on in
+// chunks of handOnChunk (see there).
+const handOnInChunks = "hand-on-in-chunks"
+
+// paintSliceLimit is how many Persons one workflow task paints at most. The local activity
+// holds the workflow task open while it paints, and Temporal buffers the signals that arrive
+// meanwhile; past 100 buffered it fails the task (FORCE_CLOSE_COMMAND), its paint is lost and
+// the shard replays. Under a burst of thousands a batch of a few hundred took 5-8 s to paint,
+// the watcher's signals kept coming, and every shard failed tasks again and again; a long
+// task also looked like a quiet shard (workflow time stands still during a task), which then
+// handed hundreds of Persons on in the middle of the burst. A variable for tests.
+var paintSliceLimit = 64
+
+// paintInSlices is the workflow.GetVersion change after which a shard paints at most
+// paintSliceLimit Persons per workflow task (see there).
+const paintInSlices = "paint-in-slices"
+
+// nextSlice splits the changes into the slice to paint now and the rest.
+func nextSlice(ctx workflow.Context, changes []PersonChange) (now, rest []PersonChange) {
+	if len(changes) <= paintSliceLimit ||
+		workflow.GetVersion(ctx, paintInSlices, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return changes, nil
+	}
+	return changes[:paintSliceLimit], changes[paintSliceLimit:]
 }
 
 // carryWaiting is the workflow.GetVersion change after which a run that continues as new

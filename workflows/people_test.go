@@ -5,6 +5,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +33,8 @@ type fakeShard struct {
 	handed    [][]string
 	handedT   []time.Time
 	startOnly []string // the Persons handed on as starts only
+	inFlight  int      // hand-ons running now
+	most      int      // the most that ran at once
 }
 
 func (f *fakeShard) paint(_ context.Context, names []string) (people.PaintOutcome, error) {
@@ -51,7 +54,13 @@ func (f *fakeShard) paint(_ context.Context, names []string) (people.PaintOutcom
 
 func (f *fakeShard) signal(_ context.Context, signals []activities.WorkflowSignal) error {
 	f.mu.Lock()
+	f.inFlight++
+	f.most = max(f.most, f.inFlight)
+	f.mu.Unlock()
+	time.Sleep(time.Millisecond) // long enough for another hand-on to overlap
+	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.inFlight--
 	var ids []string
 	for _, s := range signals {
 		if s.WorkflowType != PersonWorkflow || s.Signal != PersonChanged {
@@ -188,6 +197,42 @@ func TestABusyShardHandsOnFiveMinutesAfterTheOldestWaiting(t *testing.T) {
 	first := f.handedT[0].Sub(start) - time.Minute
 	assert.True(t, first >= 5*time.Minute && first < 5*time.Minute+2*time.Second,
 		"handed on %s after the first change, not before five minutes", first)
+}
+
+func TestAShardPaintsALargeBatchInSlices(t *testing.T) {
+	f := &fakeShard{}
+	env := newShardEnv(t, f)
+	var names []string
+	for i := range 150 {
+		names = append(names, "p"+strconv.Itoa(i))
+	}
+	shardSignal(env, time.Minute, names...)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 6})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Len(t, f.paints, 3)
+	assert.Equal(t, []int{64, 64, 22}, []int{len(f.paints[0]), len(f.paints[1]), len(f.paints[2])})
+	assert.Equal(t, names[64:128], f.paints[1], "in the order they came")
+	require.Len(t, f.handed, 1, "handed on together once quiet")
+	assert.Len(t, f.handed[0], 150)
+}
+
+func TestAShardHandsOnThousandsInChunksOneAfterAnother(t *testing.T) {
+	f := &fakeShard{}
+	env := newShardEnv(t, f)
+	var names []string
+	for i := range 450 {
+		names = append(names, "p"+strconv.Itoa(i))
+	}
+	shardSignal(env, time.Minute, names...)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+
+	env.ExecuteWorkflow(People, PeopleInput{Shard: 6})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Len(t, f.handed, 3)
+	assert.Equal(t, []int{200, 200, 50}, []int{len(f.handed[0]), len(f.handed[1]), len(f.handed[2])})
+	assert.Equal(t, 1, f.most, "one chunk at a time")
 }
 
 func TestTheSameNameAlwaysLandsInTheSameShard(t *testing.T) {
