@@ -117,8 +117,8 @@ func People(ctx workflow.Context, in PeopleInput) error {
 		// The run before was not quiet yet: this one waits for quiet as it would have.
 		lastChange, firstWaiting = workflow.Now(ctx), in.WaitingSince
 	}
-	var quiet workflow.Future // the timer that checks for quiet, while one runs
-	var next workflow.Future  // the timer that ends a workflow task between slices
+	// The timers that check for quiet, and that end a workflow task between slices.
+	var quiet, between workflow.Future
 	checkQuiet := false
 	// The painted Persons' hand-ons not started yet, in chunks (see handOnChunk).
 	var queued [][]activities.WorkflowSignal
@@ -180,11 +180,11 @@ func People(ctx workflow.Context, in PeopleInput) error {
 			handOn(queued[0])
 			queued = queued[1:]
 		}
-		if len(pending) > 0 && next == nil {
+		if len(pending) > 0 && between == nil {
 			// A slice is painted and more is left: this workflow task ends before the next.
-			next = workflow.NewTimerWithOptions(ctx, time.Millisecond,
+			between = workflow.NewTimerWithOptions(ctx, time.Millisecond,
 				workflow.TimerOptions{Summary: "paint the next " + strconv.Itoa(min(len(pending), paintSliceLimit)) + " Persons"})
-			sel.AddFuture(next, func(workflow.Future) { next = nil })
+			sel.AddFuture(between, func(workflow.Future) { between = nil })
 		}
 		if len(waiting) > 0 && quiet == nil {
 			quiet = workflow.NewTimerWithOptions(ctx, max(lastChange.Add(handOnQuiet).Sub(workflow.Now(ctx)), time.Millisecond),
@@ -225,8 +225,8 @@ const handOnInChunks = "hand-on-in-chunks"
 // the shard replays. Under a burst of thousands a batch of a few hundred took 5-8 s to paint,
 // the watcher's signals kept coming, and every shard failed tasks again and again; a long
 // task also looked like a quiet shard (workflow time stands still during a task), which then
-// handed hundreds of Persons on in the middle of the burst. A variable for tests.
-var paintSliceLimit = 64
+// handed hundreds of Persons on in the middle of the burst.
+const paintSliceLimit = 64
 
 // paintInSlices is the workflow.GetVersion change after which a shard paints at most
 // paintSliceLimit Persons per workflow task (see there).
@@ -243,9 +243,9 @@ func nextSlice(ctx workflow.Context, changes []PersonChange) (now, rest []Person
 
 // carryWaiting is the workflow.GetVersion change after which a run that continues as new
 // hands the painted changes it had not handed on to the next run as painted. Before, the next
-// run painted them again: during a burst of thousands, a shard continues as new every few
-// seconds, and each run read every Person waiting again (hundreds per shard) to find its
-// status current.
+// run painted them again: during a burst of thousands a shard continues as new again and
+// again (every 200 batches), and each run read every Person waiting (hundreds per shard)
+// again to find its status current.
 const carryWaiting = "carry-waiting"
 
 // paintBatch paints a batch and splits it: the changes of Persons painted (or already
