@@ -18,8 +18,8 @@ const busyGap = 250 * time.Millisecond
 
 // batcher groups the watcher's signals to one workflow, group-commit style: while a signal to
 // a workflow is in flight, the changes for it wait, and then go together in the next one. In
-// a burst a shard gets one signal per round trip, whatever the number of changes; alone, a
-// change goes at once.
+// a burst a shard gets one signal per round trip or per busyGap, whichever is longer,
+// whatever the number of changes; alone, a change goes at once.
 type batcher[K comparable, C any] struct {
 	mu    sync.Mutex
 	open  map[K]*batch[C]     // filling, not yet sent
