@@ -39,8 +39,8 @@ func (s *Stack) startTemporal(ctx context.Context) error {
 		"--http-port", strconv.Itoa(extra[0]), "--metrics-port", strconv.Itoa(extra[1]),
 		"--namespace", "default", "--log-level", "warn",
 		// As deploy/temporal/sqlite runs it: see there why.
-		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-		"--dynamic-config-value", "history.timerProcessorMaxPollRPS=1000",
+		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=100",
+		"--dynamic-config-value", "history.timerProcessorMaxPollRPS=100",
 	}
 	if t.UI {
 		if t.UIPort == 0 {
