@@ -37,6 +37,11 @@ type WorkflowSignal struct {
 	// such as a resync of a Person whose status its shard found current, when all that
 	// matters is that the Person's workflow is there. Signal and Message are then unused.
 	StartOnly bool `json:",omitempty"`
+	// NotAfterEnd sends the signal, starting the workflow only if it never ran or its last
+	// run did not complete: for a change sent again, by a retry, to a workflow that may have
+	// ended in between, such as a Person's whose Person was deleted meanwhile (a start would
+	// only hear of it and end again).
+	NotAfterEnd bool `json:",omitempty"`
 	// Summary and Details are what the Temporal UI shows of the workflow when this signal
 	// starts it (its StaticSummary and StaticDetails).
 	Summary string `json:",omitempty"`
@@ -81,7 +86,13 @@ func SignalWorkflow(ctx context.Context, tc client.Client, in WorkflowSignal) er
 			err = nil
 		}
 	default:
+		if in.NotAfterEnd {
+			opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
+		}
 		_, err = tc.SignalWithStartWorkflow(ctx, in.WorkflowID, in.Signal, in.Message, opts, in.WorkflowType, in.Input)
+		if _, ended := errors.AsType[*serviceerror.WorkflowExecutionAlreadyStarted](err); ended && in.NotAfterEnd {
+			err = nil
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("signal %s to the workflow %s: %w", in.Signal, in.WorkflowID, err)

@@ -46,3 +46,18 @@ func TestAChangeSignalsAndStartsTheWorkflowWhenNeededAndADeleteOnlySignalsOneTha
 	}), "a workflow that has ended needs no delete")
 	tc.AssertExpectations(t)
 }
+
+func TestASignalSentAgainDoesNotStartAWorkflowThatCompletedMeanwhile(t *testing.T) {
+	tc := &mocks.Client{}
+	tc.On("SignalWithStartWorkflow", mock.Anything, "person/ada", "person-changed", "added",
+		mock.MatchedBy(func(o client.StartWorkflowOptions) bool {
+			return o.WorkflowIDReusePolicy == enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
+		}), "Person", "ada").
+		Return(nil, serviceerror.NewWorkflowExecutionAlreadyStarted("completed", "", "")).Once()
+
+	require.NoError(t, activities.SignalWorkflow(context.Background(), tc, activities.WorkflowSignal{
+		WorkflowID: "person/ada", WorkflowType: "Person", Signal: "person-changed", Message: "added", Input: "ada",
+		NotAfterEnd: true,
+	}), "a workflow that completed needs no news sent again")
+	tc.AssertExpectations(t)
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.temporal.io/sdk/activity"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/activities"
@@ -92,9 +93,15 @@ func (a *Activities) SignalWorkflows(ctx context.Context, signals []activities.W
 	if err := activities.NeedTemporal(a.Temporal); err != nil {
 		return err
 	}
+	// A retry sends every signal again, and some reached workflows that have ended since
+	// (a Person deleted while Temporal was away): those are not started again. (A Person
+	// created again under the name of one whose workflow completed then gets its workflow
+	// from the watcher's next resync; its picture is painted already.)
+	retry := activity.IsActivity(ctx) && activity.GetInfo(ctx).Attempt > 1
 	var done atomic.Int64
 	var failed atomic.Pointer[error]
 	atMost(signalWorkers, signals, func(s activities.WorkflowSignal) {
+		s.NotAfterEnd = s.NotAfterEnd || retry
 		if err := activities.SignalWorkflow(ctx, a.Temporal, s); err != nil {
 			failed.CompareAndSwap(nil, &err)
 			return
