@@ -199,18 +199,23 @@ func TestABusyShardHandsOnFiveMinutesAfterTheOldestWaiting(t *testing.T) {
 		"handed on %s after the first change, not before five minutes", first)
 }
 
-func TestAShardPaintsALargeBatchInSlices(t *testing.T) {
+// burstShard runs a shard that gets n Persons (p0, p1, ...) in one batch, until it is cancelled.
+func burstShard(t *testing.T, n int) (*fakeShard, []string) {
 	f := &fakeShard{}
 	env := newShardEnv(t, f)
 	var names []string
-	for i := range 150 {
+	for i := range n {
 		names = append(names, "p"+strconv.Itoa(i))
 	}
 	shardSignal(env, time.Minute, names...)
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
-
 	env.ExecuteWorkflow(People, PeopleInput{Shard: 6})
 	require.True(t, env.IsWorkflowCompleted())
+	return f, names
+}
+
+func TestAShardPaintsALargeBatchInSlices(t *testing.T) {
+	f, names := burstShard(t, 150)
 	require.Len(t, f.paints, 3)
 	assert.Equal(t, []int{64, 64, 22}, []int{len(f.paints[0]), len(f.paints[1]), len(f.paints[2])})
 	assert.Equal(t, names[64:128], f.paints[1], "in the order they came")
@@ -219,17 +224,7 @@ func TestAShardPaintsALargeBatchInSlices(t *testing.T) {
 }
 
 func TestAShardHandsOnThousandsInChunksOneAfterAnother(t *testing.T) {
-	f := &fakeShard{}
-	env := newShardEnv(t, f)
-	var names []string
-	for i := range 450 {
-		names = append(names, "p"+strconv.Itoa(i))
-	}
-	shardSignal(env, time.Minute, names...)
-	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
-
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 6})
-	require.True(t, env.IsWorkflowCompleted())
+	f, _ := burstShard(t, 450)
 	require.Len(t, f.handed, 3)
 	assert.Equal(t, []int{200, 200, 50}, []int{len(f.handed[0]), len(f.handed[1]), len(f.handed[2])})
 	assert.Equal(t, 1, f.most, "one chunk at a time")
