@@ -11,7 +11,6 @@ package observatory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -372,32 +371,6 @@ func (l *LocalINDI) Close() error {
 	return err
 }
 
-// ReadLocalINDIRecords lists the servers recorded in dir.
-func ReadLocalINDIRecords(dir string) ([]LocalINDIRecord, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var recs []LocalINDIRecord
-	var errs []error
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		var r LocalINDIRecord
-		if err == nil {
-			err = json.Unmarshal(b, &r)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("the local indiserver record %s: %w", f, err))
-			continue
-		}
-		recs = append(recs, r)
-	}
-	return recs, errors.Join(errs...)
-}
-
 // recorded finds the recorded server of key: running and answering, it is returned to adopt;
 // otherwise it is stopped and forgotten, and only the drivers it ran are returned, so that
 // the next server runs them too.
@@ -427,72 +400,11 @@ func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer,
 	return nil, r.Drivers
 }
 
-// readRecord reads the record of key's server in Dir.
-func (l *LocalINDI) readRecord(key string) (LocalINDIRecord, error) {
-	var r LocalINDIRecord
-	b, err := os.ReadFile(l.recordPath(key))
-	if err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, err
-	}
-	if r.Namespace+"/"+r.Name != key {
-		return r, fmt.Errorf("the record names %s/%s", r.Namespace, r.Name)
-	}
-	return r, nil
-}
-
 // stop ends a server, removes its HOME and forgets its record.
 func (l *LocalINDI) stop(key string, s *localINDIServer) {
 	s.srv.Stop()
 	removeHome(s.srv.Home)
 	l.forget(key)
-}
-
-func (l *LocalINDI) record(r LocalINDIRecord) error {
-	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
-		return err
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	// Written whole and renamed, so a worker killed mid-write leaves the old record or none.
-	path := l.recordPath(r.Namespace + "/" + r.Name)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-func (l *LocalINDI) forget(key string) {
-	if l.Dir != "" {
-		os.Remove(l.recordPath(key))
-	}
-}
-
-// recordPath names a server's record: namespaces and pod names never hold '_'.
-func (l *LocalINDI) recordPath(key string) string {
-	return filepath.Join(l.Dir, strings.Replace(key, "/", "_", 1)+".json")
-}
-
-// lockDir takes the lock file name in Dir ("lock" for the whole folder, one per server for
-// its start and stop), which keeps two workers on one Dir from starting the same server twice.
-func (l *LocalINDI) lockDir(name string) (unlock func(), err error) {
-	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("the local INDI state folder: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(l.Dir, name), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("the local INDI state folder: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock the local INDI state folder: %w", err)
-	}
-	return func() { f.Close() }, nil
 }
 
 // removeHome removes a server's HOME, and nothing else a broken record might name.
