@@ -194,7 +194,7 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 	b.printTimes(n, p)
 	fmt.Printf("  %s\n", createdOnce(pods()))
 	after.print(os.Stdout, before, n)
-	return b.reservationCost(ctx, ns, n)
+	return b.reservationCost(ctx, ns, n, p)
 }
 
 // progress is what a reservation run has seen: when each Reservation was first seen Ready
@@ -353,8 +353,9 @@ func (b *bench) setEnd(ctx context.Context, ns string, n int, end time.Time) err
 
 // reservationCost prints where the steps spent their time (each step's activity, scheduled to
 // closed, from the reservation workflows' histories) and Temporal's events and actions per
-// reservation (its own workflow, its telescope's, and its share of the observatory's).
-func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
+// reservation (its own workflow, its telescope's, and its share of the observatory's), and
+// the path to Ready of the reservation at the p50.
+func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progress) error {
 	c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
 	if err != nil {
 		return err
@@ -363,10 +364,13 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 	sp := b.newSplit()
 	steps := map[string][]time.Duration{}
 	var events, actions int
+	median := medianReady(p.ready)
+	var path []span
 	for i := range n {
 		id := workflows.ReservationWorkflowID(ns, "r"+strconv.Itoa(i))
 		scheduled := map[int64]time.Time{}
 		names := map[int64]string{}
+		at := map[int64]int{} // a scheduled activity's place in path
 		it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		for it.HasNext() {
 			e, err := it.Next()
@@ -377,10 +381,17 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
 				scheduled[e.GetEventId()] = e.GetEventTime().AsTime()
 				names[e.GetEventId()] = a.GetActivityType().GetName()
+				if "r"+strconv.Itoa(i) == median {
+					at[e.GetEventId()] = len(path)
+					path = append(path, span{name: names[e.GetEventId()], scheduled: scheduled[e.GetEventId()]})
+				}
 			}
 			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
 				id := a.GetScheduledEventId()
 				steps[names[id]] = append(steps[names[id]], e.GetEventTime().AsTime().Sub(scheduled[id]))
+				if k, ok := at[id]; ok {
+					path[k].close = e.GetEventTime().AsTime()
+				}
 			}
 		}
 		// The reservation's own history is in sp already.
@@ -422,6 +433,7 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int) error {
 		fmt.Printf(" %s %s / %s;", name, percentile(steps[name], 0.5).Round(time.Millisecond), slices.Max(steps[name]).Round(time.Millisecond))
 	}
 	fmt.Println()
+	printPath(os.Stdout, median, p.start, p.ready[median], path)
 	return nil
 }
 
