@@ -115,6 +115,56 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	return fmt.Sprintf("%s %s, mounts %s", dome.Label(), parkWord(domeParked), parkWord(mountsParked)), nil
 }
 
+// relayLocksOf relays the site's dome state to one telescope's mounts, and makes them heed
+// it: all that Configure and a mount's unpark need, without dialling the site's other
+// telescopes (whose cost would grow with the neighbours). The dome hears of these mounts
+// only when one is unparked, moving or silent: the aggregate it is told is then unparked
+// whatever the others report. That they are all parked cannot make it parked (the others
+// may not be); a dome's park relays the whole site first (relayLocks). It returns what was
+// relayed, for summaries; the Observatory's LocksRelayed is the whole site's relay's.
+func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescope string) (string, error) {
+	if observatory == "" {
+		return "", nil
+	}
+	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, observatory)
+	if err != nil {
+		return "", err
+	}
+	dome := siteDome(site)
+	if dome == nil {
+		if _, err := a.relayToMounts(ctx, ns, telescope, domeRelay{}); err != nil {
+			return "", err
+		}
+		return "", a.dropLocksRelayed(ctx, site.Owner)
+	}
+	on, runs, err := a.runningDevices(ctx, site)
+	if err != nil || !runs {
+		return "", err
+	}
+	sc, err := a.dialServer(ctx, on)
+	if err != nil {
+		return "", err
+	}
+	defer sc.Close()
+	domeName := domeINDIName(dome)
+	domeParked := kube.DomeParked(a.parkReport(ctx, sc, site, *dome, kube.DomeParkVector))
+	mounts, err := a.relayToMounts(ctx, ns, telescope, domeRelay{locks: true, name: domeName, parked: domeParked})
+	if err != nil {
+		return "", err
+	}
+	sum := fmt.Sprintf("%s %s to Telescope %s's mounts", dome.Label(), parkWord(domeParked), telescope)
+	if kube.MountsParked(mounts) { // its reservation holds them: a silent one counts as unparked
+		return sum, nil
+	}
+	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, false); err != nil {
+		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
+	}
+	if err := relayHeard(ctx, sc, site.Name, domeName); err != nil {
+		return "", err
+	}
+	return sum + ", mounts unparked to " + dome.Label(), nil
+}
+
 func parkWord(parked bool) string {
 	if parked {
 		return "parked"

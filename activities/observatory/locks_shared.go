@@ -1,8 +1,9 @@
 // One relay of a site's locks serves every reservation of the site that asks meanwhile. A
 // relay reads and tells every mount of the site, so when each of twenty reservations relays
-// for itself (Configure, the observer's start, a dome that moved and every observer saw) the
-// site's servers are dialled four hundred times, and the cost of one reservation grows with
-// its neighbours. Here a caller waits for a relay that starts after it asked: the one under
+// for itself (the observer's start, a dome that moved and every observer saw) the site's
+// servers are dialled four hundred times, and the cost of one reservation grows with its
+// neighbours. (Configure and a mount's unpark need only their own telescope's mounts told:
+// relayLocksOf.) Here a caller waits for a relay that starts after it asked: the one under
 // way when it asked may have read a state older than its own change, so it joins the next,
 // which every caller that comes meanwhile shares. Each caller still gets a relay at least as
 // fresh as its change, as before; twenty callers at once cost two relays, not twenty. A relay

@@ -1,8 +1,9 @@
-// Tests of the dome locks relayed to the mounts when an observatory has no dome, against the real
-// API server and an INDI telescope simulator.
+// Tests of the dome locks relayed to one telescope's mounts, and to the mounts when an
+// observatory has no dome, against the real API server and INDI simulators.
 package observatory
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,81 @@ func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 	for _, cond := range o.Status.Conditions {
 		assert.NotEqual(t, obsv1.ConditionLocksRelayed, cond.Type)
 	}
+}
+
+// Configure relays to its own telescope only: its mount heeds the dome and hears its state,
+// the dome hears that the mount is unparked (the simulator starts so) and refuses to park,
+// and the site's other telescope, whose server does not answer, is not dialled.
+func TestARelayOfOneTelescopeSkipsTheOthers(t *testing.T) {
+	ctx := testContext(t)
+	domeSrv := inditest.Start(t, "indi_simulator_dome")
+	scope := inditest.Start(t, "indi_simulator_telescope")
+	const dome, mount = "Dome Simulator", "Telescope Simulator"
+	site, err := indi.Dial(ctx, domeSrv)
+	require.NoError(t, err)
+	defer site.Close()
+	require.NoError(t, site.Sync(ctx, dome))
+	_, err = site.Connect(ctx, dome)
+	require.NoError(t, err)
+	_, err = site.SetMountPolicy(ctx, dome, true) // as StartSite leaves it
+	require.NoError(t, err)
+	_, err = site.SetActiveDevices(ctx, dome, map[string]string{indi.ActiveTelescope: kube.MountsRelayDevice("lab")})
+	require.NoError(t, err)
+	tel, err := indi.Dial(ctx, scope)
+	require.NoError(t, err)
+	defer tel.Close()
+	require.NoError(t, tel.Sync(ctx, mount))
+	_, err = tel.Connect(ctx, mount)
+	require.NoError(t, err)
+
+	ns := observatoryNamespace(t, "locks-one-"+utilrand.String(5))
+	createLab(t, ns)
+	u := createObject(t, obsv1.KindDome, ns, &obsv1.Dome{ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"}, DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}}}})
+	recordINDIDevice(t, ctx, obsv1.KindDome, ns, u, dome)
+	runsOn(t, ctx, ns, "lab-observatory", kube.ResourceID{Kind: obsv1.KindDome, Name: "lab"})
+	for _, name := range []string{"east", "west"} {
+		createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
+		createObject(t, obsv1.KindMount, ns, &obsv1.Mount{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: name},
+				DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}}}})
+		runsOn(t, ctx, ns, name+"-telescope", kube.ResourceID{Kind: obsv1.KindMount, Name: name})
+	}
+	a := newActivities()
+	a.INDI = serverResolver{"lab-observatory": domeSrv, "east-telescope": scope, "west-telescope": "127.0.0.1:1"}
+	_, err = a.relayLocks(ctx, ns, "lab")
+	require.Error(t, err, "the whole site's relay dials west, which does not answer")
+
+	relayed, err := a.relayLocksOf(ctx, ns, "lab", "east")
+	require.NoError(t, err)
+	assert.Equal(t, "Dome lab unparked to Telescope east's mounts, mounts unparked to Dome lab", relayed)
+	assert.Equal(t, []string{"DOME_LOCKS"}, onSwitches(t, tel, mount, "DOME_POLICY"))
+	active, _ := tel.Property(mount, "ACTIVE_DEVICES")
+	name, _ := active.Text(indi.ActiveDome)
+	assert.Equal(t, dome, name)
+	_, err = site.SetDomeParked(ctx, dome, true)
+	assert.Error(t, err, "the dome may not park: the mount is unparked")
+}
+
+// runsOn creates the pods of a server that runs one device, so the device counts as running.
+func runsOn(t *testing.T, ctx context.Context, ns, server string, id kube.ResourceID) {
+	t.Helper()
+	device := kube.ObjectName(id.Kind, id.Name)
+	for _, p := range []*corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Name: server, Annotations: map[string]string{kube.AnnotationDrivers: device + ":7625\n"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: device, Labels: kube.ObjectLabels(device, kube.RoleDevice, server, id)}},
+	} {
+		p.Spec.Containers = []corev1.Container{{Name: "indi", Image: "example.com/indi"}}
+		_, err := env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+}
+
+// onSwitches are the switches on in a device's vector, which it must have.
+func onSwitches(t *testing.T, cl *indi.Client, dev, vector string) []string {
+	t.Helper()
+	p, ok := cl.Property(dev, vector)
+	require.True(t, ok, "%s has %s", dev, vector)
+	return p.OnSwitches()
 }

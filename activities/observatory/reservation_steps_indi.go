@@ -276,7 +276,7 @@ func (a *Activities) configure(ctx context.Context, in StepInput) (StepResult, e
 			parts = append(parts, d.Label()+" ("+strings.Join(did, ", ")+")")
 		}
 	}
-	relayed, err := a.relayLocks(ctx, in.Namespace, in.Observatory)
+	relayed, err := a.relayLocksOf(ctx, in.Namespace, in.Observatory, in.Telescope)
 	if err != nil {
 		return StepResult{}, err
 	}

@@ -261,7 +261,7 @@ func requireExampleConnectedAndConfigured(t *testing.T, ctx context.Context, a *
 	assert.Contains(t, res.Summary, "Camera east-main (active devices, gain, offset, optics)")
 	assert.Contains(t, res.Summary, "FilterWheel east-main (filter names)")
 	assert.Contains(t, res.Summary, "Mount east (location, active devices)")
-	assert.Contains(t, res.Summary, "; relayed Dome lab unparked, mounts unparked", "the simulator starts unparked")
+	assert.Contains(t, res.Summary, "; relayed Dome lab unparked to Telescope east's mounts, mounts unparked to Dome lab", "the simulator starts unparked")
 
 }
 
