@@ -59,7 +59,7 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	if err != nil {
 		return "", err
 	}
-	tels, err := a.telescopesAt(ctx, ns, observatory)
+	tels, err := a.readSiteMountServers(ctx, ns, observatory)
 	if err != nil {
 		return "", err
 	}
@@ -67,7 +67,7 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	if dome == nil {
 		// No lock: the mounts ignore domes (a Dome that left must not keep them locked), and
 		// the Observatory has no LocksRelayed.
-		if _, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{}); err != nil {
+		if _, err := a.relayToEveryMount(ctx, tels, domeRelay{}); err != nil {
 			return "", err
 		}
 		return "", a.dropLocksRelayed(ctx, site.Owner)
@@ -90,14 +90,14 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	if err != nil {
 		return "", err
 	}
-	byTel, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{locks: true, name: domeName, parked: domeParked})
+	byTel, err := a.relayToEveryMount(ctx, tels, domeRelay{locks: true, name: domeName, parked: domeParked})
 	if err != nil {
 		return "", err
 	}
 	var mounts []kube.ParkReport
 	for i, tel := range tels {
 		for _, r := range byTel[i] {
-			r.Released = !held[tel]
+			r.Released = !held[tel.telescope]
 			mounts = append(mounts, r)
 		}
 	}
@@ -130,9 +130,13 @@ func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescop
 	if err != nil {
 		return "", err
 	}
+	tel, err := a.readMountServer(ctx, ns, telescope)
+	if err != nil {
+		return "", err
+	}
 	dome := siteDome(site)
 	if dome == nil {
-		if _, err := a.relayToMounts(ctx, ns, telescope, domeRelay{}); err != nil {
+		if _, err := a.relayToMounts(ctx, tel, domeRelay{}); err != nil {
 			return "", err
 		}
 		return "", a.dropLocksRelayed(ctx, site.Owner)
@@ -148,7 +152,7 @@ func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescop
 	defer sc.Close()
 	domeName := domeINDIName(dome)
 	domeParked := kube.DomeParked(a.parkReport(ctx, sc, site, *dome, kube.DomeParkVector))
-	mounts, err := a.relayToMounts(ctx, ns, telescope, domeRelay{locks: true, name: domeName, parked: domeParked})
+	mounts, err := a.relayToMounts(ctx, tel, domeRelay{locks: true, name: domeName, parked: domeParked})
 	if err != nil {
 		return "", err
 	}
@@ -184,21 +188,10 @@ type domeRelay struct {
 // (DOME_POLICY, ACTIVE_DOME, saved; so a Dome that joins or leaves is heeded at the next
 // relay), relays the dome's state to them, and returns what they report. A telescope whose
 // server does not run has silent mounts.
-func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, dome domeRelay) ([]kube.ParkReport, error) {
-	s, err := a.readServer(ctx, ns, obsv1.KindTelescope, telescope)
-	if err != nil {
-		return nil, err
-	}
-	mounts := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount })
-	if len(mounts) == 0 {
-		return nil, nil
-	}
+func (a *Activities) relayToMounts(ctx context.Context, m mountServer, dome domeRelay) ([]kube.ParkReport, error) {
+	mounts, on := m.mounts, m.on
 	var out []kube.ParkReport
-	on, runs, err := a.runningDevices(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if !runs {
+	if !m.runs {
 		for _, m := range mounts {
 			out = append(out, kube.ParkReport{Label: m.Label()})
 		}
@@ -217,7 +210,7 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 			continue // silent
 		}
 		dctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
-		name, err := indiDevice(dctx, c, s, m)
+		name, err := indiDevice(dctx, c, on, m)
 		cancel()
 		if err != nil {
 			continue // silent
@@ -229,9 +222,9 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 	}
 	if dome.locks && dome.name != "" {
 		if err := c.RelayPark(dome.name, kube.DomeParkVector, dome.parked); err != nil {
-			return nil, fmt.Errorf("relay the dome's park state to %s: %w", s.Name, err)
+			return nil, fmt.Errorf("relay the dome's park state to %s: %w", on.Name, err)
 		}
-		if err := relayHeard(ctx, c, s.Name, slices.Collect(maps.Values(names))...); err != nil {
+		if err := relayHeard(ctx, c, on.Name, slices.Collect(maps.Values(names))...); err != nil {
 			return nil, err
 		}
 	}
@@ -269,21 +262,6 @@ func heedDome(ctx context.Context, c *indi.Client, mount string, dome domeRelay)
 		return c.SaveConfig(ctx, mount)
 	}
 	return nil
-}
-
-// telescopesAt are the names of the observatory's Telescopes.
-func (a *Activities) telescopesAt(ctx context.Context, ns, observatory string) ([]string, error) {
-	list, err := a.listTypedWhere(ctx, obsv1.KindTelescope, ns, [][2]string{{fieldObservatory, observatory}})
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, o := range list {
-		if tel := o.(*obsv1.Telescope); tel.Spec.Observatory == observatory {
-			out = append(out, tel.Name)
-		}
-	}
-	return out, nil
 }
 
 // parkReport reads a device's park vector; a driver that does not define its device in
