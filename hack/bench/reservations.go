@@ -354,7 +354,7 @@ func (b *bench) setEnd(ctx context.Context, ns string, n int, end time.Time) err
 // reservationCost prints where the steps spent their time (each step's activity, scheduled to
 // closed, from the reservation workflows' histories) and Temporal's events and actions per
 // reservation (its own workflow, its telescope's, and its share of the observatory's), and
-// the path to Ready of the reservation at the p50.
+// the paths to Ready of the reservation at the p50 and of the first to its Activation.
 func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progress) error {
 	c, err := client.DialContext(ctx, client.Options{HostPort: b.s.TemporalAddress, Logger: quiet{}})
 	if err != nil {
@@ -364,13 +364,13 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progre
 	sp := b.newSplit()
 	steps := map[string][]time.Duration{}
 	var events, actions int
-	median := medianReady(p.ready)
-	var path []span
+	paths := map[string][]span{}
 	for i := range n {
 		id := workflows.ReservationWorkflowID(ns, "r"+strconv.Itoa(i))
 		scheduled := map[int64]time.Time{}
 		names := map[int64]string{}
-		at := map[int64]int{} // a scheduled activity's place in path
+		name := "r" + strconv.Itoa(i)
+		at := map[int64]int{} // a scheduled activity's place in its path
 		it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		for it.HasNext() {
 			e, err := it.Next()
@@ -381,17 +381,13 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progre
 			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
 				scheduled[e.GetEventId()] = e.GetEventTime().AsTime()
 				names[e.GetEventId()] = a.GetActivityType().GetName()
-				if "r"+strconv.Itoa(i) == median {
-					at[e.GetEventId()] = len(path)
-					path = append(path, span{name: names[e.GetEventId()], scheduled: scheduled[e.GetEventId()]})
-				}
+				at[e.GetEventId()] = len(paths[name])
+				paths[name] = append(paths[name], span{name: names[e.GetEventId()], scheduled: scheduled[e.GetEventId()]})
 			}
 			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
 				id := a.GetScheduledEventId()
 				steps[names[id]] = append(steps[names[id]], e.GetEventTime().AsTime().Sub(scheduled[id]))
-				if k, ok := at[id]; ok {
-					path[k].close = e.GetEventTime().AsTime()
-				}
+				paths[name][at[id]].close = e.GetEventTime().AsTime()
 			}
 		}
 		// The reservation's own history is in sp already.
@@ -433,7 +429,11 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progre
 		fmt.Printf(" %s %s / %s;", name, percentile(steps[name], 0.5).Round(time.Millisecond), slices.Max(steps[name]).Round(time.Millisecond))
 	}
 	fmt.Println()
-	printPath(os.Stdout, median, p.start, p.ready[median], path)
+	median := medianReady(p.ready)
+	printPath(os.Stdout, "p50 of Ready", median, p.start, p.ready[median], paths[median])
+	if first := firstTo(paths, "Activation"); n > 1 && first != "" {
+		printPath(os.Stdout, "first to Activation", first, p.start, p.ready[first], paths[first])
+	}
 	return nil
 }
 
