@@ -355,44 +355,39 @@ func (a *Activities) startServer(ctx context.Context, s stepServer) error {
 }
 
 // startDevicePods adds each device's finalizer, then creates or adopts its claim, Service and
-// pod, every device at once (each is a few requests in a row); a device deleted meanwhile is
-// left out. The started devices keep their order.
+// pod; a device deleted meanwhile is left out.
 func (a *Activities) startDevicePods(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
 	objs, err := buildDevices(s, devices)
 	if err != nil {
 		return nil, err
 	}
-	ok := make([]bool, len(devices))
-	err = atOnce(len(devices), 0, func(i int) error {
-		d, pod, svc, claim := devices[i], objs[i].pod, objs[i].svc, objs[i].claim
+	var started []stepDevice
+	for i, d := range devices {
+		pod, svc, claim := objs[i].pod, objs[i].svc, objs[i].claim
 		fin, err := a.patchFinalizers(ctx, FinalizerRef{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: string(d.UID)}, true)
-		if err != nil || fin.Gone || fin.Deleting {
-			return err
+		if err != nil {
+			return started, err
+		}
+		if fin.Gone || fin.Deleting {
+			continue
 		}
 		if claim != nil {
 			if err := a.ensureClaim(ctx, claim); err != nil {
-				return err
+				return started, err
 			}
 		}
 		if err := a.ensureService(ctx, svc); err != nil {
-			return err
+			return started, err
 		}
 		if err := a.ensurePod(ctx, pod); err != nil {
-			return err
+			return started, err
 		}
 		if err := a.markStarting(ctx, d, deviceRun(d, pod)); err != nil {
-			return err
+			return started, err
 		}
-		ok[i] = true
-		return nil
-	})
-	var started []stepDevice
-	for i, d := range devices {
-		if ok[i] {
-			started = append(started, d)
-		}
+		started = append(started, d)
 	}
-	return started, err
+	return started, nil
 }
 
 // deviceObjects are what a device runs as.
@@ -484,12 +479,14 @@ func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDe
 		return started, err
 	}
 	// Each device's status names the node its pod runs on.
-	return started, atOnce(len(started), 0, func(i int) error {
-		d := started[i]
+	for _, d := range started {
 		pod, err := a.Kube.CoreV1().Pods(d.Namespace).Get(ctx, d.Pod, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("read the pod %s/%s: %w", d.Namespace, d.Pod, err)
+			return started, fmt.Errorf("read the pod %s/%s: %w", d.Namespace, d.Pod, err)
 		}
-		return a.markStarting(ctx, d, deviceRun(d, pod))
-	})
+		if err := a.markStarting(ctx, d, deviceRun(d, pod)); err != nil {
+			return started, err
+		}
+	}
+	return started, nil
 }
