@@ -46,58 +46,6 @@ func domeINDIName(d *stepDevice) string {
 	return ""
 }
 
-// siteLock is the dome side of a relay: the observatory's server, its Dome (nil without
-// one) and, when that runs, a connection to its server and the dome's park report.
-type siteLock struct {
-	site stepServer
-	dome *stepDevice
-	conn *indi.Client // nil when there is no Dome or its server does not run
-	// domeName is the name its driver gave the dome (domeINDIName).
-	domeName   string
-	domeReport kube.ParkReport
-}
-
-// readSiteLock reads and dials the dome side of a relay; close it when done.
-func (a *Activities) readSiteLock(ctx context.Context, ns, observatory string) (l siteLock, err error) {
-	if l.site, err = a.readServer(ctx, ns, obsv1.KindObservatory, observatory); err != nil {
-		return l, err
-	}
-	if l.dome = siteDome(l.site); l.dome == nil {
-		return l, nil
-	}
-	// Only what runs is dialled: a device refused while Ready runs no driver.
-	on, runs, err := a.runningDevices(ctx, l.site)
-	if err != nil || !runs {
-		return l, err
-	}
-	if l.conn, err = a.dialServer(ctx, on); err != nil {
-		return l, err
-	}
-	l.domeName = domeINDIName(l.dome)
-	l.domeReport = a.parkReport(ctx, l.conn, l.site, *l.dome, kube.DomeParkVector)
-	return l, nil
-}
-
-func (l siteLock) close() {
-	if l.conn != nil {
-		l.conn.Close()
-	}
-}
-
-// mountsRelay is what the mounts are told of the dome.
-func (l siteLock) mountsRelay() domeRelay {
-	return domeRelay{locks: true, name: l.domeName, parked: kube.DomeParked(l.domeReport)}
-}
-
-// tellDome relays the one aggregate state of the mounts to the dome, and returns once its
-// driver has taken it in.
-func (l siteLock) tellDome(ctx context.Context, parked bool) error {
-	if err := l.conn.RelayPark(kube.MountsRelayDevice(l.site.Owner.Name), kube.MountParkVector, parked); err != nil {
-		return fmt.Errorf("relay the mounts' park state to %s: %w", l.site.Name, err)
-	}
-	return relayHeard(ctx, l.conn, l.site.Name, l.domeName)
-}
-
 // relayLocksNow relays the park states between the observatory's dome and the mounts of its
 // telescopes' running servers, and writes the Observatory's LocksRelayed. At an Observatory
 // without a Dome the mounts ignore domes and there is no LocksRelayed; one whose server does
@@ -107,50 +55,64 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 	if observatory == "" {
 		return "", nil
 	}
-	l, err := a.readSiteLock(ctx, ns, observatory)
+	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, observatory)
 	if err != nil {
 		return "", err
 	}
-	defer l.close()
-	if l.dome != nil && l.conn == nil {
-		return "", nil
-	}
-	tels, err := a.readSiteMountServers(ctx, ns, observatory)
+	tels, err := a.telescopesAt(ctx, ns, observatory)
 	if err != nil {
 		return "", err
 	}
-	if l.dome == nil {
+	dome := siteDome(site)
+	if dome == nil {
 		// No lock: the mounts ignore domes (a Dome that left must not keep them locked), and
 		// the Observatory has no LocksRelayed.
-		if _, err := a.relayToEveryMount(ctx, tels, domeRelay{}); err != nil {
+		if _, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{}); err != nil {
 			return "", err
 		}
-		return "", a.dropLocksRelayed(ctx, l.site.Owner)
+		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
+	// Only what runs is dialled: a device refused while Ready runs no driver.
+	on, runs, err := a.runningDevices(ctx, site)
+	if err != nil || !runs {
+		return "", err
+	}
+	sc, err := a.dialServer(ctx, on)
+	if err != nil {
+		return "", err
+	}
+	defer sc.Close()
+	domeName := domeINDIName(dome)
+	domeReport := a.parkReport(ctx, sc, site, *dome, kube.DomeParkVector)
+	domeParked := kube.DomeParked(domeReport)
+
 	held, err := a.telescopesHoldingMounts(ctx, ns)
 	if err != nil {
 		return "", err
 	}
-	byTel, err := a.relayToEveryMount(ctx, tels, l.mountsRelay())
+	byTel, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{locks: true, name: domeName, parked: domeParked})
 	if err != nil {
 		return "", err
 	}
 	var mounts []kube.ParkReport
 	for i, tel := range tels {
 		for _, r := range byTel[i] {
-			r.Released = !held[tel.telescope]
+			r.Released = !held[tel]
 			mounts = append(mounts, r)
 		}
 	}
 	mountsParked := kube.MountsParked(mounts)
-	if err := l.tellDome(ctx, mountsParked); err != nil {
+	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, mountsParked); err != nil {
+		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
+	}
+	if err := relayHeard(ctx, sc, site.Name, domeName); err != nil {
 		return "", err
 	}
-	cond := kube.LocksRelayedCondition(l.domeReport, mounts)
-	if err := a.writeCondition(ctx, l.site.Owner, 0, cond); err != nil {
+	cond := kube.LocksRelayedCondition(domeReport, mounts)
+	if err := a.writeCondition(ctx, site.Owner, 0, cond); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s %s, mounts %s", l.dome.Label(), parkWord(l.mountsRelay().parked), parkWord(mountsParked)), nil
+	return fmt.Sprintf("%s %s, mounts %s", dome.Label(), parkWord(domeParked), parkWord(mountsParked)), nil
 }
 
 // relayLocksOf relays the site's dome state to one telescope's mounts, and makes them heed
@@ -164,36 +126,43 @@ func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescop
 	if observatory == "" {
 		return "", nil
 	}
-	l, err := a.readSiteLock(ctx, ns, observatory)
+	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, observatory)
 	if err != nil {
 		return "", err
 	}
-	defer l.close()
-	tel, err := a.readMountServer(ctx, ns, telescope)
-	if err != nil {
-		return "", err
-	}
-	if l.dome == nil {
-		if _, err := a.relayToMounts(ctx, tel, domeRelay{}); err != nil {
+	dome := siteDome(site)
+	if dome == nil {
+		if _, err := a.relayToMounts(ctx, ns, telescope, domeRelay{}); err != nil {
 			return "", err
 		}
-		return "", a.dropLocksRelayed(ctx, l.site.Owner)
+		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
-	if l.conn == nil {
-		return "", nil
+	on, runs, err := a.runningDevices(ctx, site)
+	if err != nil || !runs {
+		return "", err
 	}
-	mounts, err := a.relayToMounts(ctx, tel, l.mountsRelay())
+	sc, err := a.dialServer(ctx, on)
 	if err != nil {
 		return "", err
 	}
-	sum := fmt.Sprintf("%s %s to Telescope %s's mounts", l.dome.Label(), parkWord(l.mountsRelay().parked), telescope)
+	defer sc.Close()
+	domeName := domeINDIName(dome)
+	domeParked := kube.DomeParked(a.parkReport(ctx, sc, site, *dome, kube.DomeParkVector))
+	mounts, err := a.relayToMounts(ctx, ns, telescope, domeRelay{locks: true, name: domeName, parked: domeParked})
+	if err != nil {
+		return "", err
+	}
+	sum := fmt.Sprintf("%s %s to Telescope %s's mounts", dome.Label(), parkWord(domeParked), telescope)
 	if kube.MountsParked(mounts) { // its reservation holds them: a silent one counts as unparked
 		return sum, nil
 	}
-	if err := l.tellDome(ctx, false); err != nil {
+	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, false); err != nil {
+		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
+	}
+	if err := relayHeard(ctx, sc, site.Name, domeName); err != nil {
 		return "", err
 	}
-	return sum + ", mounts unparked to " + l.dome.Label(), nil
+	return sum + ", mounts unparked to " + dome.Label(), nil
 }
 
 func parkWord(parked bool) string {
@@ -215,10 +184,21 @@ type domeRelay struct {
 // (DOME_POLICY, ACTIVE_DOME, saved; so a Dome that joins or leaves is heeded at the next
 // relay), relays the dome's state to them, and returns what they report. A telescope whose
 // server does not run has silent mounts.
-func (a *Activities) relayToMounts(ctx context.Context, m mountServer, dome domeRelay) ([]kube.ParkReport, error) {
-	mounts, on := m.mounts, m.on
+func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, dome domeRelay) ([]kube.ParkReport, error) {
+	s, err := a.readServer(ctx, ns, obsv1.KindTelescope, telescope)
+	if err != nil {
+		return nil, err
+	}
+	mounts := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount })
+	if len(mounts) == 0 {
+		return nil, nil
+	}
 	var out []kube.ParkReport
-	if !m.runs {
+	on, runs, err := a.runningDevices(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if !runs {
 		for _, m := range mounts {
 			out = append(out, kube.ParkReport{Label: m.Label()})
 		}
@@ -237,7 +217,7 @@ func (a *Activities) relayToMounts(ctx context.Context, m mountServer, dome dome
 			continue // silent
 		}
 		dctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
-		name, err := indiDevice(dctx, c, on, m)
+		name, err := indiDevice(dctx, c, s, m)
 		cancel()
 		if err != nil {
 			continue // silent
@@ -249,9 +229,9 @@ func (a *Activities) relayToMounts(ctx context.Context, m mountServer, dome dome
 	}
 	if dome.locks && dome.name != "" {
 		if err := c.RelayPark(dome.name, kube.DomeParkVector, dome.parked); err != nil {
-			return nil, fmt.Errorf("relay the dome's park state to %s: %w", on.Name, err)
+			return nil, fmt.Errorf("relay the dome's park state to %s: %w", s.Name, err)
 		}
-		if err := relayHeard(ctx, c, on.Name, slices.Collect(maps.Values(names))...); err != nil {
+		if err := relayHeard(ctx, c, s.Name, slices.Collect(maps.Values(names))...); err != nil {
 			return nil, err
 		}
 	}
@@ -289,6 +269,21 @@ func heedDome(ctx context.Context, c *indi.Client, mount string, dome domeRelay)
 		return c.SaveConfig(ctx, mount)
 	}
 	return nil
+}
+
+// telescopesAt are the names of the observatory's Telescopes.
+func (a *Activities) telescopesAt(ctx context.Context, ns, observatory string) ([]string, error) {
+	list, err := a.listTypedWhere(ctx, obsv1.KindTelescope, ns, [][2]string{{fieldObservatory, observatory}})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range list {
+		if tel := o.(*obsv1.Telescope); tel.Spec.Observatory == observatory {
+			out = append(out, tel.Name)
+		}
+	}
+	return out, nil
 }
 
 // parkReport reads a device's park vector; a driver that does not define its device in

@@ -116,10 +116,10 @@ func (a *Activities) runRelays(key siteRelayKey, run *relayRun) {
 
 // relayToEveryMount runs relayToMounts for each telescope, relayAtOnce at a time, and returns
 // their reports in the telescopes' order.
-func (a *Activities) relayToEveryMount(ctx context.Context, tels []mountServer, dome domeRelay) ([][]kube.ParkReport, error) {
+func (a *Activities) relayToEveryMount(ctx context.Context, ns string, tels []string, dome domeRelay) ([][]kube.ParkReport, error) {
 	out := make([][]kube.ParkReport, len(tels))
 	err := atOnce(len(tels), relayAtOnce, func(i int) (err error) {
-		out[i], err = a.relayToMounts(ctx, tels[i], dome)
+		out[i], err = a.relayToMounts(ctx, ns, tels[i], dome)
 		return err
 	})
 	return out, err

@@ -16,8 +16,10 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"liken.sh/runner/indi"
@@ -187,6 +189,31 @@ func (a *Activities) telescopeINDIServer(ctx context.Context, in StepInput) (ste
 		return s, false, err
 	}
 	return s, runs, a.checkServer(ctx, s, nil)
+}
+
+// runningDevices narrows s to the devices its server pod links (its drivers annotation) and
+// whose own pods exist: one whose pod was never created (its step failed first) runs no
+// driver, and nothing waits for it. runs is false when the server pod does not run, and s
+// is then as it was.
+func (a *Activities) runningDevices(ctx context.Context, s stepServer) (_ stepServer, runs bool, _ error) {
+	pods := a.Kube.CoreV1().Pods(s.Owner.Namespace)
+	pod, err := pods.Get(ctx, s.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, fmt.Errorf("read the pod %s: %w", s.Name, err)
+	}
+	sel := labels.SelectorFromSet(labels.Set{kube.LabelServer: s.Name, kube.LabelRole: string(kube.RoleDevice)})
+	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return s, false, fmt.Errorf("list the device pods of %s: %w", s.Name, err)
+	}
+	linked := kube.LinkedServices(pod.Annotations[kube.AnnotationDrivers])
+	s.Devices = only(s.Devices, func(d stepDevice) bool {
+		return slices.Contains(linked, d.Pod) && slices.ContainsFunc(list.Items, func(p corev1.Pod) bool { return p.Name == d.Pod })
+	})
+	return s, true, nil
 }
 
 // runningTelescopeServer is what Connect and Configure start from: the telescope's server,
