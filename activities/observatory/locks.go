@@ -72,18 +72,12 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 		}
 		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
-	// Only what runs is dialled: a device refused while Ready runs no driver.
-	on, runs, err := a.runningDevices(ctx, site)
-	if err != nil || !runs {
-		return "", err
-	}
-	sc, err := a.dialServer(ctx, on)
-	if err != nil {
+	sc, domeReport, err := a.dialDome(ctx, site, *dome)
+	if err != nil || sc == nil {
 		return "", err
 	}
 	defer sc.Close()
 	domeName := domeINDIName(dome)
-	domeReport := a.parkReport(ctx, sc, site, *dome, kube.DomeParkVector)
 	domeParked := kube.DomeParked(domeReport)
 
 	held, err := a.telescopesHoldingMounts(ctx, ns)
@@ -102,10 +96,7 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 		}
 	}
 	mountsParked := kube.MountsParked(mounts)
-	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, mountsParked); err != nil {
-		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
-	}
-	if err := relayHeard(ctx, sc, site.Name, domeName); err != nil {
+	if err := tellDome(ctx, sc, site, domeName, mountsParked); err != nil {
 		return "", err
 	}
 	cond := kube.LocksRelayedCondition(domeReport, mounts)
@@ -137,17 +128,13 @@ func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescop
 		}
 		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
-	on, runs, err := a.runningDevices(ctx, site)
-	if err != nil || !runs {
-		return "", err
-	}
-	sc, err := a.dialServer(ctx, on)
-	if err != nil {
+	sc, domeReport, err := a.dialDome(ctx, site, *dome)
+	if err != nil || sc == nil {
 		return "", err
 	}
 	defer sc.Close()
 	domeName := domeINDIName(dome)
-	domeParked := kube.DomeParked(a.parkReport(ctx, sc, site, *dome, kube.DomeParkVector))
+	domeParked := kube.DomeParked(domeReport)
 	mounts, err := a.relayToMounts(ctx, ns, telescope, domeRelay{locks: true, name: domeName, parked: domeParked})
 	if err != nil {
 		return "", err
@@ -156,13 +143,34 @@ func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescop
 	if kube.MountsParked(mounts) { // its reservation holds them: a silent one counts as unparked
 		return sum, nil
 	}
-	if err := sc.RelayPark(kube.MountsRelayDevice(observatory), kube.MountParkVector, false); err != nil {
-		return "", fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
-	}
-	if err := relayHeard(ctx, sc, site.Name, domeName); err != nil {
+	if err := tellDome(ctx, sc, site, domeName, false); err != nil {
 		return "", err
 	}
 	return sum + ", mounts unparked to " + dome.Label(), nil
+}
+
+// dialDome dials the site's server for a relay and reads its dome's park state; the client is
+// nil when the server does not run. Only what runs is dialled: a device refused while Ready
+// runs no driver.
+func (a *Activities) dialDome(ctx context.Context, site stepServer, dome stepDevice) (*indi.Client, kube.ParkReport, error) {
+	on, runs, err := a.runningDevices(ctx, site)
+	if err != nil || !runs {
+		return nil, kube.ParkReport{}, err
+	}
+	sc, err := a.dialServer(ctx, on)
+	if err != nil {
+		return nil, kube.ParkReport{}, err
+	}
+	return sc, a.parkReport(ctx, sc, site, dome, kube.DomeParkVector), nil
+}
+
+// tellDome relays the one aggregate park state of the site's mounts to its dome, and returns
+// once the dome's driver has taken it in.
+func tellDome(ctx context.Context, sc *indi.Client, site stepServer, domeName string, parked bool) error {
+	if err := sc.RelayPark(kube.MountsRelayDevice(site.Owner.Name), kube.MountParkVector, parked); err != nil {
+		return fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
+	}
+	return relayHeard(ctx, sc, site.Name, domeName)
 }
 
 func parkWord(parked bool) string {
