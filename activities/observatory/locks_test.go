@@ -23,14 +23,9 @@ import (
 func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 	ctx := testContext(t)
 	scope := inditest.Start(t, "indi_simulator_telescope")
-	c, err := indi.Dial(ctx, scope)
-	require.NoError(t, err)
-	defer c.Close()
 	const mount = "Telescope Simulator"
-	require.NoError(t, c.Sync(ctx, mount))
-	_, err = c.Connect(ctx, mount)
-	require.NoError(t, err)
-	_, err = c.SetDomePolicy(ctx, mount, true) // as it was while the Dome was there
+	c := dialConnected(t, ctx, scope, mount)
+	_, err := c.SetDomePolicy(ctx, mount, true) // as it was while the Dome was there
 	require.NoError(t, err)
 
 	ns := observatoryNamespace(t, "locks-nodome-"+utilrand.String(5))
@@ -41,15 +36,7 @@ func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 		Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: "east"},
 			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}}}})
 	// The server runs, linking the mount, whose pod runs too.
-	for _, p := range []*corev1.Pod{
-		{ObjectMeta: metav1.ObjectMeta{Name: "east-telescope", Annotations: map[string]string{kube.AnnotationDrivers: "east-mount:7625\n"}}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "east-mount", Labels: kube.ObjectLabels("east-mount", kube.RoleDevice, "east-telescope",
-			kube.ResourceID{Kind: obsv1.KindMount, Name: "east"})}},
-	} {
-		p.Spec.Containers = []corev1.Container{{Name: "indi", Image: "example.com/indi"}}
-		_, err = env.Kube.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
-		require.NoError(t, err)
-	}
+	runsOn(t, ctx, ns, "east-telescope", kube.ResourceID{Kind: obsv1.KindMount, Name: "east"})
 	a := newActivities()
 	a.INDI = serverResolver{"east-telescope": scope}
 	lockID := kube.ResourceIDOf(obsv1.KindObservatory, lab)
@@ -76,22 +63,12 @@ func TestARelayOfOneTelescopeSkipsTheOthers(t *testing.T) {
 	domeSrv := inditest.Start(t, "indi_simulator_dome")
 	scope := inditest.Start(t, "indi_simulator_telescope")
 	const dome, mount = "Dome Simulator", "Telescope Simulator"
-	site, err := indi.Dial(ctx, domeSrv)
-	require.NoError(t, err)
-	defer site.Close()
-	require.NoError(t, site.Sync(ctx, dome))
-	_, err = site.Connect(ctx, dome)
-	require.NoError(t, err)
-	_, err = site.SetMountPolicy(ctx, dome, true) // as StartSite leaves it
+	site := dialConnected(t, ctx, domeSrv, dome)
+	_, err := site.SetMountPolicy(ctx, dome, true) // as StartSite leaves it
 	require.NoError(t, err)
 	_, err = site.SetActiveDevices(ctx, dome, map[string]string{indi.ActiveTelescope: kube.MountsRelayDevice("lab")})
 	require.NoError(t, err)
-	tel, err := indi.Dial(ctx, scope)
-	require.NoError(t, err)
-	defer tel.Close()
-	require.NoError(t, tel.Sync(ctx, mount))
-	_, err = tel.Connect(ctx, mount)
-	require.NoError(t, err)
+	tel := dialConnected(t, ctx, scope, mount)
 
 	ns := observatoryNamespace(t, "locks-one-"+utilrand.String(5))
 	createLab(t, ns)
