@@ -350,3 +350,32 @@ func TestAFailedDeactivationStepKeepsTheFinalizer(t *testing.T) {
 	assert.NotContains(t, f.finalizerCalls, "-Reservation/a")
 	assert.NotContains(t, f.signals, "telescope release", "and the telescope stays held")
 }
+
+// Between two steps the status is written once (oneWriteBetweenSteps): the next step's
+// Running carries the last one's end and its Event, so no write shows a step just ended and
+// none running but for Ready and Released, and every step's Event is still posted, in order.
+func TestBetweenTwoStepsTheStatusIsWrittenOnce(t *testing.T) {
+	f := newFakeCluster()
+	env := newReservationEnv(t, f)
+	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
+	run(t, env)
+
+	running := func(w obsv1.ReservationStatus) (names []string) {
+		for _, s := range w.Steps {
+			if s.State == obsv1.RunRunning {
+				names = append(names, s.Name)
+			}
+		}
+		return names
+	}
+	for i := 1; i < len(f.writes); i++ {
+		w := f.writes[i]
+		if w.Phase == obsv1.ReservationReady || w.Phase == obsv1.ReservationReleased || len(running(w)) > 0 {
+			continue
+		}
+		for _, name := range running(f.writes[i-1]) {
+			assert.NotEqual(t, obsv1.RunDone, stateOf(w, name), "write %d has %s just Done and no step running", i, name)
+		}
+	}
+	assert.Len(t, f.events, 1+14+3, "every step's Event, Ready, Deactivating and Released")
+}

@@ -78,6 +78,9 @@ func (r *reservation) wait() (bool, error) {
 		if !w.resumed {
 			r.status = kube.StepEnded(r.status, kube.StepWait, obsv1.RunDone, "Took "+tel(), nil, r.now())
 		}
+		if workflow.GetVersion(r.ctx, oneWriteBetweenSteps, workflow.DefaultVersion, 1) == 1 {
+			return true, nil // StartSite's first write carries it
+		}
 		return true, r.write()
 	}
 }
