@@ -297,6 +297,42 @@ func (s *SiteState) idle() bool {
 	return s.Server == SiteDown && s.Tiers == SiteDown && len(s.Members) == 0 && s.Turn == nil && len(s.Queue) == 0
 }
 
+// siteAnswersAtOnce is the workflow.GetVersion change after which the answers to a start or
+// an activation that the site is already past go out together, in one workflow task: when
+// the first of twenty telescopes had started the site, the others' answers went one per
+// workflow task, and the last waited for nineteen of them (about 0.7 s on two busy cores).
+const siteAnswersAtOnce = "site-answers-at-once"
+
+// grantedTurn is a request taken off the queue and its answer.
+type grantedTurn struct {
+	req SiteRequest
+	ans SiteAnswer
+}
+
+// grants takes the turns that can be granted now: the next one, or, together, every start and
+// activation after it that can be granted at once. Those need not wait to know that the
+// answers before them arrived: a reservation gone meanwhile only leaves the members, and a
+// start's or an activation's answer does not depend on them. A stop's or a deactivation's
+// does (the last to leave stops the site), so one is decided only first, once the answers
+// before it are known.
+func (s *SiteState) grants(beside, together bool) []grantedTurn {
+	var out []grantedTurn
+	for {
+		if len(out) > 0 && !(together && s.Turn == nil && len(s.Queue) > 0 &&
+			(s.Queue[0].Op == SiteStart || s.Queue[0].Op == SiteActivate)) {
+			return out
+		}
+		req, ans, ok := s.grant()
+		if !ok && beside {
+			req, ans, ok = s.grantBeside()
+		}
+		if !ok {
+			return out
+		}
+		out = append(out, grantedTurn{req, ans})
+	}
+}
+
 // Observatory runs one observatory's site lock until the site is down and unused.
 func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 	log := workflow.GetLogger(ctx)
@@ -305,6 +341,7 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 	handled := 0
 	// Runs from before answered every request in turn, even those a held turn cannot change.
 	beside := workflow.GetVersion(ctx, "site-grant-beside-turn", workflow.DefaultVersion, 1) > workflow.DefaultVersion
+	atOnce := workflow.GetVersion(ctx, siteAnswersAtOnce, workflow.DefaultVersion, 1) > workflow.DefaultVersion
 	for {
 		var r SiteRequest
 		for requests.ReceiveAsync(&r) {
@@ -313,20 +350,23 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 			r = SiteRequest{}
 		}
 		for {
-			req, ans, ok := s.grant()
-			if !ok && beside {
-				req, ans, ok = s.grantBeside()
-			}
-			if !ok {
+			granted := s.grants(beside, atOnce)
+			if len(granted) == 0 {
 				break
 			}
-			if err := signalReservation(ctx, req.WorkflowID, ans); err != nil {
-				// The reservation is gone: it will neither use the turn nor leave.
-				log.Warn("a site turn did not reach its reservation; it no longer counts", "reservation", req.Reservation, "err", err)
-				if s.Turn != nil && s.Turn.Token == req.Token {
-					s.Turn = nil
+			sent := make([]workflow.Future, len(granted))
+			for i, g := range granted {
+				sent[i] = signalReservationAsync(ctx, g.req.WorkflowID, g.ans)
+			}
+			for i, g := range granted {
+				if err := sent[i].Get(ctx, nil); err != nil {
+					// The reservation is gone: it will neither use the turn nor leave.
+					log.Warn("a site turn did not reach its reservation; it no longer counts", "reservation", g.req.Reservation, "err", err)
+					if s.Turn != nil && s.Turn.Token == g.req.Token {
+						s.Turn = nil
+					}
+					s.leave(g.req.Reservation)
 				}
-				s.leave(req.Reservation)
 			}
 		}
 		workflow.SetCurrentDetails(ctx, s.details())

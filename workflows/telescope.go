@@ -258,9 +258,14 @@ func answer(ctx workflow.Context, l *telescopeLock) error {
 }
 
 func signalReservation(ctx workflow.Context, workflowID string, a any) error {
+	return signalReservationAsync(ctx, workflowID, a).Get(ctx, nil)
+}
+
+// signalReservationAsync is signalReservation without waiting for the signal to arrive.
+func signalReservationAsync(ctx workflow.Context, workflowID string, a any) workflow.Future {
 	signal := TelescopeAnswers
 	if _, ok := a.(SiteAnswer); ok {
 		signal = SiteAnswers
 	}
-	return workflow.SignalExternalWorkflow(ctx, workflowID, "", signal, a).Get(ctx, nil)
+	return workflow.SignalExternalWorkflow(ctx, workflowID, "", signal, a)
 }
