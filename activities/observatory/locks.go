@@ -114,6 +114,15 @@ func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) 
 // may not be); a dome's park relays the whole site first (relayLocks). It returns what was
 // relayed, for summaries; the Observatory's LocksRelayed is the whole site's relay's.
 func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescope string) (string, error) {
+	return a.relayLocksTo(ctx, ns, observatory, telescope, func(dome domeRelay) ([]kube.ParkReport, error) {
+		return a.relayToMounts(ctx, ns, telescope, dome)
+	})
+}
+
+// relayLocksTo is relayLocksOf with the relay to the telescope's mounts given: relayToMounts,
+// or relayOver a client the caller holds.
+func (a *Activities) relayLocksTo(ctx context.Context, ns, observatory, telescope string,
+	toMounts func(domeRelay) ([]kube.ParkReport, error)) (string, error) {
 	if observatory == "" {
 		return "", nil
 	}
@@ -123,7 +132,7 @@ func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescop
 	}
 	dome := siteDome(site)
 	if dome == nil {
-		if _, err := a.relayToMounts(ctx, ns, telescope, domeRelay{}); err != nil {
+		if _, err := toMounts(domeRelay{}); err != nil {
 			return "", err
 		}
 		return "", a.dropLocksRelayed(ctx, site.Owner)
@@ -135,7 +144,7 @@ func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescop
 	defer sc.Close()
 	domeName := domeINDIName(dome)
 	domeParked := kube.DomeParked(domeReport)
-	mounts, err := a.relayToMounts(ctx, ns, telescope, domeRelay{locks: true, name: domeName, parked: domeParked})
+	mounts, err := toMounts(domeRelay{locks: true, name: domeName, parked: domeParked})
 	if err != nil {
 		return "", err
 	}
@@ -219,6 +228,16 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 		return nil, err
 	}
 	defer c.Close()
+	return relayOver(ctx, c, s, on, dome)
+}
+
+// relayOver is relayToMounts over c, a client of s's server, on which the devices of on run:
+// Configure, which has read the server and dialled it already, relays over its own client.
+func relayOver(ctx context.Context, c *indi.Client, s, on stepServer, dome domeRelay) ([]kube.ParkReport, error) {
+	mounts := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount })
+	if len(mounts) == 0 {
+		return nil, nil
+	}
 	names := map[string]string{}
 	for _, m := range mounts {
 		if !slices.ContainsFunc(on.Devices, func(d stepDevice) bool { return d.Label() == m.Label() }) {
@@ -243,6 +262,7 @@ func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, do
 			return nil, err
 		}
 	}
+	var out []kube.ParkReport
 	for _, m := range mounts {
 		name, ok := names[m.Label()]
 		if !ok {

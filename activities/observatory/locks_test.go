@@ -98,6 +98,14 @@ func TestARelayOfOneTelescopeSkipsTheOthers(t *testing.T) {
 	assert.Equal(t, dome, name)
 	_, err = site.SetDomeParked(ctx, dome, true)
 	assert.Error(t, err, "the dome may not park: the mount is unparked")
+
+	// Configure relays over its own client: two connections (to its telescope's server and
+	// to the site's), not a third to read the mounts again.
+	before := indi.Totals().Connections
+	res, err := a.Configure(ctx, StepInput{Namespace: ns, Reservation: "tonight", Telescope: "east", Observatory: "lab", Step: kube.StepConfigure})
+	require.NoError(t, err)
+	assert.Contains(t, res.Summary, "relayed Dome lab unparked to Telescope east's mounts")
+	assert.Equal(t, uint64(2), indi.Totals().Connections-before, "INDI connections of one Configure")
 }
 
 // runsOn creates the pods of a server that runs one device, so the device counts as running.
