@@ -219,7 +219,7 @@ func TestTheObservatoryLockAnswersAStopWhileTheLastTelescopeDeactivatesTheSite(t
 // (their answers then go out in one workflow task), up to a request whose answer depends on
 // who is still there: a deactivation waits for the answers before it. The old runs' way, one
 // at a time, stays.
-func TestStartsTheSiteIsPastAreGrantedTogetherAndADeactivationAlone(t *testing.T) {
+func TestStartsTheSiteIsPastAreGrantedTogetherAndADeactivationAfterTheirAnswers(t *testing.T) {
 	s := &SiteState{}
 	turn(t, s, SiteStart, "r0", "t0")
 	for _, r := range []string{"r1", "r2", "r3"} {

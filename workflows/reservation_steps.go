@@ -275,9 +275,9 @@ func (r *reservation) failed(step string, stepErr error, res observatory.StepRes
 // oneWriteBetweenSteps is the workflow.GetVersion change after which a step's end (Wait's
 // too) is not written on its own: the next write, which the caller makes before anything that
 // waits (the next step Running, its site turn's "Waiting for Observatory", Ready, a retry,
-// Released), carries it with its Events. Between two steps the workflow task wrote the status twice, one
-// local activity after the other, before the next activity could start: with twenty
-// telescopes at once each write took 100-200 ms, six times on the road to Ready.
+// Released), carries it with its Events. Before, the workflow task wrote the status twice
+// between two steps, one local activity after the other, before the next activity could
+// start: with twenty telescopes at once each write took 100-200 ms, six times before Ready.
 const oneWriteBetweenSteps = "one-write-between-steps"
 
 // succeeded records a step Done (or Skipped, as its activity said), after its hook.
