@@ -276,15 +276,16 @@ func (a *Activities) configure(ctx context.Context, in StepInput) (StepResult, e
 			parts = append(parts, d.Label()+" ("+strings.Join(did, ", ")+")")
 		}
 	}
-	toMounts := func(dome domeRelay) ([]kube.ParkReport, error) {
-		return a.relayToMounts(ctx, in.Namespace, in.Telescope, dome)
-	}
+	var relayed string
 	if slices.Contains(kube.ActivationSteps, in.Step) {
 		// Every device of s runs (the step checked): the relay goes over this step's client,
 		// not a second read of the server and a second connection with its every property.
-		toMounts = func(dome domeRelay) ([]kube.ParkReport, error) { return relayOver(ctx, c, s, s, dome) }
+		relayed, err = a.relayLocksTo(ctx, in.Namespace, in.Observatory, in.Telescope, func(dome domeRelay) ([]kube.ParkReport, error) {
+			return relayOver(ctx, c, s, s, dome)
+		})
+	} else {
+		relayed, err = a.relayLocksOf(ctx, in.Namespace, in.Observatory, in.Telescope)
 	}
-	relayed, err := a.relayLocksTo(ctx, in.Namespace, in.Observatory, in.Telescope, toMounts)
 	if err != nil {
 		return StepResult{}, err
 	}
