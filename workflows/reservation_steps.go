@@ -295,6 +295,12 @@ func (r *reservation) succeeded(step string, res observatory.StepResult) error {
 	if err := r.siteRelease(SiteDone, true); err != nil {
 		return err
 	}
+	return r.writeStepEnd()
+}
+
+// writeStepEnd writes a step's end, or, since oneWriteBetweenSteps, leaves it to the next
+// write.
+func (r *reservation) writeStepEnd() error {
 	if workflow.GetVersion(r.ctx, oneWriteBetweenSteps, workflow.DefaultVersion, 1) == 1 {
 		return nil
 	}

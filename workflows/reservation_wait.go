@@ -78,10 +78,7 @@ func (r *reservation) wait() (bool, error) {
 		if !w.resumed {
 			r.status = kube.StepEnded(r.status, kube.StepWait, obsv1.RunDone, "Took "+tel(), nil, r.now())
 		}
-		if workflow.GetVersion(r.ctx, oneWriteBetweenSteps, workflow.DefaultVersion, 1) == 1 {
-			return true, nil // the next step's first write carries it
-		}
-		return true, r.write()
+		return true, r.writeStepEnd()
 	}
 }
 
