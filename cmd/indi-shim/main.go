@@ -6,7 +6,8 @@
 // runs indiserver and starts and stops a driver for each <service>:<port> line that comes to
 // or goes from the drivers file, without restarting indiserver; and, called through one of
 // the links it makes (named <service>:<port>), it is that driver: indiserver's pipes carried
-// over TCP to the device pod.
+// over TCP to the device pod. Called through a link named site-guard, it is the site guard
+// (indi/guard), which the observatory's server runs beside its devices.
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/shim"
 )
 
@@ -27,6 +29,13 @@ const usage = "usage: indi-shim serve <drivers file> <links folder> <fifo> <indi
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if filepath.Base(os.Args[0]) == guard.Driver {
+		if err := guard.Serve(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, guard.Driver+":", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if name := filepath.Base(os.Args[0]); shim.IsLinkName(name) {
 		// indiserver prefixes what a driver writes on stderr with the driver's name.
 		logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }

@@ -3,6 +3,8 @@
 //
 // The same binary bakes pictures in baker pods: `worker bake <file> <#rrggbb>` reads one
 // file, prints one JSON line and exits, so the operator's image is the only image it runs.
+// In dev mode, the local indiserver of each site runs it as the site guard (indi/guard),
+// through a link named after the guard's driver.
 package main
 
 import (
@@ -29,6 +31,7 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/metrics"
 	kubepkg "liken.sh/runner/kube"
@@ -37,6 +40,9 @@ import (
 )
 
 func main() {
+	if filepath.Base(os.Args[0]) == guard.Driver {
+		serveGuard()
+	}
 	if len(os.Args) > 1 && os.Args[1] == "bake" {
 		os.Exit(pictures.BakeMain(os.Args[2:], os.Stdout))
 	}
@@ -44,6 +50,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
 	}
+}
+
+// serveGuard runs the site guard for indiserver until the server ends it.
+func serveGuard() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := guard.Serve(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, guard.Driver+":", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // options are the worker's flags.

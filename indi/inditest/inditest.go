@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/internal/stack"
 )
 
@@ -170,7 +171,8 @@ func launch(ctx context.Context, dir string, opts Options, preload string, drive
 	args := []string{"-v", "-p", strconv.Itoa(port), "-u", filepath.Join(sock, "indiserver")}
 	cmd := exec.Command("indiserver", append(args, drivers...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "LD_PRELOAD="+preload)
+	// The site guard, a driver, dials the server that runs it: tell it the port.
+	cmd.Env = append(os.Environ(), "HOME="+dir, "LD_PRELOAD="+preload, guard.PortEnv+"="+strconv.Itoa(port))
 	log := newLogBuffer()
 	var logFile *os.File
 	if opts.Detached {

@@ -1,0 +1,146 @@
+// What the runner and the guard tell each other, as JSON in the guard's INDI properties: the
+// runner writes the Config (GUARD_CONFIG) and beats (GUARD_HEARTBEAT); the guard writes its
+// Report (GUARD_STATUS), which the runner reads when it comes back to learn what the guard did
+// without it.
+package guard
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// Device is the INDI device the guard defines on the site's server. Each Dome's mount lock
+// snoops its TELESCOPE_PARK (ACTIVE_DEVICES.ACTIVE_TELESCOPE): the state of every mount.
+const Device = "Site Guard"
+
+// Driver is the name the guard runs under: indiserver's driver, a link to the program that
+// holds the guard (indi-shim in the server pods, the worker in dev mode).
+const Driver = "site-guard"
+
+// The guard's properties and their elements.
+const (
+	PropConfig     = "GUARD_CONFIG"    // text CONFIG: a Config
+	PropHeartbeat  = "GUARD_HEARTBEAT" // text TELESCOPE, STATE (Beat or Leave)
+	PropStatus     = "GUARD_STATUS"    // text STATE (in words), REPORT (a Report)
+	ElemConfig     = "CONFIG"
+	ElemTelescope  = "TELESCOPE"
+	ElemBeatState  = "STATE"
+	ElemState      = "STATE"
+	ElemReport     = "REPORT"
+	BeatState      = "Beat"
+	LeaveState     = "Leave"
+	MountParkProp  = "TELESCOPE_PARK"
+	DomeParkProp   = "DOME_PARK"
+	WeatherProp    = "WEATHER_STATUS"
+	DomeShutter    = "DOME_SHUTTER"
+	parkElement    = "PARK"
+	unparkElement  = "UNPARK"
+	driverInfoProp = "DRIVER_INFO"
+)
+
+// Config is what the runner tells the guard of the site.
+type Config struct {
+	// Telescopes are the site's telescopes whose mounts count: those a reservation holds.
+	Telescopes []Telescope `json:"telescopes"`
+	// HeartbeatTimeoutSeconds is how long a telescope's heartbeat may stop before the guard
+	// parks the site; 0 watches no heartbeat.
+	HeartbeatTimeoutSeconds float64 `json:"heartbeatTimeoutSeconds"`
+	// BeatEverySeconds is how often the runner beats; three missed beats mean it is away.
+	BeatEverySeconds float64 `json:"beatEverySeconds"`
+}
+
+// Telescope is one telescope's server and mounts.
+type Telescope struct {
+	Name string `json:"name"`
+	// Address is its INDI server's host:port; "" while the server does not run.
+	Address string `json:"address"`
+	// Mounts are its mounts' INDI device names; "" for one whose driver has not named it yet
+	// (silent: it counts as unparked).
+	Mounts []string `json:"mounts"`
+}
+
+// HeartbeatTimeout is the timeout as a duration.
+func (c Config) HeartbeatTimeout() time.Duration { return seconds(c.HeartbeatTimeoutSeconds) }
+
+// BeatEvery is the beat's period as a duration.
+func (c Config) BeatEvery() time.Duration { return seconds(c.BeatEverySeconds) }
+
+// Has says whether the telescope's mounts count.
+func (c Config) Has(telescope string) bool {
+	return slices.ContainsFunc(c.Telescopes, func(t Telescope) bool { return t.Name == telescope })
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// Encode is the config as CONFIG's text.
+func (c Config) Encode() string {
+	b, _ := json.Marshal(c) // plain fields: cannot fail
+	return string(b)
+}
+
+// DecodeConfig reads CONFIG's text.
+func DecodeConfig(s string) (Config, error) {
+	var c Config
+	err := json.Unmarshal([]byte(s), &c)
+	return c, err
+}
+
+// Report is what the guard tells of itself.
+type Report struct {
+	Armed        bool    `json:"armed"`
+	ArmedMessage string  `json:"armedMessage"`
+	Mounts       []Mount `json:"mounts"`
+	Domes        []Park  `json:"domes"`
+	MountsParked bool    `json:"mountsParked"`
+	// ConfigVersion counts the configs the guard took, so a runner that wrote one can wait
+	// until the guard has relayed under it.
+	ConfigVersion int `json:"configVersion"`
+	// Trips are the times the guard parked the site, the latest last (at most maxTrips).
+	Trips []Trip `json:"trips,omitempty"`
+}
+
+// Trip is one time the guard parked the site.
+type Trip struct {
+	Time       time.Time `json:"time"`
+	Kind       string    `json:"kind"` // CauseWeather or CauseHeartbeat
+	Reason     string    `json:"reason"`
+	RunnerAway bool      `json:"runnerAway"`
+	// Parked and Closed are the mounts and domes it parked, with when each was done.
+	Parked []Done `json:"parked,omitempty"`
+	Closed []Done `json:"closed,omitempty"`
+	// Failed says what did not go as it should ("" when all went well); Finished is false
+	// while the mounts and domes are still moving.
+	Failed   string `json:"failed,omitempty"`
+	Finished bool   `json:"finished"`
+}
+
+// Done is one device the guard moved, and when it reported the move done.
+type Done struct {
+	Telescope string    `json:"telescope,omitempty"`
+	Device    string    `json:"device"`
+	At        time.Time `json:"at"`
+}
+
+// maxTrips bounds the report: the runner reads it at least every few minutes while it runs.
+const maxTrips = 10
+
+// DecodeReport reads REPORT's text.
+func DecodeReport(s string) (Report, error) {
+	var r Report
+	err := json.Unmarshal([]byte(s), &r)
+	return r, err
+}
+
+// PortEnv names the port of the indiserver that runs the guard, where it is not the INDI
+// port 7624 (the dev mode's local servers take free ports).
+const PortEnv = "INDISERVER_PORT"
+
+// ServerAddress is the address of the indiserver that runs the guard, on this host.
+func ServerAddress(getenv func(string) string) string {
+	port := getenv(PortEnv)
+	if port == "" {
+		port = "7624"
+	}
+	return "127.0.0.1:" + port
+}

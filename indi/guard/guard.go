@@ -1,0 +1,322 @@
+// Package guard is the site guard: the INDI driver that keeps a site safe while the runner is
+// away. It runs on the observatory's own indiserver, beside the dome and the weather station,
+// and lives and dies with that server (its pod, or its dev-mode stand-in): nothing of the
+// worker, Temporal or the API server is needed once the runner has told it the site's
+// telescopes (GUARD_CONFIG).
+//
+// Stock INDI guards one mount: the dome's mount lock snoops one device and the Watchdog driver
+// parks one mount and one dome, and a chained device takes its whole indiserver down when the
+// remote server restarts. So the guard holds a client connection to every telescope's server
+// and does what INDI cannot across them:
+//
+//   - it defines TELESCOPE_PARK on its own device, the state of every mount of the site, which
+//     each Dome's lock snoops (MOUNT_LOCKS): no dome parks while a mount is unparked;
+//   - it tells every telescope's server the dome's park state, which each Mount's lock snoops
+//     (DOME_LOCKS): no mount unparks under a parked dome;
+//   - when a weather station reports Alert, or the runner's heartbeat (GUARD_HEARTBEAT) stops
+//     for longer than the config's timeout, it parks every mount, then, once the domes' locks
+//     have heard them parked, every dome; and records what it did (GUARD_STATUS) for the
+//     runner to report when it comes back.
+package guard
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"liken.sh/runner/indi"
+)
+
+// Guard is one site's guard.
+type Guard struct {
+	Server string    // the site's indiserver, which runs the guard: host:port
+	In     io.Reader // indiserver's messages to the driver (stdin)
+	Out    io.Writer // the driver's messages to indiserver (stdout)
+	Log    *slog.Logger
+	Now    func() time.Time
+
+	outMu sync.Mutex
+	wake  chan struct{}
+
+	// Owned by Run's goroutine.
+	cfg        Config
+	configured bool
+	beats      map[string]time.Time
+	causes     map[string]bool
+	site       *link
+	tels       map[string]*link // by address
+	lastPark   published
+	lastRelay  map[*indi.Client]published
+	lastStatus string
+
+	// mountsParkedSent: the domes' locks were last told every mount is parked (a trip's
+	// goroutine waits on it before a dome moves).
+	mountsParkedSent atomic.Bool
+
+	mu       sync.Mutex // guards report and tripping, shared with the trip's goroutine
+	report   Report
+	tripping bool
+}
+
+// published is what was last sent somewhere, and when.
+type published struct {
+	what string
+	at   time.Time
+}
+
+// republish: states are sent again this often, so a driver that restarted hears them.
+const republish = 10 * time.Second
+
+// tick is how often the guard looks, besides every change it hears.
+const tick = time.Second
+
+// Run serves indiserver until In ends (the server stopped) or ctx ends.
+func (g *Guard) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g.wake = make(chan struct{}, 1)
+	g.beats = map[string]time.Time{}
+	g.tels = map[string]*link{}
+	g.lastRelay = map[*indi.Client]published{}
+	g.site = g.keep(ctx, g.Server)
+	msgs := make(chan *indi.Message)
+	readErr := make(chan error, 1)
+	go func() { readErr <- g.read(ctx, msgs) }()
+	g.Log.Info("the site guard runs", "server", g.Server)
+
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-readErr:
+			return err
+		case m := <-msgs:
+			g.handle(ctx, m)
+		case <-g.wake:
+		case <-t.C:
+		}
+		g.step(ctx)
+	}
+}
+
+// read hands indiserver's messages to Run.
+func (g *Guard) read(ctx context.Context, msgs chan<- *indi.Message) error {
+	r := indi.NewReader(g.In, indi.Limits{})
+	for {
+		m, err := r.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("reading indiserver: %w", err)
+		}
+		select {
+		case msgs <- m:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// poke wakes Run to look again.
+func (g *Guard) poke() {
+	select {
+	case g.wake <- struct{}{}:
+	default:
+	}
+}
+
+// step looks at the site and does what the rules say.
+func (g *Guard) step(ctx context.Context) {
+	v := g.view()
+	now := v.Now
+	// Before its first config the guard knows no mount: they count as unparked.
+	parked := g.configured && MountsParked(v.Mounts)
+	if w := parkWord(parked); w != g.lastPark.what || now.Sub(g.lastPark.at) >= republish {
+		g.send(indi.AppendVector(nil, indi.Set, parkVector(parked)))
+		g.lastPark = published{w, now}
+		g.mountsParkedSent.Store(parked)
+	}
+	g.relayDomes(v)
+
+	var causes []Cause
+	causes, g.causes = NewCauses(v, g.causes)
+	for _, c := range causes {
+		g.startTrip(ctx, c, v)
+	}
+
+	armed, msg := Armed(v)
+	g.mu.Lock()
+	g.report.Armed, g.report.ArmedMessage = armed, msg
+	g.report.Mounts, g.report.Domes, g.report.MountsParked = v.Mounts, v.Domes, parked
+	status := statusVector(g.report)
+	g.mu.Unlock()
+	if s := string(indi.AppendVector(nil, indi.Set, status)); s != g.lastStatus {
+		g.send([]byte(s))
+		g.lastStatus = s
+	}
+}
+
+// relayDomes tells each telescope's server the domes' park states, under the domes' own names,
+// as a chained indiserver would: each mount's lock snoops its ACTIVE_DOME there.
+func (g *Guard) relayDomes(v View) {
+	seen := map[*indi.Client]bool{}
+	for _, l := range g.tels {
+		c := l.client()
+		if c == nil {
+			continue
+		}
+		seen[c] = true
+		var what string
+		for _, d := range v.Domes {
+			what += fmt.Sprintf("%s=%t;", d.Device, DomeParked(d))
+		}
+		last := g.lastRelay[c]
+		if what == last.what && v.Now.Sub(last.at) < republish {
+			continue
+		}
+		for _, d := range v.Domes {
+			if err := c.RelayPark(d.Device, DomeParkProp, DomeParked(d)); err != nil {
+				g.Log.Warn("could not tell a telescope's server the dome's state", "server", l.addr, "err", err)
+			}
+		}
+		g.lastRelay[c] = published{what, v.Now}
+	}
+	for c := range g.lastRelay {
+		if !seen[c] {
+			delete(g.lastRelay, c)
+		}
+	}
+}
+
+// view reads the site: the mounts on the telescopes' servers, the domes and weather stations
+// on its own.
+func (g *Guard) view() View {
+	v := View{Now: g.Now(), Config: g.cfg, Weather: map[string]bool{}, Beats: map[string]time.Time{}}
+	for tel, at := range g.beats {
+		v.Beats[tel] = at
+	}
+	for _, t := range g.cfg.Telescopes {
+		c := g.tels[t.Address].client()
+		for _, name := range t.Mounts {
+			m := Mount{Telescope: t.Name, Park: Park{Device: name}}
+			if c != nil && name != "" {
+				m.Park = parkOf(c, name, MountParkProp)
+			}
+			v.Mounts = append(v.Mounts, m)
+		}
+	}
+	if c := g.site.client(); c != nil {
+		for _, dev := range c.Devices() {
+			if _, ok := c.Property(dev, DomeParkProp); ok {
+				v.Domes = append(v.Domes, parkOf(c, dev, DomeParkProp))
+			}
+			if p, ok := c.Property(dev, WeatherProp); ok {
+				v.Weather[dev] = p.State == indi.Alert
+			}
+		}
+	}
+	return v
+}
+
+func parkOf(c *indi.Client, device, vector string) Park {
+	p, ok := c.Property(device, vector)
+	if !ok {
+		return Park{Device: device}
+	}
+	return Park{Device: device, Reported: true, Parked: p.SwitchOn(parkElement), Moving: p.State == indi.Busy}
+}
+
+// handle answers indiserver: definitions when asked, and the runner's config and beats.
+func (g *Guard) handle(ctx context.Context, m *indi.Message) {
+	if m.Tag == "getProperties" {
+		if dev := m.Attr("device"); dev == "" || dev == Device {
+			g.define(m.Attr("name"))
+		}
+		return
+	}
+	if !indi.IsVector(m) {
+		return
+	}
+	verb, p, err := indi.DecodeVector(m)
+	if err != nil || verb != indi.New || p.Device != Device {
+		return
+	}
+	switch p.Name {
+	case "CONNECTION":
+		g.answer(connectionVector(indi.Ok, "The site guard stays connected: it guards the site while its server runs"))
+	case PropConfig:
+		text, _ := p.Text(ElemConfig)
+		cfg, err := DecodeConfig(text)
+		if err != nil {
+			g.answer(configVector(g.cfg.Encode(), indi.Alert, "GUARD_CONFIG is not a config: "+err.Error()))
+			return
+		}
+		g.configure(ctx, cfg)
+		g.answer(configVector(cfg.Encode(), indi.Ok, ""))
+	case PropHeartbeat:
+		tel, _ := p.Text(ElemTelescope)
+		state, _ := p.Text(ElemBeatState)
+		if state == LeaveState {
+			delete(g.beats, tel)
+		} else {
+			g.beats[tel] = g.Now()
+		}
+		g.answer(heartbeatVector(tel, state))
+	}
+}
+
+// configure takes a new config: it dials the servers of telescopes that joined and hangs up on
+// those that left.
+func (g *Guard) configure(ctx context.Context, cfg Config) {
+	want := map[string]bool{}
+	for _, t := range cfg.Telescopes {
+		if t.Address != "" {
+			want[t.Address] = true
+		}
+	}
+	for addr, l := range g.tels {
+		if !want[addr] {
+			l.stop()
+			delete(g.tels, addr)
+		}
+	}
+	for addr := range want {
+		if g.tels[addr] == nil {
+			g.tels[addr] = g.keep(ctx, addr)
+		}
+	}
+	for tel := range g.beats {
+		if !cfg.Has(tel) {
+			delete(g.beats, tel)
+		}
+	}
+	g.cfg, g.configured = cfg, true
+	g.mu.Lock()
+	g.report.ConfigVersion++
+	g.mu.Unlock()
+	g.Log.Info("took the site's config", "telescopes", len(cfg.Telescopes), "heartbeatTimeout", cfg.HeartbeatTimeout())
+}
+
+func (g *Guard) answer(p indi.Property) { g.send(indi.AppendVector(nil, indi.Set, p)) }
+
+func (g *Guard) send(b []byte) {
+	g.outMu.Lock()
+	defer g.outMu.Unlock()
+	if _, err := g.Out.Write(b); err != nil {
+		g.Log.Warn("could not write to indiserver", "err", err)
+	}
+}
+
+func parkWord(parked bool) string {
+	if parked {
+		return "parked"
+	}
+	return "unparked"
+}

@@ -1,0 +1,253 @@
+// The guard against Debian's real simulators: a site's indiserver (dome, weather station and
+// the guard, which this test binary serves when indiserver runs it through a link) and one
+// indiserver per telescope, as the pods would be, with nothing else running.
+package guard_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/indi/inditest"
+)
+
+func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == guard.Driver {
+		if err := guard.Serve(context.Background()); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+const (
+	dome    = "Dome Simulator"
+	weather = "Weather Simulator"
+	mount   = "Telescope Simulator"
+)
+
+// site is a running site: its own server's client and one client per telescope's server.
+type site struct {
+	site *indi.Client
+	tels []*indi.Client
+	cfg  guard.Config
+}
+
+// startSite starts a site of n telescopes with the locks set as the runner sets them, tells
+// the guard the telescopes, opens the dome and unparks every mount.
+func startSite(t *testing.T, ctx context.Context, n int, heartbeat time.Duration) *site {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	link := filepath.Join(t.TempDir(), guard.Driver)
+	require.NoError(t, os.Symlink(self, link))
+
+	s := &site{site: dial(t, ctx, inditest.Start(t, "indi_simulator_dome", "indi_simulator_weather", link))}
+	s.cfg = guard.Config{HeartbeatTimeoutSeconds: heartbeat.Seconds(), BeatEverySeconds: 1}
+	for i := range n {
+		addr := inditest.Start(t, "indi_simulator_telescope")
+		c := dial(t, ctx, addr)
+		s.tels = append(s.tels, c)
+		s.cfg.Telescopes = append(s.cfg.Telescopes, guard.Telescope{Name: string(rune('a' + i)), Address: addr, Mounts: []string{mount}})
+		_, err := c.Connect(ctx, mount)
+		require.NoError(t, err)
+		_, err = c.SetDomePolicy(ctx, mount, true)
+		require.NoError(t, err)
+		_, err = c.SetActiveDevices(ctx, mount, map[string]string{indi.ActiveDome: dome})
+		require.NoError(t, err)
+	}
+	for _, d := range []string{dome, weather} {
+		_, err := s.site.Connect(ctx, d)
+		require.NoError(t, err)
+	}
+	_, err = s.site.SetMountPolicy(ctx, dome, true)
+	require.NoError(t, err)
+	_, err = s.site.SetShutterParkPolicy(ctx, dome, true, true)
+	require.NoError(t, err)
+	_, err = s.site.SetActiveDevices(ctx, dome, map[string]string{indi.ActiveTelescope: guard.Device})
+	require.NoError(t, err)
+	_, err = s.site.SetText(ctx, guard.Device, guard.PropConfig, map[string]string{guard.ElemConfig: s.cfg.Encode()})
+	require.NoError(t, err)
+
+	_, err = s.site.SetDomeParked(ctx, dome, false)
+	require.NoError(t, err)
+	for _, c := range s.tels {
+		// The guard relays the dome's unpark to the mount's lock within moments.
+		require.Eventually(t, func() bool { _, err := c.SetMountParked(ctx, mount, false); return err == nil },
+			20*time.Second, 200*time.Millisecond, "the mount unparks once the dome is open")
+	}
+	return s
+}
+
+func dial(t *testing.T, ctx context.Context, addr string) *indi.Client {
+	c, err := indi.Dial(ctx, addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// watch records when each mount first reported parked and when the dome first moved, as the
+// servers' messages arrive.
+type watch struct {
+	mu         sync.Mutex
+	mounts     map[int]time.Time
+	domeMoved  time.Time
+	domeClosed time.Time
+}
+
+func (s *site) watch(ctx context.Context) *watch {
+	w := &watch{mounts: map[int]time.Time{}}
+	follow := func(c *indi.Client, device string, seen func(indi.Property, time.Time)) {
+		sub := c.Subscribe(indi.Filter{Device: device})
+		go func() {
+			defer sub.Close()
+			for {
+				ev, err := sub.Next(ctx)
+				if err != nil {
+					return
+				}
+				if ev.Kind == indi.Updated {
+					w.mu.Lock()
+					seen(ev.Property, time.Now())
+					w.mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i, c := range s.tels {
+		follow(c, mount, func(p indi.Property, at time.Time) {
+			if p.Name == guard.MountParkProp && p.SwitchOn("PARK") && p.State == indi.Ok && w.mounts[i].IsZero() {
+				w.mounts[i] = at
+			}
+		})
+	}
+	follow(s.site, dome, func(p indi.Property, at time.Time) {
+		if (p.Name == guard.DomeParkProp || p.Name == guard.DomeShutter || p.Name == "ABS_DOME_POSITION") && w.domeMoved.IsZero() && p.State == indi.Busy {
+			w.domeMoved = at
+		}
+		if p.Name == guard.DomeShutter && p.SwitchOn("SHUTTER_CLOSE") && p.State == indi.Ok && w.domeClosed.IsZero() {
+			w.domeClosed = at
+		}
+	})
+	return w
+}
+
+// parkedThenClosed waits until the dome is closed, and checks every mount parked before it
+// moved; it returns the seconds from since to the last mount parked and to the dome closed.
+func (w *watch) parkedThenClosed(t *testing.T, n int, since time.Time, within time.Duration) (mounts, closed float64) {
+	require.Eventually(t, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return !w.domeClosed.IsZero() && len(w.mounts) == n
+	}, within, 100*time.Millisecond, "every mount parked and the dome closed")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var last time.Time
+	for i, at := range w.mounts {
+		assert.True(t, at.Before(w.domeMoved), "mount %d parked at %s, before the dome moved at %s", i, at, w.domeMoved)
+		if at.After(last) {
+			last = at
+		}
+	}
+	return last.Sub(since).Seconds(), w.domeClosed.Sub(since).Seconds()
+}
+
+func (s *site) report(t *testing.T) guard.Report {
+	p, ok := s.site.Property(guard.Device, guard.PropStatus)
+	require.True(t, ok)
+	text, _ := p.Text(guard.ElemReport)
+	r, err := guard.DecodeReport(text)
+	require.NoError(t, err)
+	return r
+}
+
+func (s *site) beat(t *testing.T, telescope string) {
+	p := indi.Property{Device: guard.Device, Name: guard.PropHeartbeat, Type: indi.Text, Elements: []indi.Element{
+		{Name: guard.ElemTelescope, Value: telescope}, {Name: guard.ElemBeatState, Value: guard.BeatState}}}
+	require.NoError(t, s.site.Send(context.Background(), p))
+}
+
+func TestWindParksEveryMountThenTheDome(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 2, 0)
+	w := s.watch(ctx)
+
+	_, err := s.site.SetNumber(ctx, weather, "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
+	require.NoError(t, err)
+	require.NoError(t, s.site.Press(ctx, weather, "WEATHER_REFRESH", "REFRESH"))
+	_, err = s.site.Wait(ctx, weather, guard.WeatherProp, func(p indi.Property) bool { return p.State == indi.Alert })
+	require.NoError(t, err)
+	alert := time.Now()
+
+	mounts, closed := w.parkedThenClosed(t, 2, alert, 90*time.Second)
+	t.Logf("from the Alert: every mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
+	require.Eventually(t, func() bool { r := s.report(t); return len(r.Trips) == 1 && r.Trips[0].Finished }, 10*time.Second, 100*time.Millisecond)
+	trip := s.report(t).Trips[0]
+	assert.Equal(t, guard.CauseWeather, trip.Kind)
+	assert.Equal(t, "Weather Simulator reports Alert", trip.Reason)
+	assert.True(t, trip.RunnerAway, "no heartbeat came: the runner was away")
+	assert.Len(t, trip.Parked, 2)
+	assert.Len(t, trip.Closed, 1)
+	assert.Empty(t, trip.Failed)
+}
+
+func TestTheLocksHoldAcrossServers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 2, 0)
+	_, err := s.tels[0].SetMountParked(ctx, mount, true)
+	require.NoError(t, err)
+
+	// The second telescope's mount is still unparked: the dome's own lock refuses.
+	_, err = s.site.SetDomeParked(ctx, dome, true)
+	var alert *indi.AlertError
+	require.True(t, errors.As(err, &alert), "the dome refused to park: %v", err)
+	assert.Contains(t, alert.Message, "mount is locking")
+
+	_, err = s.tels[1].SetMountParked(ctx, mount, true)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { _, err := s.site.SetDomeParked(ctx, dome, true); return err == nil },
+		20*time.Second, 200*time.Millisecond, "the dome parks once every mount is parked")
+
+	// The dome is parked: the guard tells the mounts, whose own lock refuses to unpark.
+	require.Eventually(t, func() bool {
+		_, err := s.tels[0].SetMountParked(ctx, mount, false)
+		return errors.As(err, &alert)
+	}, 20*time.Second, 200*time.Millisecond, "the mount refuses to unpark under a parked dome")
+	assert.Contains(t, alert.Message, "dome is locking")
+}
+
+func TestAStoppedHeartbeatParksTheSite(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const timeout = 3 * time.Second
+	s := startSite(t, ctx, 1, timeout)
+
+	// A runner that beats every second, for longer than the timeout: nothing happens.
+	for range 6 {
+		s.beat(t, "a")
+		time.Sleep(time.Second)
+	}
+	assert.Empty(t, s.report(t).Trips, "the guard did nothing while the heartbeat went on")
+
+	w := s.watch(ctx)
+	s.beat(t, "a")
+	last := time.Now()
+	mounts, closed := w.parkedThenClosed(t, 1, last, timeout+30*time.Second)
+	t.Logf("from the last heartbeat (timeout %s): the mount parked in %.1f s, the dome closed in %.1f s", timeout, mounts, closed)
+	require.Eventually(t, func() bool { r := s.report(t); return len(r.Trips) == 1 && r.Trips[0].Finished }, 10*time.Second, 100*time.Millisecond)
+	trip := s.report(t).Trips[0]
+	assert.Equal(t, guard.CauseHeartbeat, trip.Kind)
+	assert.Contains(t, trip.Reason, "Telescope a")
+	assert.True(t, trip.RunnerAway)
+}

@@ -1,0 +1,174 @@
+// The site guard's rules, pure: what the dome is told of the mounts, what the mounts are told
+// of the dome, and when the guard parks the site. The runtime (guard.go) reads the servers
+// into a View and does what these functions say.
+package guard
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Park is what a dome or a mount reports of its park vector.
+type Park struct {
+	Device   string `json:"device"`
+	Reported bool   `json:"reported"` // its driver defines the park vector on a server the guard reaches
+	Parked   bool   `json:"parked"`   // PARK is On
+	Moving   bool   `json:"moving"`   // the vector is Busy
+}
+
+// Mount is one mount of the site, with the telescope it belongs to.
+type Mount struct {
+	Telescope string `json:"telescope"`
+	Park
+}
+
+// View is what the guard sees at one moment.
+type View struct {
+	Now     time.Time
+	Config  Config
+	Mounts  []Mount
+	Domes   []Park
+	Weather map[string]bool // station → it reports Alert
+	// Beats are the last heartbeat of each telescope since it was armed (a telescope that
+	// never beat, or that left, has none).
+	Beats map[string]time.Time
+}
+
+// MountsParked is the one state the dome's mount lock hears: parked only when every mount is
+// parked and still. A silent mount counts as unparked: it may point out of a dome that would
+// close on it. A site with no mount listed is parked.
+func MountsParked(mounts []Mount) bool {
+	for _, m := range mounts {
+		if !m.Reported || m.Moving || !m.Parked {
+			return false
+		}
+	}
+	return true
+}
+
+// DomeParked is the state the mounts' dome lock hears: a dome that is silent or moving
+// counts as parked, so no mount unparks under a dome that may be closing.
+func DomeParked(d Park) bool { return !d.Reported || d.Moving || d.Parked }
+
+// Cause is why the guard parks the site; "" when it need not.
+type Cause struct {
+	Kind   string // CauseWeather or CauseHeartbeat
+	Reason string // in words, for the record and the runner's Events
+}
+
+// The kinds of Cause.
+const (
+	CauseWeather   = "Weather"
+	CauseHeartbeat = "Heartbeat"
+)
+
+// Alerts are the stations that report Alert, sorted.
+func (v View) Alerts() []string {
+	var out []string
+	for s, alert := range v.Weather {
+		if alert {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Silent are the telescopes whose heartbeat is older than the timeout, sorted; none when the
+// heartbeat is not watched.
+func (v View) Silent() []string {
+	timeout := v.Config.HeartbeatTimeout()
+	if timeout <= 0 {
+		return nil
+	}
+	var out []string
+	for tel, last := range v.Beats {
+		if v.Config.Has(tel) && v.Now.Sub(last) > timeout {
+			out = append(out, tel)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RunnerAway says whether no telescope has beaten lately (three beats missed): what the
+// guard did then, the runner reports when it comes back.
+func (v View) RunnerAway() bool {
+	every := v.Config.BeatEvery()
+	if every <= 0 || len(v.Beats) == 0 {
+		return true
+	}
+	for _, last := range v.Beats {
+		if v.Now.Sub(last) <= 3*every {
+			return false
+		}
+	}
+	return true
+}
+
+// NewCauses are the causes to park the site that were not there before (prev): a station
+// that turned to Alert, a heartbeat that stopped. A cause that holds parks once; it parks
+// again only after it has gone and come back, as a trigger fires once per transition.
+func NewCauses(v View, prev map[string]bool) (causes []Cause, now map[string]bool) {
+	now = map[string]bool{}
+	for _, s := range v.Alerts() {
+		key := CauseWeather + "/" + s
+		now[key] = true
+		if !prev[key] {
+			causes = append(causes, Cause{Kind: CauseWeather, Reason: s + " reports Alert"})
+		}
+	}
+	for _, tel := range v.Silent() {
+		key := CauseHeartbeat + "/" + tel
+		now[key] = true
+		if !prev[key] {
+			causes = append(causes, Cause{Kind: CauseHeartbeat,
+				Reason: fmt.Sprintf("no heartbeat from the runner for Telescope %s in %s", tel, v.Config.HeartbeatTimeout())})
+		}
+	}
+	return causes, now
+}
+
+// Armed says in words which layers guard the site, and what is missing.
+func Armed(v View) (armed bool, message string) {
+	var on, missing []string
+	if len(v.Domes) > 0 {
+		var names []string
+		for _, d := range v.Domes {
+			names = append(names, d.Device)
+		}
+		on = append(on, fmt.Sprintf("the dome lock (%s closes only once every mount is parked)", strings.Join(names, ", ")))
+	}
+	if len(v.Weather) > 0 {
+		on = append(on, "the weather interlock on "+strings.Join(sortedKeys(v.Weather), ", "))
+	} else {
+		missing = append(missing, "no weather station runs at the site")
+	}
+	if t := v.Config.HeartbeatTimeout(); t > 0 {
+		on = append(on, "the heartbeat watch ("+t.String()+")")
+	} else {
+		missing = append(missing, "the heartbeat timeout is 0")
+	}
+	if len(missing) > 0 {
+		return false, "Not armed: " + strings.Join(missing, "; ") + ". Armed: " + orNothing(on)
+	}
+	return true, "Armed: " + strings.Join(on, "; ")
+}
+
+func orNothing(s []string) string {
+	if len(s) == 0 {
+		return "nothing"
+	}
+	return strings.Join(s, "; ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
