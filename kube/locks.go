@@ -1,9 +1,10 @@
-// The dome and mount locks (spec 5): a mount may not unpark while its dome is parked, and a
-// dome may not park while a mount is unparked. The drivers enforce this themselves
-// (DOME_POLICY, MOUNT_POLICY) from the park state of the device they snoop on; but the dome
-// runs on the observatory's INDI server and the mounts on each telescope's, so the runner
-// relays the states between servers. These are the rules of what is relayed, and the
-// Observatory's LocksRelayed condition that shows it.
+// The dome and mount locks: a mount may not unpark while its dome is parked, and a dome may
+// not park while a mount is unparked. The drivers enforce this themselves (DOME_POLICY,
+// MOUNT_POLICY) from the park state of the device they snoop on; the dome runs on the
+// observatory's INDI server and the mounts on each telescope's, so the site guard
+// (indi/guard) relays the states between servers. These are the Observatory's conditions
+// that show what the guard holds (LocksRelayed, SafetyArmed) and what it did
+// (ParkedBySafety).
 package kube
 
 import (
@@ -15,11 +16,16 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// The reasons of the LocksRelayed condition.
+// The reasons of the LocksRelayed, SafetyArmed and ParkedBySafety conditions.
 const (
-	ReasonRelaying = "Relaying"
-	ReasonWaiting  = "Waiting"
-	ReasonIdle     = "Idle"
+	ReasonRelaying   = "Relaying"
+	ReasonWaiting    = "Waiting"
+	ReasonIdle       = "Idle"
+	ReasonArmed      = "Armed"
+	ReasonNotArmed   = "NotArmed"
+	ReasonWeather    = "WeatherAlert"
+	ReasonHeartbeat  = "HeartbeatLost"
+	ReasonSafetyPark = "ParkedBySafety" // the Event's reason
 )
 
 // The INDI park vectors the locks snoop on: a mount's DOME_PARK of its dome, a dome's
@@ -28,11 +34,6 @@ const (
 	DomeParkVector  = "DOME_PARK"
 	MountParkVector = "TELESCOPE_PARK"
 )
-
-// MountsRelayDevice is the INDI device name under which the one aggregate state of an
-// observatory's mounts reaches its dome (the dome's ACTIVE_DEVICES.ACTIVE_TELESCOPE). No
-// driver defines it: it exists only in what the runner relays.
-func MountsRelayDevice(observatory string) string { return "Mounts of " + observatory }
 
 // ParkReport is what a dome or a mount reports of its park state.
 type ParkReport struct {
@@ -112,4 +113,30 @@ func LocksRelayedCondition(dome ParkReport, mounts []ParkReport) obsv1.Condition
 func LocksIdleCondition(observatory string) obsv1.Condition {
 	return obsv1.Condition{Type: obsv1.ConditionLocksRelayed, Status: metav1.ConditionFalse, Reason: ReasonIdle,
 		Message: "Nothing runs at Observatory " + observatory}
+}
+
+// SafetyArmedCondition is the Observatory's SafetyArmed while its site runs: the site guard's
+// own words for which layers are on, or what is missing.
+func SafetyArmedCondition(armed bool, message string) obsv1.Condition {
+	if armed {
+		return obsv1.Condition{Type: obsv1.ConditionSafetyArmed, Status: metav1.ConditionTrue, Reason: ReasonArmed, Message: message}
+	}
+	return obsv1.Condition{Type: obsv1.ConditionSafetyArmed, Status: metav1.ConditionFalse, Reason: ReasonNotArmed, Message: message}
+}
+
+// SafetyIdleCondition is the Observatory's SafetyArmed once its server has stopped: no guard
+// runs, and nothing needs one.
+func SafetyIdleCondition(observatory string) obsv1.Condition {
+	return obsv1.Condition{Type: obsv1.ConditionSafetyArmed, Status: metav1.ConditionFalse, Reason: ReasonIdle,
+		Message: "Nothing runs at Observatory " + observatory}
+}
+
+// ParkedBySafetyCondition is ParkedBySafety on the Observatory and on each Dome and Mount the
+// site guard parked: why (the cause, Weather or Heartbeat) and what it did, in its words.
+func ParkedBySafetyCondition(cause, message string) obsv1.Condition {
+	reason := ReasonWeather
+	if cause == "Heartbeat" {
+		reason = ReasonHeartbeat
+	}
+	return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionTrue, Reason: reason, Message: message}
 }

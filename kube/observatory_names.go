@@ -83,6 +83,12 @@ func ObjectName(kind obsv1.Kind, name string) string {
 	return name + "-" + strings.ToLower(string(kind))
 }
 
+// IsSiteServer says whether a server pod's name is an Observatory's (<obs>-observatory), whose
+// server runs the site guard beside the site's devices.
+func IsSiteServer(name string) bool {
+	return strings.HasSuffix(name, "-"+strings.ToLower(string(obsv1.KindObservatory)))
+}
+
 // ServerHost is a Service's DNS name inside the cluster, such as
 // east-telescope.observatory.svc: what a job's INDI_HOST and PHD2's profile name.
 func ServerHost(service, namespace string) string {

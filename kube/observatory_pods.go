@@ -203,6 +203,20 @@ func DriversAnnotation(services []string) string {
 	return b.String()
 }
 
+// SiteGuardLink is the link through which an Observatory's indiserver runs the site guard
+// (indi/guard, named site-guard there): indi-shim makes it, to itself, before it starts
+// indiserver.
+const SiteGuardLink = "/run/indi/drivers/site-guard"
+
+// serverCommand is ServerCommand, and for an Observatory the site guard as its first driver.
+func serverCommand(owner ResourceID) []string {
+	cmd := slices.Clone(ServerCommand)
+	if owner.Kind == obsv1.KindObservatory {
+		cmd = append(cmd, SiteGuardLink)
+	}
+	return cmd
+}
+
 // ServerPod is the INDI server pod of a Telescope (<tel>-telescope) or an Observatory
 // (<obs>-observatory), linking the drivers whose Services are named. The drivers are an
 // annotation, outside the spec and its digest: they change while the server runs.
@@ -219,7 +233,7 @@ func ServerPod(owner ResourceID, driverServices []string) (*corev1.Pod, error) {
 	pod.Spec.Containers = []corev1.Container{{
 		Name:           ServerContainer,
 		Image:          ServerImage,
-		Command:        slices.Clone(ServerCommand),
+		Command:        serverCommand(owner),
 		Ports:          obsTCPPort(ServerPortName, ServerPort),
 		ReadinessProbe: obsListening(ServerPortName),
 		VolumeMounts: []corev1.VolumeMount{

@@ -108,9 +108,10 @@ func TestAServerPodRunsIndiserverAsTheSpecSays(t *testing.T) {
 	for _, tc := range []struct {
 		owner ResourceID
 		name  string
+		guard []string // the site guard, which only an Observatory's server runs
 	}{
-		{obsTTelescope, "east-telescope"},
-		{obsTObservatory, "lab-observatory"},
+		{obsTTelescope, "east-telescope", nil},
+		{obsTObservatory, "lab-observatory", []string{"/run/indi/drivers/site-guard"}},
 	} {
 		pod, err := ServerPod(tc.owner, []string{"east-mount", "east-main-camera"})
 		if err != nil {
@@ -135,8 +136,8 @@ func TestAServerPodRunsIndiserverAsTheSpecSays(t *testing.T) {
 			t.Errorf("%s has an affinity", tc.name)
 		}
 		c := spec.Containers[0]
-		wantCmd := []string{"/usr/bin/indi-shim", "serve", "/etc/indi/devices/drivers", "/run/indi/drivers",
-			"/tmp/indiserver.fifo", "/usr/bin/indiserver", "-v", "-r", "2147483647"}
+		wantCmd := append([]string{"/usr/bin/indi-shim", "serve", "/etc/indi/devices/drivers", "/run/indi/drivers",
+			"/tmp/indiserver.fifo", "/usr/bin/indiserver", "-v", "-r", "2147483647"}, tc.guard...)
 		if len(spec.Containers) != 1 || c.Name != "indiserver" || c.Image != "ghcr.io/liken-sh/indi:1.9.9" || !slices.Equal(c.Command, wantCmd) {
 			t.Errorf("%s runs %s %s %v", tc.name, c.Name, c.Image, c.Command)
 		}

@@ -86,6 +86,9 @@ type ReservationChange struct {
 	// Why is the watcher's word for the change: added, updated, deleted, telescope,
 	// observatory, resync.
 	Why string `json:"why,omitempty"`
+	// Safety is what the site guard did while the runner was away, in its words: the observer
+	// sends it with a condition's change, so the reservation's history keeps it.
+	Safety string `json:"safety,omitempty"`
 }
 
 // ReservationInput starts (or continues) a Reservation's workflow. A continued run needs

@@ -25,7 +25,9 @@ import (
 	"syscall"
 	"time"
 
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/kube"
 )
 
 // LocalINDI resolves each INDI server (namespace and name) to an indiserver it starts on a
@@ -40,6 +42,12 @@ type LocalINDI struct {
 	// workers share the pods they create) take its record as the truth, since another may
 	// have restarted a server; the first to Close stops every server recorded there.
 	Dir string
+
+	// Guard is the program that serves the site guard (indi/guard) when started under the
+	// guard's driver name: each site's indiserver runs it through a link of that name. Empty:
+	// this process's own program, which must then serve it (the worker does, and test
+	// binaries do through testenv.Run).
+	Guard string
 
 	// mu guards the maps and closed, and is held only to read or change them. What is done to
 	// one server (its start, which waits for its drivers, a restart, an adoption, a stop)
@@ -86,7 +94,13 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	if len(s.Drivers) == 0 {
 		return "", fmt.Errorf("the INDI server %s/%s runs no drivers", s.Namespace, s.Name)
 	}
+	if kube.IsSiteServer(s.Name) {
+		s.Drivers = append(slices.Clone(s.Drivers), guard.Driver)
+	}
 	for _, d := range s.Drivers {
+		if d == guard.Driver {
+			continue // a link to Guard, made at launch
+		}
 		if strings.ContainsAny(d, "/@ ") {
 			return "", fmt.Errorf("dev mode runs drivers by name, not %q", d)
 		}
@@ -295,6 +309,11 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 	if err != nil {
 		return "", err
 	}
+	programs, err := l.programs(home, drivers)
+	if err != nil {
+		os.RemoveAll(home)
+		return "", err
+	}
 	var recErr error
 	srv, err := inditest.LaunchWith(ctx, home, inditest.Options{
 		Detached: l.Dir != "",
@@ -307,7 +326,7 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 					Drivers: drivers, Pid: srv.Pid, Home: home})
 			}
 		},
-	}, drivers...)
+	}, programs...)
 	if err == nil && recErr != nil {
 		srv.Stop()
 		err = recErr
@@ -423,4 +442,27 @@ func localRefused(addr string) bool {
 	}
 	c.Close()
 	return false
+}
+
+// programs are what indiserver runs for drivers: each by its name, but the guard through a
+// link in the server's home that names the program serving it.
+func (l *LocalINDI) programs(home string, drivers []string) ([]string, error) {
+	out := slices.Clone(drivers)
+	i := slices.Index(out, guard.Driver)
+	if i < 0 {
+		return out, nil
+	}
+	program := l.Guard
+	if program == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find the program that serves the site guard: %w", err)
+		}
+		program = self
+	}
+	out[i] = filepath.Join(home, guard.Driver)
+	if err := os.Symlink(program, out[i]); err != nil {
+		return nil, fmt.Errorf("link the site guard: %w", err)
+	}
+	return out, nil
 }

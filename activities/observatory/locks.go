@@ -1,31 +1,34 @@
-// The dome and mount locks across INDI servers (spec 5). StartSite makes the dome heed the
-// mounts, and every relay makes each mount heed the dome; the drivers then refuse a dome
-// park or a mount unpark on their own. But each snoops on a device of another server, so the
-// runner carries the park states across (kube/locks.go has the rules): the dome's to each
-// mount under its INDI name, and one aggregate of every mount to the dome. Drivers start
-// locked and trust only what was relayed last, so a relay goes before every move the locks
-// judge (a mount's unpark, a dome's park), and the observer relays each change while the
-// reservation is Ready, so a person's own moves are judged on fresh states too.
+// The dome and mount locks, held across INDI servers by the site guard (indi/guard). StartSite
+// makes each dome heed the guard's one park state of every mount (MOUNT_LOCKS, with the guard
+// as its ACTIVE_TELESCOPE), and Configure makes each mount heed the site's dome (DOME_LOCKS,
+// ACTIVE_DOME); the drivers then refuse a dome park or a mount unpark on their own. The guard,
+// on the site's server, carries the park states between the servers in real time, with or
+// without the runner. The runner tells it which telescopes' mounts count and how long its
+// heartbeat may stop (armGuard), before every move the locks judge and whenever the site
+// changes, and shows what it reports: the Observatory's LocksRelayed and SafetyArmed.
 package observatory
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// relayDefineTimeout bounds the wait for a driver to define its device before a relay: a
-// device that has not is silent, which the rules count on the safe side. A fresh connection
-// gets every definition of the server first, which takes seconds on a busy machine.
-const relayDefineTimeout = 15 * time.Second
+// guardTimeout bounds the wait for the site guard to take a config and reach the telescopes'
+// servers: a fresh connection gets every definition of a server first, which takes seconds
+// on a busy machine. A mount it has not reached by then counts as silent (unparked).
+const guardTimeout = 15 * time.Second
+
+// guardBeatEvery is how often the observer beats the site guard's heartbeat while Ready.
+const guardBeatEvery = 10 * time.Second
 
 // siteDome is the observatory's first Dome (its devices are sorted by name), or nil.
 func siteDome(site stepServer) *stepDevice {
@@ -37,92 +40,24 @@ func siteDome(site stepServer) *stepDevice {
 	return nil
 }
 
-// domeINDIName is the name the dome's driver gave it (status.indiDevice, recorded when
-// StartSite connected it), under which its state reaches the mounts.
-func domeINDIName(d *stepDevice) string {
-	if o, ok := d.Object.(*obsv1.Dome); ok && o != nil {
+// indiNameOf is the name a dome's or mount's driver gave it (status.indiDevice, recorded when
+// its server first saw it define its device); "" before that.
+func indiNameOf(d *stepDevice) string {
+	switch o := d.Object.(type) {
+	case *obsv1.Dome:
+		return o.Status.IndiDevice
+	case *obsv1.Mount:
 		return o.Status.IndiDevice
 	}
 	return ""
 }
 
-// relayLocksNow relays the park states between the observatory's dome and the mounts of its
-// telescopes' running servers, and writes the Observatory's LocksRelayed. At an Observatory
-// without a Dome the mounts ignore domes and there is no LocksRelayed; one whose server does
-// not run has nothing to relay. It returns the relayed states for summaries ("Dome lab
-// parked, mounts unparked"), "" when nothing was relayed.
-func (a *Activities) relayLocksNow(ctx context.Context, ns, observatory string) (string, error) {
-	if observatory == "" {
-		return "", nil
-	}
-	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, observatory)
-	if err != nil {
-		return "", err
-	}
-	tels, err := a.telescopesAt(ctx, ns, observatory)
-	if err != nil {
-		return "", err
-	}
-	dome := siteDome(site)
-	if dome == nil {
-		// No lock: the mounts ignore domes (a Dome that left must not keep them locked), and
-		// the Observatory has no LocksRelayed.
-		if _, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{}); err != nil {
-			return "", err
-		}
-		return "", a.dropLocksRelayed(ctx, site.Owner)
-	}
-	sc, domeReport, err := a.dialDome(ctx, site, *dome)
-	if err != nil || sc == nil {
-		return "", err
-	}
-	defer sc.Close()
-	domeName := domeINDIName(dome)
-	domeParked := kube.DomeParked(domeReport)
-
-	held, err := a.telescopesHoldingMounts(ctx, ns)
-	if err != nil {
-		return "", err
-	}
-	byTel, err := a.relayToEveryMount(ctx, ns, tels, domeRelay{locks: true, name: domeName, parked: domeParked})
-	if err != nil {
-		return "", err
-	}
-	var mounts []kube.ParkReport
-	for i, tel := range tels {
-		for _, r := range byTel[i] {
-			r.Released = !held[tel]
-			mounts = append(mounts, r)
-		}
-	}
-	mountsParked := kube.MountsParked(mounts)
-	if err := tellDome(ctx, sc, site, domeName, mountsParked); err != nil {
-		return "", err
-	}
-	cond := kube.LocksRelayedCondition(domeReport, mounts)
-	if err := a.writeCondition(ctx, site.Owner, 0, cond); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s %s, mounts %s", dome.Label(), parkWord(domeParked), parkWord(mountsParked)), nil
-}
-
-// relayLocksOf relays the site's dome state to one telescope's mounts, and makes them heed
-// it: all that Configure and a mount's unpark need, without dialling the site's other
-// telescopes (whose cost would grow with the neighbours). The dome hears of these mounts
-// only when one is unparked, moving or silent: the aggregate it is told is then unparked
-// whatever the others report. That they are all parked cannot make it parked (the others
-// may not be); a dome's park relays the whole site first (relayLocks). It returns what was
-// relayed, for summaries; the Observatory's LocksRelayed is the whole site's relay's.
-func (a *Activities) relayLocksOf(ctx context.Context, ns, observatory, telescope string) (string, error) {
-	return a.relayLocksTo(ctx, ns, observatory, telescope, func(dome domeRelay) ([]kube.ParkReport, error) {
-		return a.relayToMounts(ctx, ns, telescope, dome)
-	})
-}
-
-// relayLocksTo is relayLocksOf with the relay to the telescope's mounts given: relayToMounts,
-// or relayOver a client the caller holds.
-func (a *Activities) relayLocksTo(ctx context.Context, ns, observatory, telescope string,
-	toMounts func(domeRelay) ([]kube.ParkReport, error)) (string, error) {
+// armGuard tells the site guard the site as it stands (guardConfig), waits until the guard
+// reaches the mounts of every running telescope, and writes the Observatory's LocksRelayed
+// and SafetyArmed from the guard's report. A site whose server does not run has no guard to
+// arm. It returns the states the guard holds, for summaries ("Dome lab parked, mounts
+// unparked"), "" when there is nothing to arm.
+func (a *Activities) armGuard(ctx context.Context, ns, observatory string) (string, error) {
 	if observatory == "" {
 		return "", nil
 	}
@@ -132,54 +67,166 @@ func (a *Activities) relayLocksTo(ctx context.Context, ns, observatory, telescop
 	}
 	dome := siteDome(site)
 	if dome == nil {
-		if _, err := toMounts(domeRelay{}); err != nil {
+		// No lock: the Observatory has no LocksRelayed (a Dome that left takes it along).
+		if err := a.dropLocksRelayed(ctx, site.Owner); err != nil {
 			return "", err
 		}
-		return "", a.dropLocksRelayed(ctx, site.Owner)
 	}
-	sc, domeReport, err := a.dialDome(ctx, site, *dome)
-	if err != nil || sc == nil {
-		return "", err
-	}
-	defer sc.Close()
-	domeName := domeINDIName(dome)
-	domeParked := kube.DomeParked(domeReport)
-	mounts, err := toMounts(domeRelay{locks: true, name: domeName, parked: domeParked})
-	if err != nil {
-		return "", err
-	}
-	sum := fmt.Sprintf("%s %s to Telescope %s's mounts", dome.Label(), parkWord(domeParked), telescope)
-	if kube.MountsParked(mounts) { // its reservation holds them: a silent one counts as unparked
-		return sum, nil
-	}
-	if err := tellDome(ctx, sc, site, domeName, false); err != nil {
-		return "", err
-	}
-	return sum + ", mounts unparked to " + dome.Label(), nil
-}
-
-// dialDome dials the site's server for a relay and reads its dome's park state; the client is
-// nil when the server does not run. Only what runs is dialled: a device refused while Ready
-// runs no driver.
-func (a *Activities) dialDome(ctx context.Context, site stepServer, dome stepDevice) (*indi.Client, kube.ParkReport, error) {
 	on, runs, err := a.runningDevices(ctx, site)
 	if err != nil || !runs {
-		return nil, kube.ParkReport{}, err
+		return "", err
+	}
+	cfg, labels, err := a.guardConfig(ctx, ns, observatory)
+	if err != nil {
+		return "", err
 	}
 	sc, err := a.dialServer(ctx, on)
 	if err != nil {
-		return nil, kube.ParkReport{}, err
+		return "", err
 	}
-	return sc, a.parkReport(ctx, sc, site, dome, kube.DomeParkVector), nil
+	defer sc.Close()
+	report, err := tellGuard(ctx, sc, site.Name, cfg)
+	if err != nil {
+		return "", err
+	}
+	if err := a.writeCondition(ctx, site.Owner, 0, kube.SafetyArmedCondition(report.Armed, report.ArmedMessage)); err != nil {
+		return "", err
+	}
+	if dome == nil {
+		return "", nil
+	}
+	domeReport, mounts := locksOf(report, dome, labels)
+	if err := a.writeCondition(ctx, site.Owner, 0, kube.LocksRelayedCondition(domeReport, mounts)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %s, mounts %s", dome.Label(), parkWord(kube.DomeParked(domeReport)), parkWord(report.MountsParked)), nil
 }
 
-// tellDome relays the one aggregate park state of the site's mounts to its dome, and returns
-// once the dome's driver has taken it in.
-func tellDome(ctx context.Context, sc *indi.Client, site stepServer, domeName string, parked bool) error {
-	if err := sc.RelayPark(kube.MountsRelayDevice(site.Owner.Name), kube.MountParkVector, parked); err != nil {
-		return fmt.Errorf("relay the mounts' park state to %s: %w", site.Name, err)
+// mountKey is a mount as the guard names it: its telescope and its INDI name.
+type mountKey struct{ telescope, device string }
+
+// guardConfig is what the site guard is told: every telescope of the site whose reservation
+// holds its mounts (from its first step until its Deactivation has ended), with its server's
+// address while it runs and its mounts' INDI names, and the Observatory's heartbeat timeout.
+// labels name the mounts for the Observatory's conditions ("Mount east").
+func (a *Activities) guardConfig(ctx context.Context, ns, observatory string) (cfg guard.Config, labels map[mountKey]string, _ error) {
+	obj, err := a.getTyped(ctx, obsv1.KindObservatory, ns, observatory)
+	if err != nil {
+		return cfg, nil, err
 	}
-	return relayHeard(ctx, sc, site.Name, domeName)
+	obs, ok := obj.(*obsv1.Observatory)
+	if !ok || obs == nil {
+		return cfg, nil, stepFailed("Observatory %s is missing", observatory)
+	}
+	cfg.HeartbeatTimeoutSeconds = obs.Spec.Safety.HeartbeatTimeoutOrDefault().Seconds()
+	cfg.BeatEverySeconds = guardBeatEvery.Seconds()
+	tels, err := a.telescopesAt(ctx, ns, observatory)
+	if err != nil {
+		return cfg, nil, err
+	}
+	held, err := a.telescopesHoldingMounts(ctx, ns)
+	if err != nil {
+		return cfg, nil, err
+	}
+	labels = map[mountKey]string{}
+	for _, tel := range tels {
+		if !held[tel] {
+			continue
+		}
+		t, err := a.guardTelescope(ctx, ns, tel, labels)
+		if err != nil {
+			return cfg, nil, err
+		}
+		if len(t.Mounts) > 0 {
+			cfg.Telescopes = append(cfg.Telescopes, t)
+		}
+	}
+	return cfg, labels, nil
+}
+
+// guardTelescope is one telescope as the guard is told it. A mount whose driver does not run
+// (a joiner refused while Ready) is listed without a name: silent, so unparked.
+func (a *Activities) guardTelescope(ctx context.Context, ns, telescope string, labels map[mountKey]string) (guard.Telescope, error) {
+	t := guard.Telescope{Name: telescope}
+	s, err := a.readServer(ctx, ns, obsv1.KindTelescope, telescope)
+	if err != nil {
+		return t, err
+	}
+	on, runs, err := a.runningDevices(ctx, s)
+	if err != nil {
+		return t, err
+	}
+	if runs {
+		if t.Address, err = a.indiResolver().Address(ctx, INDIServer{Namespace: ns, Name: s.Name, Drivers: driverNames(on.Devices)}); err != nil {
+			return t, err
+		}
+	}
+	for _, m := range only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount }) {
+		name := ""
+		if runs && slices.ContainsFunc(on.Devices, func(d stepDevice) bool { return d.Label() == m.Label() }) {
+			name = indiNameOf(&m)
+		}
+		t.Mounts = append(t.Mounts, name)
+		labels[mountKey{telescope, name}] = m.Label()
+	}
+	return t, nil
+}
+
+// tellGuard writes the config to the site guard and returns its report once it reaches every
+// running telescope's mounts, or, after guardTimeout, as it stands.
+func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Config) (guard.Report, error) {
+	gctx, cancel := context.WithTimeout(ctx, guardTimeout)
+	defer cancel()
+	if err := sc.Sync(gctx, guard.Device); err != nil {
+		return guard.Report{}, fmt.Errorf("the site's server %s runs no site guard (one started before the guard existed "+
+			"has none: delete its pod to start it again): %w", server, err)
+	}
+	before, _ := sc.Property(guard.Device, guard.PropStatus)
+	taken := reportOf(before).ConfigVersion
+	cfg.WrittenAt = time.Now().UTC()
+	if _, err := sc.SetText(gctx, guard.Device, guard.PropConfig, map[string]string{guard.ElemConfig: cfg.Encode()}); err != nil {
+		return guard.Report{}, fmt.Errorf("tell the site guard on %s the site's telescopes: %w", server, err)
+	}
+	// The report after the guard took this config; once it reaches the mounts, the dome's state
+	// has reached their locks, and theirs the dome's.
+	p, err := sc.Wait(gctx, guard.Device, guard.PropStatus, func(p indi.Property) bool {
+		r := reportOf(p)
+		return r.ConfigVersion > taken && r.Sees(cfg)
+	})
+	if err != nil && ctx.Err() != nil {
+		return guard.Report{}, err
+	}
+	if err != nil {
+		p, _ = sc.Property(guard.Device, guard.PropStatus)
+	}
+	return reportOf(p), nil
+}
+
+// reportOf reads the guard's report from GUARD_STATUS; a missing or unreadable one is empty.
+func reportOf(p indi.Property) guard.Report {
+	text, _ := p.Text(guard.ElemReport)
+	r, _ := guard.DecodeReport(text)
+	return r
+}
+
+// locksOf reads the park states of the dome and the mounts from the guard's report, as the
+// Observatory's LocksRelayed shows them.
+func locksOf(r guard.Report, dome *stepDevice, labels map[mountKey]string) (kube.ParkReport, []kube.ParkReport) {
+	d := kube.ParkReport{Label: dome.Label()}
+	for _, p := range r.Domes {
+		if p.Device == indiNameOf(dome) {
+			d = kube.ParkReport{Label: dome.Label(), Reported: p.Reported, Parked: p.Parked, Moving: p.Moving}
+		}
+	}
+	var mounts []kube.ParkReport
+	for _, m := range r.Mounts {
+		label := labels[mountKey{m.Telescope, m.Device}]
+		if label == "" {
+			label = "Mount of Telescope " + m.Telescope
+		}
+		mounts = append(mounts, kube.ParkReport{Label: label, Reported: m.Reported, Parked: m.Parked, Moving: m.Moving})
+	}
+	return d, mounts
 }
 
 func parkWord(parked bool) string {
@@ -189,105 +236,44 @@ func parkWord(parked bool) string {
 	return "unparked"
 }
 
-// domeRelay is what the mounts of a site are told of its dome: whether they heed one (locks),
-// its INDI name, and whether it counts as parked.
-type domeRelay struct {
-	locks  bool
-	name   string
-	parked bool
-}
-
-// relayToMounts makes each mount of a telescope whose server runs heed the site's dome or not
-// (DOME_POLICY, ACTIVE_DOME, saved; so a Dome that joins or leaves is heeded at the next
-// relay), relays the dome's state to them, and returns what they report. A telescope whose
-// server does not run has silent mounts.
-func (a *Activities) relayToMounts(ctx context.Context, ns, telescope string, dome domeRelay) ([]kube.ParkReport, error) {
-	s, err := a.readServer(ctx, ns, obsv1.KindTelescope, telescope)
-	if err != nil {
-		return nil, err
-	}
-	mounts := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount })
-	if len(mounts) == 0 {
-		return nil, nil
-	}
-	var out []kube.ParkReport
-	on, runs, err := a.runningDevices(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if !runs {
-		for _, m := range mounts {
-			out = append(out, kube.ParkReport{Label: m.Label()})
-		}
-		return out, nil
-	}
-	// Only what runs is dialled (a joiner refused while Ready runs no driver); a mount that
-	// does not run is silent.
-	c, err := a.dialServer(ctx, on)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return relayOver(ctx, c, s, on, dome)
-}
-
-// relayOver is relayToMounts over c, a client of s's server, on which the devices of on run:
-// Configure, which has read the server and dialled it already, relays over its own client.
-func relayOver(ctx context.Context, c *indi.Client, s, on stepServer, dome domeRelay) ([]kube.ParkReport, error) {
-	mounts := only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount })
-	if len(mounts) == 0 {
-		return nil, nil
-	}
-	names := map[string]string{}
-	for _, m := range mounts {
+// heedSiteDome makes each mount of s that runs (its devices on) heed the site's dome or
+// ignore domes: Configure runs it over its own client, and LiveDevices for a joining mount.
+func heedSiteDome(ctx context.Context, c *indi.Client, s, on stepServer, site stepServer) error {
+	dome := siteDome(site)
+	for _, m := range only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount }) {
 		if !slices.ContainsFunc(on.Devices, func(d stepDevice) bool { return d.Label() == m.Label() }) {
-			continue // silent
+			continue
 		}
-		dctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
+		dctx, cancel := context.WithTimeout(ctx, guardTimeout)
 		name, err := indiDevice(dctx, c, s, m)
 		cancel()
 		if err != nil {
-			continue // silent
+			continue // silent: the guard counts it unparked
 		}
-		names[m.Label()] = name
-		if err := heedDome(ctx, c, name, dome); err != nil {
-			return nil, indiStepError(m, err)
+		domeName := ""
+		if dome != nil {
+			domeName = indiNameOf(dome)
 		}
-	}
-	if dome.locks && dome.name != "" {
-		if err := c.RelayPark(dome.name, kube.DomeParkVector, dome.parked); err != nil {
-			return nil, fmt.Errorf("relay the dome's park state to %s: %w", s.Name, err)
-		}
-		if err := relayHeard(ctx, c, s.Name, slices.Collect(maps.Values(names))...); err != nil {
-			return nil, err
+		if err := heedDome(ctx, c, name, dome != nil, domeName); err != nil {
+			return indiStepError(m, err)
 		}
 	}
-	var out []kube.ParkReport
-	for _, m := range mounts {
-		name, ok := names[m.Label()]
-		if !ok {
-			out = append(out, kube.ParkReport{Label: m.Label()})
-			continue
-		}
-		p, ok := c.Property(name, kube.MountParkVector)
-		out = append(out, kube.ParkReportOf(m.Label(), p, ok))
-	}
-	return out, nil
+	return nil
 }
 
 // heedDome makes a mount heed its site's dome (DOME_LOCKS, and the dome's name to snoop on)
 // or ignore domes, and saves the driver's config when that changed anything, so a restarted
 // driver heeds it too. A driver without DOME_POLICY has no lock to set.
-func heedDome(ctx context.Context, c *indi.Client, mount string, dome domeRelay) error {
+func heedDome(ctx context.Context, c *indi.Client, mount string, locks bool, dome string) error {
 	if _, ok := c.Property(mount, "DOME_POLICY"); !ok {
 		return nil
 	}
-	sent, err := c.SetDomePolicy(ctx, mount, dome.locks)
+	sent, err := c.SetDomePolicy(ctx, mount, locks)
 	if err != nil {
 		return err
 	}
-	if dome.locks && dome.name != "" {
-		s, err := c.SetActiveDevices(ctx, mount, map[string]string{indi.ActiveDome: dome.name})
+	if locks && dome != "" {
+		s, err := c.SetActiveDevices(ctx, mount, map[string]string{indi.ActiveDome: dome})
 		if err != nil {
 			return err
 		}
@@ -314,19 +300,6 @@ func (a *Activities) telescopesAt(ctx context.Context, ns, observatory string) (
 	return out, nil
 }
 
-// parkReport reads a device's park vector; a driver that does not define its device in
-// relayDefineTimeout is silent.
-func (a *Activities) parkReport(ctx context.Context, c *indi.Client, s stepServer, d stepDevice, vector string) kube.ParkReport {
-	dctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
-	defer cancel()
-	name, err := indiDevice(dctx, c, s, d)
-	if err != nil {
-		return kube.ParkReport{Label: d.Label()}
-	}
-	p, ok := c.Property(name, vector)
-	return kube.ParkReportOf(d.Label(), p, ok)
-}
-
 // telescopesHoldingMounts are the telescopes of the namespace whose reservation has not
 // ended its Deactivation: their silent mounts still count as unparked.
 func (a *Activities) telescopesHoldingMounts(ctx context.Context, ns string) (map[string]bool, error) {
@@ -344,12 +317,11 @@ func (a *Activities) telescopesHoldingMounts(ctx context.Context, ns string) (ma
 	return out, nil
 }
 
-// writeDomePolicies makes each Dome of the site heed the mounts (MOUNT_LOCKS, the aggregate
-// the runner relays as its ACTIVE_TELESCOPE) and close when it parks and open when it
-// unparks, saves the driver's config when that changed anything, and relays the locks (at a
-// site without a Dome, too: its mounts then ignore domes). StartSite runs it, and
-// LiveDevices when the site's devices changed, so a Dome that joins or leaves is heeded at
-// once. It returns the summary's part, "" when there was nothing to write or relay.
+// writeDomePolicies makes each Dome of the site heed the mounts (MOUNT_LOCKS, the guard's one
+// state of them as its ACTIVE_TELESCOPE) and close when it parks and open when it unparks,
+// saves the driver's config when that changed anything, and arms the guard. StartSite runs
+// it, and LiveDevices when the site's devices changed, so a Dome that joins or leaves is
+// heeded at once. It returns the summary's part, "" when there was nothing to write or arm.
 func (a *Activities) writeDomePolicies(ctx context.Context, site stepServer) (string, error) {
 	var parts []string
 	if domes := only(site.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindDome }); len(domes) > 0 {
@@ -361,14 +333,49 @@ func (a *Activities) writeDomePolicies(ctx context.Context, site stepServer) (st
 			parts = append(parts, "wrote the lock policies of "+strings.Join(written, ", "))
 		}
 	}
-	relayed, err := a.relayLocks(ctx, site.Owner.Namespace, site.Owner.Name)
+	if err := a.heedSiteDomeEverywhere(ctx, site); err != nil {
+		return "", err
+	}
+	armed, err := a.armSite(ctx, site.Owner.Namespace, site.Owner.Name)
 	if err != nil {
 		return "", err
 	}
-	if relayed != "" {
-		parts = append(parts, "relayed "+relayed)
+	if armed != "" {
+		parts = append(parts, "the site guard holds "+armed)
 	}
 	return strings.Join(parts, "; "), nil
+}
+
+// heedSiteDomeEverywhere makes the mounts of every running telescope of the site heed its
+// dome, or ignore domes when it has none, so a Dome that joins or leaves is heeded at once.
+func (a *Activities) heedSiteDomeEverywhere(ctx context.Context, site stepServer) error {
+	tels, err := a.telescopesAt(ctx, site.Owner.Namespace, site.Owner.Name)
+	if err != nil {
+		return err
+	}
+	for _, tel := range tels {
+		s, err := a.readServer(ctx, site.Owner.Namespace, obsv1.KindTelescope, tel)
+		if err != nil {
+			return err
+		}
+		on, runs, err := a.runningDevices(ctx, s)
+		if err != nil || !runs || !slices.ContainsFunc(on.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount }) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		c, err := a.dialServer(ctx, on)
+		if err != nil {
+			return err
+		}
+		err = heedSiteDome(ctx, c, s, on, site)
+		c.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // heedMounts writes the domes' lock policies and returns the domes whose config changed.
@@ -390,7 +397,7 @@ func (a *Activities) heedMounts(ctx context.Context, site stepServer, domes []st
 			func() (bool, error) { return c.SetMountPolicy(ctx, name, true) },
 			func() (bool, error) { return c.SetShutterParkPolicy(ctx, name, true, true) },
 			func() (bool, error) {
-				return c.SetActiveDevices(ctx, name, map[string]string{indi.ActiveTelescope: kube.MountsRelayDevice(site.Owner.Name)})
+				return c.SetActiveDevices(ctx, name, map[string]string{indi.ActiveTelescope: guard.Device})
 			},
 		} {
 			s, err := set()

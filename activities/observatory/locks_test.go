@@ -1,25 +1,29 @@
-// Tests of the dome locks relayed to one telescope's mounts, and to the mounts when an
-// observatory has no dome, against the real API server and INDI simulators.
+// Tests of the dome and mount locks as the runner sets them and arms the site guard with
+// them, against the real API server, INDI simulators and the guard.
 package observatory
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// A site whose Dome left: the next relay makes the mounts ignore domes (else they would stay
-// locked to a dome no one relays any more), and the Observatory loses its LocksRelayed.
+// A site whose Dome left: the mounts ignore domes (else they would stay locked to a dome no
+// one tells them of any more), and the Observatory loses its LocksRelayed.
 func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 	ctx := testContext(t)
 	scope := inditest.Start(t, "indi_simulator_telescope")
@@ -43,9 +47,11 @@ func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 	require.NoError(t, a.writeCondition(ctx, lockID, 1, kube.LocksRelayedCondition(
 		kube.ParkReport{Label: "Dome lab", Reported: true}, nil)))
 
-	relayed, err := a.relayLocks(ctx, ns, "lab")
+	site, err := a.readServer(ctx, ns, obsv1.KindObservatory, "lab")
 	require.NoError(t, err)
-	assert.Empty(t, relayed, "nothing to relay without a Dome")
+	summary, err := a.writeDomePolicies(ctx, site)
+	require.NoError(t, err)
+	assert.Empty(t, summary, "no lock to write, and the site's server does not run")
 	_, err = c.Wait(ctx, mount, "DOME_POLICY", func(p indi.Property) bool { return p.SwitchOn("DOME_IGNORED") })
 	assert.NoError(t, err, "the mount ignores domes")
 	var o obsv1.Observatory
@@ -55,57 +61,78 @@ func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 	}
 }
 
-// Configure relays to its own telescope only: its mount heeds the dome and hears its state,
-// the dome hears that the mount is unparked (the simulator starts so) and refuses to park,
-// and the site's other telescope, whose server does not answer, is not dialled.
-func TestARelayOfOneTelescopeSkipsTheOthers(t *testing.T) {
+// The site guard is told the telescopes whose reservation holds their mounts, with their
+// servers: east's is held, west's is not and is left out. Its dome then refuses to park while
+// east's mount is unparked, and the Observatory shows what the guard holds.
+func TestTheGuardIsToldTheHeldTelescopes(t *testing.T) {
 	ctx := testContext(t)
-	domeSrv := inditest.Start(t, "indi_simulator_dome")
-	scope := inditest.Start(t, "indi_simulator_telescope")
+	self, err := os.Executable() // the test binary serves the guard (testenv.Run)
+	require.NoError(t, err)
+	link := filepath.Join(t.TempDir(), guard.Driver)
+	require.NoError(t, os.Symlink(self, link))
+	domeSrv := inditest.Start(t, "indi_simulator_dome", link)
 	const dome, mount = "Dome Simulator", "Telescope Simulator"
 	site := dialConnected(t, ctx, domeSrv, dome)
-	_, err := site.SetMountPolicy(ctx, dome, true) // as StartSite leaves it
+	_, err = site.SetMountPolicy(ctx, dome, true) // as StartSite leaves it
 	require.NoError(t, err)
-	_, err = site.SetActiveDevices(ctx, dome, map[string]string{indi.ActiveTelescope: kube.MountsRelayDevice("lab")})
+	_, err = site.SetActiveDevices(ctx, dome, map[string]string{indi.ActiveTelescope: guard.Device})
 	require.NoError(t, err)
-	tel := dialConnected(t, ctx, scope, mount)
 
-	ns := observatoryNamespace(t, "locks-one-"+utilrand.String(5))
+	ns := observatoryNamespace(t, "locks-guard-"+utilrand.String(5))
 	createLab(t, ns)
 	u := createObject(t, obsv1.KindDome, ns, &obsv1.Dome{ObjectMeta: metav1.ObjectMeta{Name: "lab"},
 		Spec: obsv1.DomeSpec{ObservatoryParent: obsv1.ObservatoryParent{Observatory: "lab"}, DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_dome"}}}})
 	recordINDIDevice(t, ctx, obsv1.KindDome, ns, u, dome)
 	runsOn(t, ctx, ns, "lab-observatory", kube.ResourceID{Kind: obsv1.KindDome, Name: "lab"})
+	resolver := serverResolver{"lab-observatory": domeSrv}
 	for _, name := range []string{"east", "west"} {
 		createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
-		createObject(t, obsv1.KindMount, ns, &obsv1.Mount{ObjectMeta: metav1.ObjectMeta{Name: name},
+		m := createObject(t, obsv1.KindMount, ns, &obsv1.Mount{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: obsv1.MountSpec{TelescopeParent: obsv1.TelescopeParent{Telescope: name},
 				DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_telescope"}}}})
+		recordINDIDevice(t, ctx, obsv1.KindMount, ns, m, mount)
 		runsOn(t, ctx, ns, name+"-telescope", kube.ResourceID{Kind: obsv1.KindMount, Name: name})
+		resolver[name+"-telescope"] = inditest.Start(t, "indi_simulator_telescope")
+		dialConnected(t, ctx, resolver[name+"-telescope"], mount)
 	}
+	holds(t, ctx, ns, "tonight", "east")
 	a := newActivities()
-	a.INDI = serverResolver{"lab-observatory": domeSrv, "east-telescope": scope, "west-telescope": "127.0.0.1:1"}
-	_, err = a.relayLocks(ctx, ns, "lab")
-	require.Error(t, err, "the whole site's relay dials west, which does not answer")
+	a.INDI = resolver
 
-	relayed, err := a.relayLocksOf(ctx, ns, "lab", "east")
+	held, err := a.armGuard(ctx, ns, "lab")
 	require.NoError(t, err)
-	assert.Equal(t, "Dome lab unparked to Telescope east's mounts, mounts unparked to Dome lab", relayed)
-	assert.Equal(t, []string{"DOME_LOCKS"}, onSwitches(t, tel, mount, "DOME_POLICY"))
-	active, _ := tel.Property(mount, "ACTIVE_DEVICES")
-	name, _ := active.Text(indi.ActiveDome)
-	assert.Equal(t, dome, name)
+	assert.Equal(t, "Dome lab unparked, mounts unparked", held, "the simulators start unparked")
+	cfg, _, err := a.guardConfig(ctx, ns, "lab")
+	require.NoError(t, err)
+	assert.Equal(t, []guard.Telescope{{Name: "east", Address: resolver["east-telescope"], Mounts: []string{mount}}}, cfg.Telescopes)
+	assert.Equal(t, obsv1.DefaultHeartbeatTimeout.Seconds(), cfg.HeartbeatTimeoutSeconds)
+
 	_, err = site.SetDomeParked(ctx, dome, true)
-	assert.Error(t, err, "the dome may not park: the mount is unparked")
+	var alert *indi.AlertError
+	require.ErrorAs(t, err, &alert, "the dome may not park: east's mount is unparked")
 
-	// Configure relays over its own client: two connections (to its telescope's server and
-	// to the site's), not a third to read the mounts again.
-	before := indi.Totals().Connections
-	res, err := a.Configure(ctx, StepInput{Namespace: ns, Reservation: "tonight", Telescope: "east", Observatory: "lab", Step: kube.StepConfigure})
+	var o obsv1.Observatory
+	readObject(t, obsv1.KindObservatory, ns, "lab", &o)
+	conds := map[string]obsv1.Condition{}
+	for _, c := range o.Status.Conditions {
+		conds[c.Type] = c
+	}
+	assert.Equal(t, "Relaying the park states of Dome lab and Mount east", conds[obsv1.ConditionLocksRelayed].Message)
+	armed := conds[obsv1.ConditionSafetyArmed]
+	assert.Equal(t, metav1.ConditionFalse, armed.Status, "no weather station runs at the site")
+	assert.Equal(t, "Not armed: no weather station runs at the site. Armed: the dome lock (Dome Simulator closes only once "+
+		"every mount is parked); the heartbeat watch (5m0s)", armed.Message)
+}
+
+// holds makes a Reservation of the telescope that holds its mounts: Activating.
+func holds(t *testing.T, ctx context.Context, ns, name, telescope string) {
+	t.Helper()
+	u := createObject(t, obsv1.KindReservation, ns, &obsv1.Reservation{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: obsv1.ReservationSpec{Telescope: telescope, Holder: "Ada"}})
+	require.NoError(t, unstructured.SetNestedField(u.Object, string(obsv1.ReservationActivating), "status", "phase"))
+	_, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).UpdateStatus(ctx, u, metav1.UpdateOptions{})
 	require.NoError(t, err)
-	assert.Contains(t, res.Summary, "relayed Dome lab unparked to Telescope east's mounts")
-	assert.Equal(t, uint64(2), indi.Totals().Connections-before, "INDI connections of one Configure")
 }
 
 // runsOn creates the pods of a server that runs one device, so the device counts as running.

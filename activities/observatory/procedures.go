@@ -358,13 +358,9 @@ func (a *Activities) runDeviceAction(ctx context.Context, in StepInput, trigger 
 		return actionEnd{state: obsv1.RunSkipped, summary: string(r.id.Kind) + " " + r.id.Name + " is not connected: nothing to " + act.label()}
 	}
 	if judgedByLocks(r.id.Kind, act) {
-		// The driver judges the move on the last state relayed to it: a mount on the dome's
-		// (its telescope's, which is the reservation's), a dome on every mount's.
-		relay := func() (string, error) { return a.relayLocks(ctx, in.Namespace, in.Observatory) }
-		if r.id.Kind == obsv1.KindMount {
-			relay = func() (string, error) { return a.relayLocksOf(ctx, in.Namespace, in.Observatory, in.Telescope) }
-		}
-		if _, err := relay(); err != nil {
+		// The driver judges the move on the last state the site guard told it (a mount on the
+		// dome's, a dome on every mount's): the guard hears of the site as it is now first.
+		if _, err := a.armSite(ctx, in.Namespace, in.Observatory); err != nil {
 			return actionEnd{err: err}
 		}
 	}

@@ -8,8 +8,8 @@
 // the object holds, and each write carries the resourceVersion it read: a restarted observer,
 // or a second one (two telescopes of one observatory), writes nothing that is there already,
 // and an Event goes out only with the write that made its transition. The telescope's Guider
-// is observed alongside (guider_observe.go), and the dome and mount locks are relayed from
-// here while Ready (locks.go).
+// is observed alongside (guider_observe.go), and the site guard is armed again when a park
+// state changes (locks.go), beaten and read for what it did (safety.go) from here while Ready.
 package observatory
 
 import (
@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -92,8 +93,21 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	logFor(ctx).Info("observing devices", "namespace", in.Namespace, "reservation", in.Reservation, "servers", len(watched))
 	guider := guiderOf(servers[len(servers)-1], nil) // the telescope's, which is last
 	defer func() { guider.close() }()
-	relay := a.relayOnRequest(ctx, in)
-	var parks string // the park states last relayed
+	arm := a.armOnRequest(ctx, in)
+	var parks string // the park states when the guard was last armed
+	site := siteOf(watched)
+	safety := &safetyWatch{seen: a.seenSafetyPark(ctx, in.Namespace, in.Observatory)}
+	var beaten time.Time
+	if site != nil {
+		defer func() {
+			// Deliberately gone: the guard stops watching this telescope's heartbeat. (A
+			// worker that dies sends nothing, and the guard parks the site once the timeout
+			// passes.)
+			if err := beat(context.WithoutCancel(ctx), site.client, in.Telescope, guard.LeaveState); err != nil {
+				logFor(ctx).Warn("the site guard could not be told the runner leaves", "observatory", in.Observatory, "err", err)
+			}
+		}()
+	}
 
 	tick := time.NewTicker(observeEvery)
 	defer tick.Stop()
@@ -128,7 +142,16 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		a.tellConditions(ctx, in, watched)
 		if p := parkStates(watched); p != parks {
 			parks = p
-			relay()
+			arm()
+		}
+		if site != nil {
+			if time.Since(beaten) >= guardBeatEvery {
+				if err := beat(ctx, site.client, in.Telescope, guard.BeatState); err != nil {
+					logFor(ctx).Warn("the site guard's heartbeat could not be sent", "observatory", in.Observatory, "err", err)
+				}
+				beaten = time.Now()
+			}
+			a.lookAtSafety(ctx, in, site, safety)
 		}
 		select {
 		case <-ctx.Done():
@@ -138,6 +161,16 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// siteOf is the observed Observatory's server, nil when the site runs none.
+func siteOf(watched []*observedServer) *observedServer {
+	for _, o := range watched {
+		if o.owner.Kind == obsv1.KindObservatory {
+			return o
+		}
+	}
+	return nil
 }
 
 // parkStates sums up the park vectors of the observed domes and mounts: when it changes, the
@@ -162,11 +195,11 @@ func parkStates(watched []*observedServer) string {
 	return b.String()
 }
 
-// relayOnRequest relays the locks in a goroutine of its own, so a slow or silent server does
-// not hold the observer's heartbeat; the returned function asks for one more relay. A failed
-// relay is tried again, a second later and then less and less often (up to every
-// relayRetryMax), until one succeeds or ctx ends.
-func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request func()) {
+// armOnRequest arms the site guard in a goroutine of its own, so a slow or silent server does
+// not hold the observer's heartbeat; the returned function asks for one more arming. A failed
+// one is tried again, a second later and then less and less often (up to every
+// armRetryMax), until one succeeds or ctx ends.
+func (a *Activities) armOnRequest(ctx context.Context, in StepInput) (request func()) {
 	asked := make(chan struct{}, 1)
 	go func() {
 		for {
@@ -175,12 +208,12 @@ func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request 
 				return
 			case <-asked:
 			}
-			for wait := observeEvery; ; wait = min(2*wait, relayRetryMax) {
-				_, err := a.relayLocks(ctx, in.Namespace, in.Observatory)
+			for wait := observeEvery; ; wait = min(2*wait, armRetryMax) {
+				_, err := a.armSite(ctx, in.Namespace, in.Observatory)
 				if err == nil || ctx.Err() != nil {
 					break
 				}
-				logFor(ctx).Warn("the dome and mount locks could not be relayed; trying again", "namespace", in.Namespace,
+				logFor(ctx).Warn("the site guard could not be armed; trying again", "namespace", in.Namespace,
 					"observatory", in.Observatory, "in", wait, "err", err)
 				select {
 				case <-ctx.Done():
@@ -198,8 +231,8 @@ func (a *Activities) relayOnRequest(ctx context.Context, in StepInput) (request 
 	}
 }
 
-// relayRetryMax is the longest wait between two tries of a relay that keeps failing.
-const relayRetryMax = 30 * time.Second
+// armRetryMax is the longest wait between two tries of a relay that keeps failing.
+const armRetryMax = 30 * time.Second
 
 // readObservedServers reads the servers the observer follows: the observatory's, when the
 // telescope has one, then the telescope's, last.

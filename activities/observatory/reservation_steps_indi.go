@@ -276,16 +276,7 @@ func (a *Activities) configure(ctx context.Context, in StepInput) (StepResult, e
 			parts = append(parts, d.Label()+" ("+strings.Join(did, ", ")+")")
 		}
 	}
-	var relayed string
-	if slices.Contains(kube.ActivationSteps, in.Step) {
-		// Every device of s runs (the step checked): the relay goes over this step's client,
-		// not a second read of the server and a second connection with its every property.
-		relayed, err = a.relayLocksTo(ctx, in.Namespace, in.Observatory, in.Telescope, func(dome domeRelay) ([]kube.ParkReport, error) {
-			return relayOver(ctx, c, s, s, dome)
-		})
-	} else {
-		relayed, err = a.relayLocksOf(ctx, in.Namespace, in.Observatory, in.Telescope)
-	}
+	relayed, err := a.lockToSite(ctx, c, s, in)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -297,9 +288,26 @@ func (a *Activities) configure(ctx context.Context, in StepInput) (StepResult, e
 		sum = "Nothing to configure on " + deviceLabels(s.Devices)
 	}
 	if relayed != "" {
-		sum += "; relayed " + relayed
+		sum += "; the site guard holds " + relayed
 	}
 	return StepResult{Summary: sum}, nil
+}
+
+// lockToSite makes the mounts of s (whose devices all run: Configure checked) heed the site's
+// dome over Configure's client c, and arms the site's guard with them. It returns what the
+// guard holds, for the summary.
+func (a *Activities) lockToSite(ctx context.Context, c *indi.Client, s stepServer, in StepInput) (string, error) {
+	if in.Observatory == "" {
+		return "", nil
+	}
+	site, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+	if err != nil {
+		return "", err
+	}
+	if err := heedSiteDome(ctx, c, s, s, site); err != nil {
+		return "", err
+	}
+	return a.armSite(ctx, in.Namespace, in.Observatory)
 }
 
 // siteConfig is what Configure writes to a telescope's devices about their site (whether the

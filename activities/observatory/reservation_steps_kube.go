@@ -220,6 +220,10 @@ func (a *Activities) stopSite(ctx context.Context, in StepInput) (StepResult, er
 			return StepResult{}, err
 		}
 	}
+	// The site guard stopped with the server.
+	if err := a.writeCondition(ctx, s.Owner, 0, kube.SafetyIdleCondition(in.Observatory)); err != nil {
+		return StepResult{}, err
+	}
 	// No station reports any more: the weather the observer wrote last is not the site's now.
 	if err := a.updateStatusField(ctx, s.Owner, "weather", func([]byte) (any, error) { return kube.SafetyUnknown, nil }); err != nil {
 		return StepResult{}, err

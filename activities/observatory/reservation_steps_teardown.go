@@ -164,15 +164,19 @@ func (a *Activities) deviceRuns(ctx context.Context, r *procResource) bool {
 	return !apierrors.IsNotFound(err) && (err != nil || pod.DeletionTimestamp == nil)
 }
 
+// syncTimeout bounds the wait for a driver's definitions before a device is judged: a fresh
+// connection gets every definition of the server first, which takes seconds on a busy machine.
+const syncTimeout = 15 * time.Second
+
 // deviceDisconnected says whether a device is known not to be connected: its driver never
 // defined it (no INDI name was recorded), or reports CONNECTION.CONNECT Off once its
-// definitions have come. Without either word (no CONNECTION within relayDefineTimeout) the
+// definitions have come. Without either word (no CONNECTION within syncTimeout) the
 // action goes on, and succeeds or fails on its own.
 func deviceDisconnected(ctx context.Context, c *indi.Client, device string) bool {
 	if device == "" {
 		return true
 	}
-	sctx, cancel := context.WithTimeout(ctx, relayDefineTimeout)
+	sctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	_ = c.Sync(sctx, device)
 	p, ok := c.Property(device, "CONNECTION")

@@ -48,6 +48,9 @@ type Config struct {
 	HeartbeatTimeoutSeconds float64 `json:"heartbeatTimeoutSeconds"`
 	// BeatEverySeconds is how often the runner beats; three missed beats mean it is away.
 	BeatEverySeconds float64 `json:"beatEverySeconds"`
+	// WrittenAt is when the runner wrote it: every config is new, so the guard looks at the
+	// site again before it answers, and the report after its answer is as fresh as the write.
+	WrittenAt time.Time `json:"writtenAt"`
 }
 
 // Telescope is one telescope's server and mounts.
@@ -143,4 +146,20 @@ func ServerAddress(getenv func(string) string) string {
 		port = "7624"
 	}
 	return "127.0.0.1:" + port
+}
+
+// Sees says whether the guard reports every named mount of every running telescope in cfg:
+// it is connected to their servers and has told their locks the dome's state.
+func (r Report) Sees(cfg Config) bool {
+	for _, t := range cfg.Telescopes {
+		for _, m := range t.Mounts {
+			if t.Address == "" || m == "" {
+				continue
+			}
+			if !slices.ContainsFunc(r.Mounts, func(s Mount) bool { return s.Telescope == t.Name && s.Device == m && s.Reported }) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -91,3 +91,14 @@ func TestTripWordsSayWhatWasDoneWhenAndWhy(t *testing.T) {
 	assert.Equal(t, "parked Telescope Simulator, then closed Dome Simulator at 23:14:05 UTC because Weather Simulator reports Alert, "+
 		"while the runner was away", TripWords(trip))
 }
+
+func TestAReportSeesTheMountsOfRunningTelescopesOnly(t *testing.T) {
+	cfg := Config{Telescopes: []Telescope{
+		{Name: "east", Address: "east:7624", Mounts: []string{"EQMod Mount"}},
+		{Name: "west", Mounts: []string{"Telescope Simulator"}}, // its server does not run
+	}}
+	r := Report{Mounts: []Mount{{Telescope: "east", Park: Park{Device: "EQMod Mount"}}}}
+	assert.False(t, r.Sees(cfg), "east's mount is not reported yet")
+	r.Mounts[0].Reported = true
+	assert.True(t, r.Sees(cfg))
+}

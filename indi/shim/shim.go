@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"liken.sh/runner/indi/guard"
 )
 
 // Server is what `indi-shim serve` runs.
@@ -96,6 +98,10 @@ func (s *Server) prepare() error {
 		return err
 	}
 	if err := os.MkdirAll(s.LinkDir, 0o755); err != nil {
+		return err
+	}
+	// An Observatory's server runs the site guard through this link (its command names it).
+	if err := os.Symlink(s.Self, filepath.Join(s.LinkDir, guard.Driver)); err != nil {
 		return err
 	}
 	if err := os.Remove(s.Fifo); err != nil && !errors.Is(err, os.ErrNotExist) {

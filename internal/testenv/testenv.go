@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/internal/stack"
 )
 
@@ -78,6 +79,13 @@ type Env struct {
 // Run starts the stack, runs the package's tests, stops the stack and exits. The stack's logs
 // are kept (and their folder printed) when a test fails.
 func Run(m *testing.M, opts Options, env **Env) {
+	if filepath.Base(os.Args[0]) == guard.Driver {
+		// A dev-mode site's indiserver runs this program as its site guard (LocalINDI.Guard).
+		if err := guard.Serve(context.Background()); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(run(m, opts, env))
 }
 

@@ -21,6 +21,8 @@ const (
 	ConditionLit            = "Lit"
 	ConditionCooling        = "Cooling"
 	ConditionSafe           = "Safe"
+	ConditionSafetyArmed    = "SafetyArmed"
+	ConditionParkedBySafety = "ParkedBySafety"
 )
 
 // TelescopeParent places a resource on a Telescope. Without it the resource is on the shelf.

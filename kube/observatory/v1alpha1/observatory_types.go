@@ -1,11 +1,14 @@
 // The Observatory kind: a site, where its telescopes stand and what its own devices (dome,
 // weather station) share. The runner starts the site once for all its telescopes, runs its
-// INDI server (<name>-observatory) while any of them is held, and relays the dome's and the
-// mounts' park states between servers so neither moves into the other.
+// INDI server (<name>-observatory) while any of them is held; the site guard on that server
+// locks the dome and the mounts against each other across servers, and parks the site on a
+// weather Alert or when the runner's heartbeat stops, with the runner gone.
 
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -44,7 +47,38 @@ type ObservatorySpec struct {
 	// +required
 	Location Location `json:"location"`
 
+	// What protects the site while the runner (worker, Temporal, API server) is away.
+	// +optional
+	Safety Safety `json:"safety,omitempty"`
+
 	Procedures `json:",inline"`
+}
+
+// Safety sets the site guard, the INDI driver on the site's server that guards the site in
+// real time: it parks every mount and then closes every dome when a weather station reports
+// Alert, or when the runner's heartbeat stops for longer than heartbeatTimeout.
+type Safety struct {
+	// How long the runner's heartbeat may stop while a reservation is Ready before the site
+	// guard parks every mount and then closes every dome, as a Go duration ("5m"). A worker
+	// that restarts within it causes nothing. "0s" turns the heartbeat watch off; the weather
+	// interlock and the dome and mount locks stay on. Defaults to 5m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	HeartbeatTimeout *metav1.Duration `json:"heartbeatTimeout,omitempty"`
+}
+
+// DefaultHeartbeatTimeout is Safety.HeartbeatTimeout when it is not set: long enough for a
+// worker to be replaced (about a minute) without the night stopping, short enough that an
+// unattended site does not run on for long with no one to end its night.
+const DefaultHeartbeatTimeout = 5 * time.Minute
+
+// HeartbeatTimeoutOrDefault is the heartbeat timeout in force.
+func (s Safety) HeartbeatTimeoutOrDefault() time.Duration {
+	if s.HeartbeatTimeout == nil {
+		return DefaultHeartbeatTimeout
+	}
+	return s.HeartbeatTimeout.Duration
 }
 
 // Location is a place on Earth.
@@ -87,8 +121,9 @@ type ObservatoryStatus struct {
 	StatusBase `json:",inline"`
 
 	// Idle, Activating, Ready, Deactivating, or Error. Conditions: Active (from its first
-	// telescope's activation to its last one's deactivation) and LocksRelayed (absent
-	// without a Dome).
+	// telescope's activation to its last one's deactivation), LocksRelayed (absent
+	// without a Dome), SafetyArmed (which of the site guard's layers are on, while the site
+	// runs) and ParkedBySafety (the site guard's last park).
 	// +optional
 	Phase ActivationPhase `json:"phase,omitempty"`
 
@@ -119,6 +154,22 @@ type ObservatoryStatus struct {
 	// Records of the site's procedure runs, so a restarted runner resumes them.
 	// +optional
 	Procedures []ProcedureRecord `json:"procedures,omitempty"`
+
+	// The last time the site guard parked the site, as the runner reported it.
+	// +optional
+	LastSafetyPark *SafetyPark `json:"lastSafetyPark,omitempty"`
+}
+
+// SafetyPark is one time the site guard parked the site.
+type SafetyPark struct {
+	// When the guard began to park.
+	Time metav1.Time `json:"time"`
+	// Why: Weather (a station reported Alert) or Heartbeat (the runner's stopped).
+	Cause string `json:"cause"`
+	// What it did, when and why, in words.
+	Message string `json:"message"`
+	// Whether the runner was away (its heartbeat missing) when the guard parked.
+	RunnerAway bool `json:"runnerAway"`
 }
 
 // ObservatoryList is a list of observatories.
