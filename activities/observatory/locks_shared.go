@@ -12,7 +12,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
 )
 
 // armRunTimeout bounds one shared arming: it runs on beyond the caller that started it, so
