@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"liken.sh/runner/indi"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -286,6 +288,10 @@ func ObservedDeviceStatus(st obsv1.DeviceStatus, kind obsv1.Kind, indiDevice str
 	out.Conditions = WithCondition(out.Conditions, ReadyCondition(string(out.Phase), "Connected as "+indiDevice), generation, now)
 	for _, c := range obs.Conditions {
 		out.Conditions = WithCondition(out.Conditions, c, generation, now)
+		if c.Type == obsv1.ConditionParked && c.Status == metav1.ConditionFalse {
+			// Unparked again (by the site's own rules): the site guard's park is over.
+			out.Conditions = WithoutConditions(out.Conditions, obsv1.ConditionParkedBySafety)
+		}
 	}
 	return out
 }

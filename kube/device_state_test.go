@@ -277,6 +277,14 @@ func TestAnObservedStatusKeepsTheTransitionTimeUntilTheStateChanges(t *testing.T
 	assert.Equal(t, metav1.NewTime(t2), unparked.Conditions[2].LastTransitionTime)
 	assert.Equal(t, metav1.NewTime(t0), unparked.Conditions[3].LastTransitionTime, "the shutter stayed closed")
 
+	// The site guard had parked it: once unparked (by the site's own rules), that is over.
+	guarded := ObservedDeviceStatus(again, obsv1.KindDome, "Dome Simulator", dome("PARK", indi.Ok), 2, t0)
+	guarded.Conditions = WithCondition(guarded.Conditions, ParkedBySafetyCondition("Weather", "Closed by the site guard"), 2, t0)
+	stillParked := ObservedDeviceStatus(guarded, obsv1.KindDome, "Dome Simulator", dome("PARK", indi.Ok), 2, t1)
+	assert.True(t, hasCondition(stillParked.Conditions, obsv1.ConditionParkedBySafety), "it stays while the dome is parked")
+	reopened := ObservedDeviceStatus(stillParked, obsv1.KindDome, "Dome Simulator", dome("UNPARK", indi.Ok), 2, t2)
+	assert.False(t, hasCondition(reopened.Conditions, obsv1.ConditionParkedBySafety), "it goes once the dome unparks")
+
 	// Disconnected: Connecting, and the state conditions and readings go; Ready says so.
 	off := ObservedDeviceStatus(unparked, obsv1.KindDome, "Dome Simulator", ObserveDevice(obsv1.KindDome, "lab",
 		[]indi.Property{sw("CONNECTION", indi.Ok, "DISCONNECT", "CONNECT", "DISCONNECT")}), 2, t2)
@@ -324,4 +332,13 @@ func TestASitesWeatherIsItsStationsWorstVerdict(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, SiteWeather(tc.verdicts), "%v", tc.verdicts)
 	}
+}
+
+func hasCondition(conds []obsv1.Condition, typ string) bool {
+	for _, c := range conds {
+		if c.Type == typ {
+			return true
+		}
+	}
+	return false
 }
