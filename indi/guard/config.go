@@ -96,6 +96,8 @@ type Report struct {
 	Mounts       []Mount `json:"mounts"`
 	Domes        []Park  `json:"domes"`
 	MountsParked bool    `json:"mountsParked"`
+	// RunnerAway: no heartbeat came lately (View.RunnerAway).
+	RunnerAway bool `json:"runnerAway"`
 	// ConfigVersion counts the configs the guard took, so a runner that wrote one can wait
 	// until the guard has relayed under it.
 	ConfigVersion int `json:"configVersion"`

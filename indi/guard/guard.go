@@ -155,6 +155,7 @@ func (g *Guard) step(ctx context.Context) {
 	g.mu.Lock()
 	g.report.Armed, g.report.ArmedMessage = armed, msg
 	g.report.Mounts, g.report.Domes, g.report.MountsParked = v.Mounts, v.Domes, parked
+	g.report.RunnerAway = v.RunnerAway()
 	status := statusVector(g.report)
 	g.mu.Unlock()
 	if s := string(indi.AppendVector(nil, indi.Set, status)); s != g.lastStatus {

@@ -88,7 +88,7 @@ func TestTripWordsSayWhatWasDoneWhenAndWhy(t *testing.T) {
 	at := time.Date(2026, 12, 5, 23, 14, 5, 0, time.UTC)
 	trip := Trip{Time: at, Kind: CauseWeather, Reason: "Weather Simulator reports Alert", RunnerAway: true, Finished: true,
 		Parked: []Done{{Telescope: "east", Device: "Telescope Simulator"}}, Closed: []Done{{Device: "Dome Simulator"}}}
-	assert.Equal(t, "parked Telescope Simulator, then closed Dome Simulator at 23:14:05 UTC because Weather Simulator reports Alert, "+
+	assert.Equal(t, "parked Telescope Simulator of Telescope east, then closed Dome Simulator at 23:14:05 UTC because Weather Simulator reports Alert, "+
 		"while the runner was away", TripWords(trip))
 }
 

@@ -170,13 +170,14 @@ func Words(r Report) string {
 	return b.String()
 }
 
-// TripWords says what one trip did: "parked Telescope Simulator, then closed Dome Simulator,
-// at 23:14:05 UTC because Weather Simulator reports Alert, while the runner was away".
+// TripWords says what one trip did: "parked Telescope Simulator of Telescope east, then closed
+// Dome Simulator at 23:14:05 UTC because Weather Simulator reports Alert, while the runner was
+// away".
 func TripWords(t Trip) string {
 	var did []string
 	var parked, closed []string
 	for _, d := range t.Parked {
-		parked = append(parked, d.Device)
+		parked = append(parked, d.Device+" of Telescope "+d.Telescope)
 	}
 	for _, d := range t.Closed {
 		closed = append(closed, d.Device)
