@@ -121,9 +121,9 @@ func startGuardedSite(t *testing.T, ctx context.Context, heartbeat string, reser
 	for _, name := range reservations {
 		awaitPhase(t, ctx, r.ns, name, obsv1.ReservationReady, 4*time.Minute)
 	}
-	r.site = r.dial(t, ctx, "lab-observatory")
+	r.site = r.dial(t, ctx, "lab-observatory", guard.Device, "Dome Simulator", "Weather Simulator")
 	for _, tel := range []string{"east", "west"}[:len(reservations)] {
-		r.tels = append(r.tels, r.dial(t, ctx, tel+"-telescope"))
+		r.tels = append(r.tels, r.dial(t, ctx, tel+"-telescope", "Telescope Simulator"))
 	}
 	require.Eventually(t, func() bool { return !r.report(t).RunnerAway && r.report(t).Armed }, time.Minute, 200*time.Millisecond,
 		"the guard is armed and hears the runner's heartbeat")
@@ -144,8 +144,9 @@ func (r *guardedSite) start(t *testing.T) {
 	r.runner = runner{watcher: watcher, worker: worker}
 }
 
-// dial reaches one of the local indiservers as their records name it, as any INDI client.
-func (r *guardedSite) dial(t *testing.T, ctx context.Context, server string) *indi.Client {
+// dial reaches one of the local indiservers as their records name it, as any INDI client,
+// once it has the definitions of devices.
+func (r *guardedSite) dial(t *testing.T, ctx context.Context, server string, devices ...string) *indi.Client {
 	recs, err := observatory.ReadLocalINDIRecords(r.dir)
 	require.NoError(t, err)
 	for _, rec := range recs {
@@ -153,6 +154,9 @@ func (r *guardedSite) dial(t *testing.T, ctx context.Context, server string) *in
 			c, err := indi.Dial(ctx, rec.Address)
 			require.NoError(t, err)
 			t.Cleanup(func() { c.Close() })
+			for _, d := range devices {
+				require.NoError(t, c.Sync(ctx, d))
+			}
 			return c
 		}
 	}
