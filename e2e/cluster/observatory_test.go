@@ -1,5 +1,6 @@
 // The example observatory on real pods of the installed runner, from Ready to Released: the
-// pods are real, a client reads the mount, a deleted device pod comes back and the weather parks.
+// pods are real, a client reads the mount, a deleted device pod comes back and the weather
+// parks the site with the runner gone.
 package cluster
 
 import (
@@ -22,6 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/internal/images"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -33,10 +35,10 @@ const obsNS = "observatory"
 // (it has no Guider: PHD2 has no Debian package) in a namespace that enforces the restricted
 // standard, with a Job action in the dome's activation, and does to it what a night does:
 // a client in a pod reads the mount, a device pod dies, the operator's pods roll and one
-// crashes, the weather turns, and the reservation ends.
+// crashes, the weather turns while the runner is gone, and the reservation ends.
 func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	install(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	_, err := env.Kube.CoreV1().Namespaces().Create(ctx,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obsNS, Labels: restricted}}, metav1.CreateOptions{})
@@ -54,7 +56,7 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
 	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })
-	t.Run("unsafe weather parks the mount and closes the dome", func(t *testing.T) { weatherParks(t, ctx) })
+	t.Run("with the runner gone, wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
 	t.Run("the end releases it with no pod left", func(t *testing.T) { endReleases(t, ctx) })
 }
 
@@ -224,19 +226,103 @@ func condition(t *testing.T, ctx context.Context, k obsv1.Kind, name, typ string
 	return ""
 }
 
-func weatherParks(t *testing.T, ctx context.Context) {
+// weatherParksWithTheRunnerGone: every worker gone (the Deployment scaled to 0, its pods
+// killed) and Temporal too, wind turns the weather station to Alert and the site guard in the
+// observatory's server pod parks the mount, then closes the dome, read through INDI from
+// outside the runner. When the runner is back, the Observatory says what the guard did.
+func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	site := serviceClient(t, ctx, "lab-observatory")
+	tel := serviceClient(t, ctx, "east-telescope")
+	for c, dev := range map[*indi.Client]string{site: guard.Device, tel: "Telescope Simulator"} {
+		require.NoError(t, c.Sync(ctx, dev))
+	}
+	workers := scaleDown(t, ctx, "liken-worker")
+	temporal := scaleDown(t, ctx, "temporal")
+	require.Eventually(t, func() bool {
+		p, _ := site.Property(guard.Device, guard.PropStatus)
+		text, _ := p.Text(guard.ElemReport)
+		r, _ := guard.DecodeReport(text)
+		return r.RunnerAway
+	}, time.Minute, 250*time.Millisecond, "the site guard sees the runner away")
+
+	mountParked := awaitINDI(ctx, tel, "Telescope Simulator", guard.MountParkProp, func(p indi.Property) bool { return p.SwitchOn("PARK") && p.State == indi.Ok })
+	domeMoved := awaitINDI(ctx, site, "Dome Simulator", guard.DomeParkProp, func(p indi.Property) bool { return p.State == indi.Busy || p.SwitchOn("PARK") })
+	domeClosed := awaitINDI(ctx, site, "Dome Simulator", guard.DomeShutter, func(p indi.Property) bool { return p.SwitchOn("SHUTTER_CLOSE") && p.State == indi.Ok })
 	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
 	require.NoError(t, err)
 	require.NoError(t, site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH"))
+	_, err = site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p indi.Property) bool { return p.State == indi.Alert })
+	require.NoError(t, err)
+	alert := time.Now()
+	parked, moved, closed := <-mountParked, <-domeMoved, <-domeClosed
+	require.False(t, parked.IsZero() || closed.IsZero(), "the mount parked and the dome closed")
+	assert.True(t, parked.Before(moved), "the mount parked (%s) before the dome moved (%s)", parked, moved)
+	assert.LessOrEqual(t, closed.Sub(alert), 60*time.Second, "the dome closed within 60 s of the Alert")
+	t.Logf("runner gone, from the Alert: the mount parked in %.1f s, the dome closed in %.1f s", parked.Sub(alert).Seconds(), closed.Sub(alert).Seconds())
+
+	temporal()
+	workers()
 	require.Eventually(t, func() bool {
-		return condition(t, ctx, obsv1.KindWeatherStation, "lab", "Safe") == "False"
-	}, time.Minute, 250*time.Millisecond, "the weather station is unsafe")
-	require.Eventually(t, func() bool {
-		return condition(t, ctx, obsv1.KindMount, "east", "Parked") == "True" &&
-			condition(t, ctx, obsv1.KindDome, "lab", "Parked") == "True" &&
-			condition(t, ctx, obsv1.KindDome, "lab", "Open") == "False"
-	}, 3*time.Minute, 250*time.Millisecond, "the mount parked and the dome closed")
+		u, err := objects(obsv1.KindObservatory).Get(ctx, "lab", metav1.GetOptions{})
+		require.NoError(t, err)
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			if m, ok := c.(map[string]any); ok && m["type"] == obsv1.ConditionParkedBySafety {
+				return m["reason"] == kube.ReasonWeather && strings.Contains(fmt.Sprint(m["message"]), "while the runner was away")
+			}
+		}
+		return false
+	}, 4*time.Minute, 250*time.Millisecond, "the Observatory says the site guard parked it while the runner was away")
+	for k, name := range map[obsv1.Kind]string{obsv1.KindMount: "east", obsv1.KindDome: "lab"} {
+		require.Eventually(t, func() bool { return condition(t, ctx, k, name, obsv1.ConditionParkedBySafety) == "True" },
+			time.Minute, 250*time.Millisecond, "%s %s says the site guard parked it", k, name)
+	}
+}
+
+// awaitINDI reports when a property of device first meets done, the zero time if ctx ends.
+func awaitINDI(ctx context.Context, c *indi.Client, device, name string, done func(indi.Property) bool) <-chan time.Time {
+	at := make(chan time.Time, 1)
+	sub := c.Subscribe(indi.Filter{Device: device, Name: name})
+	go func() {
+		defer sub.Close()
+		for {
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				at <- time.Time{}
+				return
+			}
+			if ev.Kind == indi.Updated && done(ev.Property) {
+				at <- time.Now()
+				return
+			}
+		}
+	}()
+	return at
+}
+
+// scaleDown scales a Deployment of liken-system to 0 and kills its pods at once; the function
+// returned scales it back and waits for the rollout.
+func scaleDown(t *testing.T, ctx context.Context, name string) (back func()) {
+	t.Helper()
+	d, err := env.Kube.AppsV1().Deployments(system).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	replicas := strconv.Itoa(int(ptr.Deref(d.Spec.Replicas, 1)))
+	if out, err := env.Kubectl(ctx, "-n", system, "scale", "deployment/"+name, "--replicas=0"); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	sel := metav1.FormatLabelSelector(d.Spec.Selector)
+	if out, err := env.Kubectl(ctx, "-n", system, "delete", "pods", "-l", sel, "--grace-period=0", "--force", "--wait=true"); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return func() {
+		t.Helper()
+		if out, err := env.Kubectl(ctx, "-n", system, "scale", "deployment/"+name, "--replicas="+replicas); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if out, err := env.Kubectl(ctx, "-n", system, "rollout", "status", "deployment/"+name, "--timeout=180s"); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
 }
 
 func endReleases(t *testing.T, ctx context.Context) {

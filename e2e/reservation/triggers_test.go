@@ -77,21 +77,41 @@ func TestWindParksTheMountThenTheDomeAndCalmOpensTheDomeAgain(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return !domeParked() }, time.Minute, 200*time.Millisecond, "activation opened the dome")
 
+	telAddr, err := local.Address(ctx, observatory.INDIServer{Namespace: ns, Name: "east-telescope",
+		Drivers: []string{"indi_simulator_telescope"}})
+	require.NoError(t, err)
+	tel, err := indi.Dial(ctx, telAddr)
+	require.NoError(t, err)
+	defer tel.Close()
+	require.NoError(t, tel.Sync(ctx, "Telescope Simulator"))
+
 	wind(40)
+	windAt := time.Now()
 	var mount, dome *obsv1.ProcedureRecord
-	// The dome's park waits for the mount's: until the mount's run is Done, the dome does not
-	// move (the simulated dome takes seconds to park, so a look every 200 ms sees it).
+	var mountParked, domeClosed time.Time
+	// The triggers and the site guard both park the mount, then the dome: until the mount
+	// reports parked, the dome does not move (the simulated dome takes seconds to park, so a
+	// look every 200 ms sees it).
 	early := ""
 	require.Eventually(t, func() bool {
 		mount, dome = triggerRun(t, ns, obsv1.KindMount, "east", 0), triggerRun(t, ns, obsv1.KindDome, "lab", 0)
-		if p, ok := site.Property("Dome Simulator", "DOME_PARK"); ok && (mount == nil || mount.State != obsv1.RunDone) &&
-			(p.State == indi.Busy || p.SwitchOn("PARK")) && early == "" {
-			early = "the dome's park was " + string(p.State) + " before the mount's run was Done"
+		m, _ := tel.Property("Telescope Simulator", "TELESCOPE_PARK")
+		parked := m.SwitchOn("PARK") && m.State == indi.Ok
+		if parked && mountParked.IsZero() {
+			mountParked = time.Now()
 		}
-		return mount != nil && dome != nil && mount.State == obsv1.RunDone && dome.State == obsv1.RunDone
+		if p, ok := site.Property("Dome Simulator", "DOME_PARK"); ok && !parked && (p.State == indi.Busy || p.SwitchOn("PARK")) && early == "" {
+			early = "the dome's park was " + string(p.State) + " before the mount was parked"
+		}
+		if s, _ := site.Property("Dome Simulator", "DOME_SHUTTER"); s.SwitchOn("SHUTTER_CLOSE") && s.State == indi.Ok && domeClosed.IsZero() {
+			domeClosed = time.Now()
+		}
+		return mount != nil && dome != nil && mount.State == obsv1.RunDone && dome.State == obsv1.RunDone && !domeClosed.IsZero()
 	}, 2*time.Minute, 200*time.Millisecond, "the storm parked the mount and the dome")
 	assert.True(t, domeParked())
 	assert.Empty(t, early)
+	t.Logf("runner alive, from the wind: the mount parked in %.1f s, the dome closed in %.1f s",
+		mountParked.Sub(windAt).Seconds(), domeClosed.Sub(windAt).Seconds())
 
 	wind(0)
 	var open *obsv1.ProcedureRecord
