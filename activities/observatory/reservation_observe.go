@@ -100,9 +100,13 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	var beaten time.Time
 	if site != nil {
 		defer func() {
-			// Deliberately gone: the guard stops watching this telescope's heartbeat. (A
-			// worker that dies sends nothing, and the guard parks the site once the timeout
-			// passes.)
+			// Stopped on purpose (the reservation ends, or its run continues as new): the guard
+			// stops watching this telescope's heartbeat. A worker that dies, or stops to be
+			// replaced, or an observer that lost a server and will be run again, says nothing:
+			// the guard parks the site if no one beats within the timeout.
+			if ctx.Err() == nil || workerStopping(ctx) {
+				return
+			}
 			if err := beat(context.WithoutCancel(ctx), site.client, in.Telescope, guard.LeaveState); err != nil {
 				logFor(ctx).Warn("the site guard could not be told the runner leaves", "observatory", in.Observatory, "err", err)
 			}

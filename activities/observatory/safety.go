@@ -1,5 +1,5 @@
 // What the runner does with the site guard while a reservation is Ready, from its observer:
-// it beats the guard's heartbeat (and says it leaves when the observer stops on purpose), and
+// it beats the guard's heartbeat (and says it leaves when the workflow stops the observer), and
 // it reports what the guard did without it. A park the guard made becomes the Observatory's
 // status.lastSafetyPark, a ParkedBySafety condition and a Warning Event on the Observatory and
 // on each Dome and Mount it parked, once (the first observer of the site to write
@@ -32,6 +32,20 @@ func beat(ctx context.Context, site *indi.Client, telescope, state string) error
 	defer cancel()
 	return site.Send(ctx, indi.Property{Device: guard.Device, Name: guard.PropHeartbeat, Elements: []indi.Element{
 		{Name: guard.ElemTelescope, Value: telescope}, {Name: guard.ElemBeatState, Value: state}}})
+}
+
+// workerStopping says whether the worker that runs this activity is stopping (a rollout, a
+// drained node), as opposed to the workflow cancelling it.
+func workerStopping(ctx context.Context) bool {
+	if !activity.IsActivity(ctx) {
+		return false
+	}
+	select {
+	case <-activity.GetWorkerStopChannel(ctx):
+		return true
+	default:
+		return false
+	}
 }
 
 // safetyWatch is an observer's view of the site guard's parks: the time of the last one it
