@@ -24,6 +24,7 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/internal/images"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -245,20 +246,14 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 		return r.RunnerAway
 	}, time.Minute, 250*time.Millisecond, "the site guard sees the runner away")
 
-	mountParked := awaitINDI(ctx, tel, "Telescope Simulator", guard.MountParkProp, func(p indi.Property) bool { return p.SwitchOn("PARK") && p.State == indi.Ok })
-	domeMoved := awaitINDI(ctx, site, "Dome Simulator", guard.DomeParkProp, func(p indi.Property) bool { return p.State == indi.Busy || p.SwitchOn("PARK") })
-	domeClosed := awaitINDI(ctx, site, "Dome Simulator", guard.DomeShutter, func(p indi.Property) bool { return p.SwitchOn("SHUTTER_CLOSE") && p.State == indi.Ok })
+	parks := inditest.WatchParks(ctx, site, "Dome Simulator", []*indi.Client{tel}, "Telescope Simulator")
 	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
 	require.NoError(t, err)
 	require.NoError(t, site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH"))
 	_, err = site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p indi.Property) bool { return p.State == indi.Alert })
 	require.NoError(t, err)
-	alert := time.Now()
-	parked, moved, closed := <-mountParked, <-domeMoved, <-domeClosed
-	require.False(t, parked.IsZero() || closed.IsZero(), "the mount parked and the dome closed")
-	assert.True(t, parked.Before(moved), "the mount parked (%s) before the dome moved (%s)", parked, moved)
-	assert.LessOrEqual(t, closed.Sub(alert), 60*time.Second, "the dome closed within 60 s of the Alert")
-	t.Logf("runner gone, from the Alert: the mount parked in %.1f s, the dome closed in %.1f s", parked.Sub(alert).Seconds(), closed.Sub(alert).Seconds())
+	mounts, closed := parks.ParkedThenClosed(t, time.Now(), 60*time.Second)
+	t.Logf("runner gone, from the Alert: the mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
 
 	temporal()
 	workers()
@@ -277,27 +272,6 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 		require.Eventually(t, func() bool { return condition(t, ctx, k, name, obsv1.ConditionParkedBySafety) == "True" },
 			time.Minute, 250*time.Millisecond, "%s %s says the site guard parked it", k, name)
 	}
-}
-
-// awaitINDI reports when a property of device first meets done, the zero time if ctx ends.
-func awaitINDI(ctx context.Context, c *indi.Client, device, name string, done func(indi.Property) bool) <-chan time.Time {
-	at := make(chan time.Time, 1)
-	sub := c.Subscribe(indi.Filter{Device: device, Name: name})
-	go func() {
-		defer sub.Close()
-		for {
-			ev, err := sub.Next(ctx)
-			if err != nil {
-				at <- time.Time{}
-				return
-			}
-			if ev.Kind == indi.Updated && done(ev.Property) {
-				at <- time.Now()
-				return
-			}
-		}
-	}()
-	return at
 }
 
 // scaleDown scales a Deployment of liken-system to 0 and kills its pods at once; the function

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows"
@@ -64,7 +64,7 @@ func TestWindParksBothMountsThenTheDomeWithTheRunnerGone(t *testing.T) {
 	_, err = r.site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p indi.Property) bool { return p.State == indi.Alert })
 	require.NoError(t, err)
 	alert := time.Now()
-	mounts, closed := w.parkedThenClosed(t, alert, 60*time.Second)
+	mounts, closed := w.ParkedThenClosed(t, alert, 60*time.Second)
 	t.Logf("runner gone, from the Alert: both mounts parked in %.1f s, the dome closed in %.1f s", mounts, closed)
 
 	r.runnerComesBack(t, ctx)
@@ -79,7 +79,7 @@ func TestAStoppedHeartbeatParksTheSiteWithinItsTimeout(t *testing.T) {
 	w := r.watch(ctx)
 	gone := time.Now()
 	r.runnerGoes(t, ctx)
-	mounts, closed := w.parkedThenClosed(t, gone, heartbeat+30*time.Second)
+	mounts, closed := w.ParkedThenClosed(t, gone, heartbeat+30*time.Second)
 	t.Logf("heartbeat timeout %s, from the runner's kill: the mount parked in %.1f s, the dome closed in %.1f s", heartbeat, mounts, closed)
 
 	r.runnerComesBack(t, ctx)
@@ -274,74 +274,6 @@ func conditionOf(t *testing.T, ctx context.Context, ns string, kind obsv1.Kind, 
 	return nil
 }
 
-// siteWatch records, as the servers' messages arrive, when each mount first reported parked
-// and when the dome first moved and closed.
-type siteWatch struct {
-	mu                    sync.Mutex
-	n                     int
-	mounts                map[int]time.Time
-	domeMoved, domeClosed time.Time
-}
-
-func (r *guardedSite) watch(ctx context.Context) *siteWatch {
-	w := &siteWatch{n: len(r.tels), mounts: map[int]time.Time{}}
-	follow := func(c *indi.Client, device string, seen func(indi.Property, time.Time)) {
-		sub := c.Subscribe(indi.Filter{Device: device})
-		go func() {
-			defer sub.Close()
-			for {
-				ev, err := sub.Next(ctx)
-				if err != nil {
-					return
-				}
-				if ev.Kind == indi.Updated {
-					w.mu.Lock()
-					seen(ev.Property, time.Now())
-					w.mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i, c := range r.tels {
-		follow(c, "Telescope Simulator", func(p indi.Property, at time.Time) {
-			if p.Name == guard.MountParkProp && p.SwitchOn("PARK") && p.State == indi.Ok && w.mounts[i].IsZero() {
-				w.mounts[i] = at
-			}
-		})
-	}
-	follow(r.site, "Dome Simulator", func(p indi.Property, at time.Time) {
-		if (p.Name == guard.DomeParkProp || p.Name == guard.DomeShutter || p.Name == "ABS_DOME_POSITION") && p.State == indi.Busy && w.domeMoved.IsZero() {
-			w.domeMoved = at
-		}
-		if p.Name == guard.DomeShutter && p.SwitchOn("SHUTTER_CLOSE") && p.State == indi.Ok && w.domeClosed.IsZero() {
-			w.domeClosed = at
-		}
-	})
-	return w
-}
-
-// parkedThenClosed waits until every mount has parked and the dome has closed, each mount
-// before the dome moved, and returns the seconds from since to the last mount and to the dome.
-func (w *siteWatch) parkedThenClosed(t *testing.T, since time.Time, within time.Duration) (mounts, closed float64) {
-	t.Helper()
-	eventually(t, within, "every mount parked, then the dome closed", func() (bool, string) {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return len(w.mounts) == w.n && !w.domeClosed.IsZero(), fmt.Sprintf("%d of %d mounts parked, dome closed at %v", len(w.mounts), w.n, w.domeClosed)
-	})
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var last time.Time
-	for i, at := range w.mounts {
-		assert.True(t, at.Before(w.domeMoved), "mount %d parked at %s, before the dome moved at %s", i, at, w.domeMoved)
-		last = maxTime(last, at)
-	}
-	return last.Sub(since).Seconds(), w.domeClosed.Sub(since).Seconds()
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
+func (r *guardedSite) watch(ctx context.Context) *inditest.Parks {
+	return inditest.WatchParks(ctx, r.site, "Dome Simulator", r.tels, "Telescope Simulator")
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -95,70 +94,8 @@ func dial(t *testing.T, ctx context.Context, addr string) *indi.Client {
 	return c
 }
 
-// watch records when each mount first reported parked and when the dome first moved, as the
-// servers' messages arrive.
-type watch struct {
-	mu         sync.Mutex
-	mounts     map[int]time.Time
-	domeMoved  time.Time
-	domeClosed time.Time
-}
-
-func (s *site) watch(ctx context.Context) *watch {
-	w := &watch{mounts: map[int]time.Time{}}
-	follow := func(c *indi.Client, device string, seen func(indi.Property, time.Time)) {
-		sub := c.Subscribe(indi.Filter{Device: device})
-		go func() {
-			defer sub.Close()
-			for {
-				ev, err := sub.Next(ctx)
-				if err != nil {
-					return
-				}
-				if ev.Kind == indi.Updated {
-					w.mu.Lock()
-					seen(ev.Property, time.Now())
-					w.mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i, c := range s.tels {
-		follow(c, mount, func(p indi.Property, at time.Time) {
-			if p.Name == guard.MountParkProp && p.SwitchOn("PARK") && p.State == indi.Ok && w.mounts[i].IsZero() {
-				w.mounts[i] = at
-			}
-		})
-	}
-	follow(s.site, dome, func(p indi.Property, at time.Time) {
-		if (p.Name == guard.DomeParkProp || p.Name == guard.DomeShutter || p.Name == "ABS_DOME_POSITION") && w.domeMoved.IsZero() && p.State == indi.Busy {
-			w.domeMoved = at
-		}
-		if p.Name == guard.DomeShutter && p.SwitchOn("SHUTTER_CLOSE") && p.State == indi.Ok && w.domeClosed.IsZero() {
-			w.domeClosed = at
-		}
-	})
-	return w
-}
-
-// parkedThenClosed waits until the dome is closed, and checks every mount parked before it
-// moved; it returns the seconds from since to the last mount parked and to the dome closed.
-func (w *watch) parkedThenClosed(t *testing.T, n int, since time.Time, within time.Duration) (mounts, closed float64) {
-	require.Eventually(t, func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return !w.domeClosed.IsZero() && len(w.mounts) == n
-	}, within, 100*time.Millisecond, "every mount parked and the dome closed")
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var last time.Time
-	for i, at := range w.mounts {
-		assert.True(t, at.Before(w.domeMoved), "mount %d parked at %s, before the dome moved at %s", i, at, w.domeMoved)
-		if at.After(last) {
-			last = at
-		}
-	}
-	return last.Sub(since).Seconds(), w.domeClosed.Sub(since).Seconds()
+func (s *site) watch(ctx context.Context) *inditest.Parks {
+	return inditest.WatchParks(ctx, s.site, dome, s.tels, mount)
 }
 
 func (s *site) report(t *testing.T) guard.Report {
@@ -189,7 +126,7 @@ func TestWindParksEveryMountThenTheDome(t *testing.T) {
 	require.NoError(t, err)
 	alert := time.Now()
 
-	mounts, closed := w.parkedThenClosed(t, 2, alert, 90*time.Second)
+	mounts, closed := w.ParkedThenClosed(t, alert, 90*time.Second)
 	t.Logf("from the Alert: every mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
 	require.Eventually(t, func() bool { r := s.report(t); return len(r.Trips) == 1 && r.Trips[0].Finished }, 10*time.Second, 100*time.Millisecond)
 	trip := s.report(t).Trips[0]
@@ -243,7 +180,7 @@ func TestAStoppedHeartbeatParksTheSite(t *testing.T) {
 	w := s.watch(ctx)
 	s.beat(t, "a")
 	last := time.Now()
-	mounts, closed := w.parkedThenClosed(t, 1, last, timeout+30*time.Second)
+	mounts, closed := w.ParkedThenClosed(t, last, timeout+30*time.Second)
 	t.Logf("from the last heartbeat (timeout %s): the mount parked in %.1f s, the dome closed in %.1f s", timeout, mounts, closed)
 	require.Eventually(t, func() bool { r := s.report(t); return len(r.Trips) == 1 && r.Trips[0].Finished }, 10*time.Second, 100*time.Millisecond)
 	trip := s.report(t).Trips[0]

@@ -56,7 +56,9 @@ func (s *Server) Run(ctx context.Context) error {
 	if err := s.prepare(); err != nil {
 		return err
 	}
-	args := append(slices.Clone(s.Command[1:]), "-f", s.Fifo)
+	// Options before drivers: indiserver takes every word after the first driver (such as
+	// the site guard's link) as one more driver.
+	args := append([]string{"-f", s.Fifo}, s.Command[1:]...)
 	cmd := exec.Command(s.Command[0], args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/shim"
 )
 
@@ -203,4 +204,29 @@ func freePort(t *testing.T) int {
 	require.NoError(t, err)
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// An Observatory's server names the site guard's link after indiserver's options, as its pod
+// command does; the shim puts its own option (the fifo) first, so both the guard and the
+// drivers it links through the fifo run.
+func TestTheShimRunsTheSiteGuardNamedAfterTheOptions(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "indi-shim")
+	out, err := exec.Command("go", "build", "-o", bin, "liken.sh/runner/cmd/indi-shim").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	dome := startDevice(t, dir, "indi_simulator_dome", 0)
+	drivers := filepath.Join(dir, "drivers")
+	writeDrivers(t, drivers, dome.addr)
+	port := freePort(t)
+	links := filepath.Join(dir, "links")
+	serve := exec.Command(bin, "serve", drivers, links, filepath.Join(dir, "fifo"),
+		"indiserver", "-v", "-p", strconv.Itoa(port), "-u", filepath.Join(dir, "sock"), filepath.Join(links, guard.Driver))
+	serve.Env = append(os.Environ(), "HOME="+dir)
+	require.NoError(t, serve.Start())
+	t.Cleanup(func() { serve.Process.Signal(syscall.SIGTERM); serve.Wait() })
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := dialServer(t, ctx, port)
+	waitDevices(t, c, []string{"Dome Simulator", guard.Device}, "the site guard runs, and the dome is linked")
 }
