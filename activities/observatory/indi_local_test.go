@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
 )
 
@@ -197,7 +198,7 @@ func TestAResolverOnTheFolderOfAnotherAdoptsItsServersAndReplacesTheDeadOnes(t *
 	replaced := recordOf(t, dir, "lab-observatory")
 	assert.NotEqual(t, dead.Pid, replaced.Pid)
 	assert.Equal(t, siteAddr, replaced.Address)
-	assert.Equal(t, []string{"indi_simulator_dome", "indi_simulator_weather"}, replaced.Drivers)
+	assert.Equal(t, []string{"indi_simulator_dome", "indi_simulator_weather", guard.Driver}, replaced.Drivers, "a site's server runs the site guard too")
 	_, err = os.Stat(dead.Home)
 	assert.ErrorIs(t, err, os.ErrNotExist, "the dead server's HOME is removed")
 
