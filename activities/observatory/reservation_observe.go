@@ -178,7 +178,7 @@ func siteOf(watched []*observedServer) *observedServer {
 }
 
 // parkStates sums up the park vectors of the observed domes and mounts: when it changes, the
-// locks are relayed again.
+// site guard is armed again, so the Observatory's LocksRelayed shows the states.
 func parkStates(watched []*observedServer) string {
 	var b strings.Builder
 	for _, o := range watched {
