@@ -5,6 +5,7 @@ package workflows
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,14 @@ func TestEachStepGetsItsDeadlineAndTheReservation(t *testing.T) {
 	env := newReservationEnv(t, f)
 	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
+	called := map[string]bool{}
+	for _, c := range f.calls {
+		called[c.Step] = true
+	}
+	for _, step := range append(slices.Clone(kube.ActivationSteps), kube.DeactivationSteps...) {
+		// Wait is the workflow's own: no step activity runs for it.
+		assert.True(t, called[step] || step == kube.StepWait, "the step %s ran", step)
+	}
 	for _, c := range f.calls {
 		assert.Equal(t, kube.StepDeadline(c.Step), c.In.Deadline, c.Step)
 		assert.Equal(t, c.At, c.In.Started, c.Step)
