@@ -1,10 +1,11 @@
 // What the runner does with the site guard while a reservation is Ready, from its observer:
 // it beats the guard's heartbeat (and says it leaves when the workflow stops the observer), and
-// it reports what the guard did without it. A park the guard made becomes the Observatory's
-// status.lastSafetyPark, a ParkedBySafety condition and a Warning Event on the Observatory and
-// on each Dome and Mount it parked, once (the first observer of the site to write
-// lastSafetyPark reports it), and a signal to each reservation's workflow that carries the
-// guard's words, which its history in the Temporal UI shows.
+// it reports what the guard did. A park the guard made becomes the Observatory's
+// status.lastSafetyPark and ParkedBySafety condition, once (the first observer of the site to
+// write lastSafetyPark reports it); made while the runner was away, also ParkedBySafety and a
+// Warning Event on the Observatory and on each Dome and Mount it parked; and a signal to each
+// reservation's workflow that carries the guard's words, which its history in the Temporal UI
+// shows.
 package observatory
 
 import (
@@ -116,26 +117,24 @@ func (a *Activities) seenSafetyPark(ctx context.Context, ns, observatory string)
 }
 
 // postSafetyPark writes ParkedBySafety and posts a Warning Event on the Observatory and on
-// each Dome and Mount the guard parked.
+// each Dome and Mount the guard parked while the runner was away. With the runner there, the
+// triggers moved the same devices on the same Alert and their Events tell it: the Observatory's
+// condition alone keeps the guard's part, with no second Event.
 func (a *Activities) postSafetyPark(ctx context.Context, in StepInput, trip guard.Trip, words string) {
-	at := trip.Time.UTC().Format("15:04:05 MST")
-	away := ""
-	if trip.RunnerAway {
-		away = ", while the runner was away"
-	}
-	targets := []struct {
+	type target struct {
 		id      kube.ResourceID
 		message string
-	}{{kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: in.Namespace, Name: in.Observatory}, "The site guard " + words}}
-	for _, d := range a.guardedDevices(ctx, in, trip) {
-		verb := "Parked"
-		if d.Kind == obsv1.KindDome {
-			verb = "Closed"
+	}
+	targets := []target{{kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: in.Namespace, Name: in.Observatory}, "The site guard " + words}}
+	if trip.RunnerAway {
+		at := trip.Time.UTC().Format("15:04:05 MST")
+		for _, d := range a.guardedDevices(ctx, in, trip) {
+			verb := "Parked"
+			if d.Kind == obsv1.KindDome {
+				verb = "Closed"
+			}
+			targets = append(targets, target{d.ResourceID, verb + " by the site guard at " + at + " because " + trip.Reason + ", while the runner was away"})
 		}
-		targets = append(targets, struct {
-			id      kube.ResourceID
-			message string
-		}{d.ResourceID, verb + " by the site guard at " + at + " because " + trip.Reason + away})
 	}
 	for _, t := range targets {
 		cond := kube.ParkedBySafetyCondition(trip.Kind, t.message)
@@ -150,8 +149,10 @@ func (a *Activities) postSafetyPark(ctx context.Context, in StepInput, trip guar
 		}); err != nil {
 			logFor(ctx).Warn("ParkedBySafety could not be written", "object", t.id.String(), "err", err)
 		}
-		a.postObsEvent(ctx, t.id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyPark, Message: t.message})
 		logFor(ctx).Warn(t.message, "object", t.id.String(), "namespace", t.id.Namespace)
+		if trip.RunnerAway {
+			a.postObsEvent(ctx, t.id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyPark, Message: t.message})
+		}
 	}
 }
 

@@ -76,6 +76,13 @@ func TestAStoppedHeartbeatParksTheSiteWithinItsTimeout(t *testing.T) {
 	ctx := timeout(t, 12*time.Minute)
 	const heartbeat = 20 * time.Second
 	r := startGuardedSite(t, ctx, heartbeat.String(), "tonight")
+	t.Cleanup(func() {
+		if t.Failed() {
+			p, _ := r.site.Property(guard.Device, guard.PropStatus)
+			text, _ := p.Text(guard.ElemReport)
+			t.Logf("the site guard's report: %s", text)
+		}
+	})
 	w := r.watch(ctx)
 	gone := time.Now()
 	r.runnerGoes(t, ctx)
@@ -125,8 +132,10 @@ func startGuardedSite(t *testing.T, ctx context.Context, heartbeat string, reser
 	for _, tel := range []string{"east", "west"}[:len(reservations)] {
 		r.tels = append(r.tels, r.dial(t, ctx, tel+"-telescope", "Telescope Simulator"))
 	}
-	require.Eventually(t, func() bool { return !r.report(t).RunnerAway && r.report(t).Armed }, time.Minute, 200*time.Millisecond,
-		"the guard is armed and hears the runner's heartbeat")
+	require.Eventually(t, func() bool {
+		rep := r.report(t)
+		return rep.Armed && len(rep.Heartbeats) == len(reservations)
+	}, time.Minute, 200*time.Millisecond, "the guard is armed and watches every Ready reservation's heartbeat")
 	// As Activation left them: the dome open, the mounts unparked (the simulator starts so).
 	for _, c := range r.tels {
 		p, _ := c.Property("Telescope Simulator", guard.MountParkProp)

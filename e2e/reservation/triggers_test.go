@@ -112,6 +112,18 @@ func TestWindParksTheMountThenTheDomeAndCalmOpensTheDomeAgain(t *testing.T) {
 	assert.Empty(t, early)
 	t.Logf("runner alive, from the wind: the mount parked in %.1f s, the dome closed in %.1f s",
 		mountParked.Sub(windAt).Seconds(), domeClosed.Sub(windAt).Seconds())
+	// The site guard parked on the same Alert: the Observatory records it, with no second
+	// Event beside the triggers' own.
+	require.Eventually(t, func() bool {
+		var o obsv1.Observatory
+		u, err := env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).Get(ctx, "lab", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &o))
+		return o.Status.LastSafetyPark != nil && !o.Status.LastSafetyPark.RunnerAway
+	}, time.Minute, 200*time.Millisecond, "the Observatory records the guard's park, made with the runner there")
+	events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + kube.ReasonSafetyPark})
+	require.NoError(t, err)
+	assert.Empty(t, events.Items, "no ParkedBySafety Event while the runner was there")
 
 	wind(0)
 	var open *obsv1.ProcedureRecord

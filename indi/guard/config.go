@@ -96,7 +96,10 @@ type Report struct {
 	Mounts       []Mount `json:"mounts"`
 	Domes        []Park  `json:"domes"`
 	MountsParked bool    `json:"mountsParked"`
-	// RunnerAway: no heartbeat came lately (View.RunnerAway).
+	// Heartbeats are the telescopes whose heartbeat the guard watches: from a Ready
+	// reservation's first beat until it leaves.
+	Heartbeats []string `json:"heartbeats,omitempty"`
+	// RunnerAway: the runner said nothing lately (View.RunnerAway).
 	RunnerAway bool `json:"runnerAway"`
 	// ConfigVersion counts the configs the guard took, so a runner that wrote one can wait
 	// until the guard has relayed under it.

@@ -45,6 +45,7 @@ type Guard struct {
 	// Owned by Run's goroutine.
 	cfg        Config
 	configured bool
+	lastWord   time.Time // the runner's last beat or config
 	beats      map[string]time.Time
 	causes     map[string]bool
 	site       *link
@@ -156,6 +157,7 @@ func (g *Guard) step(ctx context.Context) {
 	g.report.Armed, g.report.ArmedMessage = armed, msg
 	g.report.Mounts, g.report.Domes, g.report.MountsParked = v.Mounts, v.Domes, parked
 	g.report.RunnerAway = v.RunnerAway()
+	g.report.Heartbeats = sortedKeys(v.Beats)
 	status := statusVector(g.report)
 	g.mu.Unlock()
 	if s := string(indi.AppendVector(nil, indi.Set, status)); s != g.lastStatus {
@@ -200,6 +202,7 @@ func (g *Guard) relayDomes(v View) {
 // on its own.
 func (g *Guard) view() View {
 	v := View{Now: g.Now(), Config: g.cfg, Weather: map[string]bool{}, Beats: map[string]time.Time{}}
+	v.LastWord = g.lastWord
 	for tel, at := range g.beats {
 		v.Beats[tel] = at
 	}
@@ -264,10 +267,11 @@ func (g *Guard) handle(ctx context.Context, m *indi.Message) {
 	case PropHeartbeat:
 		tel, _ := p.Text(ElemTelescope)
 		state, _ := p.Text(ElemBeatState)
+		g.lastWord = g.Now()
 		if state == LeaveState {
 			delete(g.beats, tel)
 		} else {
-			g.beats[tel] = g.Now()
+			g.beats[tel] = g.lastWord
 		}
 		g.answer(heartbeatVector(tel, state))
 	}
@@ -298,7 +302,7 @@ func (g *Guard) configure(ctx context.Context, cfg Config) {
 			delete(g.beats, tel)
 		}
 	}
-	g.cfg, g.configured = cfg, true
+	g.cfg, g.configured, g.lastWord = cfg, true, g.Now()
 	g.mu.Lock()
 	g.report.ConfigVersion++
 	g.mu.Unlock()

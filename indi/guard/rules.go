@@ -34,6 +34,8 @@ type View struct {
 	// Beats are the last heartbeat of each telescope since it was armed (a telescope that
 	// never beat, or that left, has none).
 	Beats map[string]time.Time
+	// LastWord is when the runner last beat or wrote a config; zero if it never did.
+	LastWord time.Time
 }
 
 // MountsParked is the one state the dome's mount lock hears: parked only when every mount is
@@ -93,19 +95,16 @@ func (v View) Silent() []string {
 	return out
 }
 
-// RunnerAway says whether no telescope has beaten lately (three beats missed): what the
-// guard did then, the runner reports when it comes back.
+// RunnerAway says whether the runner has said nothing lately (three beats' time): no
+// heartbeat and no config. A config counts, since a reservation that is still activating
+// writes one before its moves but beats only once Ready. What the guard did while the runner
+// was away, the runner reports when it comes back.
 func (v View) RunnerAway() bool {
 	every := v.Config.BeatEvery()
-	if every <= 0 || len(v.Beats) == 0 {
+	if every <= 0 || v.LastWord.IsZero() {
 		return true
 	}
-	for _, last := range v.Beats {
-		if v.Now.Sub(last) <= 3*every {
-			return false
-		}
-	}
-	return true
+	return v.Now.Sub(v.LastWord) > 3*every
 }
 
 // NewCauses are the causes to park the site that were not there before (prev): a station

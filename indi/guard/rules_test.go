@@ -62,13 +62,13 @@ func TestNoHeartbeatIsWatchedWithATimeoutOfZeroOrForATelescopeThatLeft(t *testin
 	assert.Empty(t, v.Silent())
 }
 
-func TestTheRunnerIsAwayOnceThreeBeatsAreMissed(t *testing.T) {
+func TestTheRunnerIsAwayOnceItSaidNothingForThreeBeats(t *testing.T) {
 	now := time.Now()
-	v := View{Now: now, Config: Config{BeatEverySeconds: 10}, Beats: map[string]time.Time{"east": now.Add(-25 * time.Second)}}
+	v := View{Now: now, Config: Config{BeatEverySeconds: 10}, LastWord: now.Add(-25 * time.Second)}
 	assert.False(t, v.RunnerAway())
-	v.Beats["east"] = now.Add(-31 * time.Second)
+	v.LastWord = now.Add(-31 * time.Second)
 	assert.True(t, v.RunnerAway())
-	assert.True(t, View{Now: now, Config: Config{BeatEverySeconds: 10}}.RunnerAway(), "it never beat")
+	assert.True(t, View{Now: now, Config: Config{BeatEverySeconds: 10}}.RunnerAway(), "it never said a word")
 }
 
 func TestArmedNamesEachLayerAndWhatIsMissing(t *testing.T) {

@@ -37,12 +37,14 @@ func (g *Guard) startTrip(ctx context.Context, cause Cause, v View) {
 		return
 	}
 	g.tripping = true
-	g.report.Trips = append(g.report.Trips, Trip{Time: v.Now, Kind: cause.Kind, Reason: cause.Reason, RunnerAway: v.RunnerAway()})
+	// A stopped heartbeat is the runner away, however short the timeout.
+	away := cause.Kind == CauseHeartbeat || v.RunnerAway()
+	g.report.Trips = append(g.report.Trips, Trip{Time: v.Now, Kind: cause.Kind, Reason: cause.Reason, RunnerAway: away})
 	if n := len(g.report.Trips); n > maxTrips {
 		g.report.Trips = g.report.Trips[n-maxTrips:]
 	}
 	g.mu.Unlock()
-	g.Log.Warn("parking every mount, then every dome", "cause", cause.Reason, "runnerAway", v.RunnerAway())
+	g.Log.Warn("parking every mount, then every dome", "cause", cause.Reason, "runnerAway", away)
 
 	var mounts, domes []target
 	for _, t := range g.cfg.Telescopes {
