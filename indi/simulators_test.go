@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/indi/inditest"
 )
 
@@ -31,7 +32,7 @@ const (
 )
 
 // connected starts a server with the drivers, dials it and connects the devices.
-func connected(t *testing.T, drivers []string, devices ...string) (*indi.Client, context.Context, *inditest.Server) {
+func connected(t *testing.T, drivers []string, devices ...string) (*indi.Client, context.Context, *indiserver.Server) {
 	t.Helper()
 	s := inditest.StartServer(t, drivers...)
 	ctx, cancel := context.WithTimeout(context.Background(), simTimeout)

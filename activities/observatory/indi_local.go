@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi/guard"
-	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/kube"
 )
 
@@ -63,7 +63,7 @@ type LocalINDI struct {
 }
 
 type localINDIServer struct {
-	srv     *inditest.Server
+	srv     *indiserver.Server
 	drivers []string
 }
 
@@ -315,10 +315,10 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 		return "", err
 	}
 	var recErr error
-	srv, err := inditest.LaunchWith(ctx, home, inditest.Options{
+	srv, err := indiserver.LaunchWith(ctx, home, indiserver.Options{
 		Detached: l.Dir != "",
 		Port:     l.port(key),
-		Started: func(srv *inditest.Server) {
+		Started: func(srv *indiserver.Server) {
 			// Recorded before its drivers are up: a worker killed meanwhile leaves no server
 			// that no one knows of.
 			if l.Dir != "" && recErr == nil {
@@ -371,7 +371,7 @@ func (l *LocalINDI) Close() error {
 	recs, err := ReadLocalINDIRecords(l.Dir)
 	for _, r := range recs {
 		key := r.Namespace + "/" + r.Name
-		if srv, err := inditest.Attach(r.Address, r.Home, r.Pid); err == nil {
+		if srv, err := indiserver.Attach(r.Address, r.Home, r.Pid); err == nil {
 			srv.Stop()
 		}
 		removeHome(r.Home)
@@ -403,7 +403,7 @@ func (l *LocalINDI) recorded(ctx context.Context, key string) (*localINDIServer,
 		l.forget(key)
 		return nil, nil
 	}
-	srv, err := inditest.Attach(r.Address, r.Home, r.Pid)
+	srv, err := indiserver.Attach(r.Address, r.Home, r.Pid)
 	if err == nil && !localRefused(r.Address) {
 		return &localINDIServer{srv: srv, drivers: r.Drivers}, r.Drivers
 	}

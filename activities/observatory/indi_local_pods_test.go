@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/kube"
 )
 
@@ -68,7 +68,7 @@ func TestALocalServerStopsWhenItsPodIsDeletedAndComesBackWhereItWas(t *testing.T
 		"the stand-in stops when its pod is deleted")
 	_, ok = l.Lookup(ns, tel.Name)
 	assert.False(t, ok)
-	srv, err := inditest.Attach(addr, "", pid)
+	srv, err := indiserver.Attach(addr, "", pid)
 	assert.Error(t, err, "indiserver %d is gone, not just silent: %v", pid, srv)
 
 	// The pod comes back (a heal): its stand-in listens where the person was told.

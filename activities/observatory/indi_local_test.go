@@ -14,7 +14,7 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
-	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/indiserver"
 )
 
 // devicesAt dials an INDI server and waits until it has defined the named devices.
@@ -148,7 +148,7 @@ func recordOf(t *testing.T, dir, name string) LocalINDIRecord {
 }
 
 func running(r LocalINDIRecord) bool {
-	_, err := inditest.Attach(r.Address, r.Home, r.Pid)
+	_, err := indiserver.Attach(r.Address, r.Home, r.Pid)
 	return err == nil
 }
 

@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"liken.sh/runner/activities/observatory"
-	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -128,7 +128,7 @@ func (k *killer) serversWereAdoptedAndEndWithTheLastWorker(w *testenv.Program) {
 	w.Stop()
 	for name, pids := range k.servers {
 		for pid, r := range pids {
-			_, err := inditest.Attach(r.Address, r.Home, r.Pid)
+			_, err := indiserver.Attach(r.Address, r.Home, r.Pid)
 			assert.Error(k.t, err, "the indiserver %s (pid %d) outlived the last worker's SIGTERM", name, pid)
 		}
 	}
@@ -179,7 +179,7 @@ func (k *killer) start() *testenv.Program {
 func (k *killer) sweep() {
 	recs, _ := observatory.ReadLocalINDIRecords(k.dir)
 	for _, r := range recs {
-		if s, err := inditest.Attach(r.Address, r.Home, r.Pid); err == nil {
+		if s, err := indiserver.Attach(r.Address, r.Home, r.Pid); err == nil {
 			s.Stop()
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"liken.sh/runner/indi/indiserver"
 )
 
 // Versions of the programs the stack runs; hack/tools.sh builds the same ones.
@@ -34,13 +36,21 @@ const (
 	LoopbackVersion = "v1"
 )
 
-// LoopbackEnv names the environment variable that points at loopback.so (hack/loopback),
-// which makes a program with no listen-address option, indiserver, listen on 127.0.0.1 only.
-const LoopbackEnv = "LIKEN_INDI_LOOPBACK"
-
 // Loopback is where hack/tools.sh puts loopback.so in the cache.
 func Loopback(cache string) string {
 	return filepath.Join(cache, "loopback-"+LoopbackVersion, "loopback.so")
+}
+
+// ExportLoopback points indiserver.LoopbackEnv at the repository's tool cache, unless it is
+// set: the tests' indiservers, and the programs they start, then listen on 127.0.0.1 only.
+func ExportLoopback() {
+	if os.Getenv(indiserver.LoopbackEnv) != "" {
+		return
+	}
+	wd, _ := os.Getwd()
+	if root, err := Root(wd); err == nil {
+		os.Setenv(indiserver.LoopbackEnv, Loopback(Cache(root)))
+	}
 }
 
 // Options chooses what to start.
@@ -290,7 +300,7 @@ func (s *Stack) Spawn(ctx context.Context, p Process) error {
 	}
 	// A worker in dev mode starts indiservers, which listen on 127.0.0.1 only with loopback.so;
 	// every program of the stack finds it where the tools put it (make run, the bench, tests).
-	env := append([]string{LoopbackEnv + "=" + Loopback(s.opts.Cache)}, p.Env...)
+	env := append([]string{indiserver.LoopbackEnv + "=" + Loopback(s.opts.Cache)}, p.Env...)
 	return s.run(ctx, &proc{name: p.Name, path: p.Path, args: p.Args, env: env, dir: s.opts.Dir, ready: ready})
 }
 

@@ -90,6 +90,7 @@ func Run(m *testing.M, opts Options, env **Env) {
 }
 
 func run(m *testing.M, opts Options, env **Env) int {
+	stack.ExportLoopback() // the dev mode's indiservers, in this process and the programs it starts
 	none, err := chooseTests(opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)

@@ -2,7 +2,7 @@
 // is written (a launched server's stderr, or a detached server's log file followed as it
 // grows), bounded to its last megabyte, and waited on by Launch for the line it needs.
 
-package inditest
+package indiserver
 
 import (
 	"bytes"

@@ -1,9 +1,9 @@
-// These tests check the helper's own promises: a driver that cannot run fails the launch with
+// These tests check the package's own promises: a driver that cannot run fails the launch with
 // indiserver's log instead of a timeout, a machine without indiserver is told how to get it,
 // two servers run side by side on 127.0.0.1 only, and a detached server outlives the process that launched it
 // and is stopped by the one that attaches it.
 
-package inditest_test
+package indiserver_test
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/internal/testenv"
 )
@@ -33,7 +34,7 @@ func TestADriverThatCannotRunFailsTheLaunchWithTheLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	s, err := inditest.Launch(ctx, dir, "indi_simulator_focus", broken)
+	s, err := indiserver.Launch(ctx, dir, "indi_simulator_focus", broken)
 	if err == nil {
 		s.Stop()
 		t.Fatal("launched with a broken driver")
@@ -48,7 +49,7 @@ func TestADriverThatCannotRunFailsTheLaunchWithTheLog(t *testing.T) {
 
 func TestAMachineWithoutIndiserverIsToldHowToInstallIt(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := inditest.Launch(context.Background(), t.TempDir(), "indi_simulator_dome")
+	_, err := indiserver.Launch(context.Background(), t.TempDir(), "indi_simulator_dome")
 	if err == nil || !strings.Contains(err.Error(), "hack/tools.sh indi") {
 		t.Fatalf("got %v", err)
 	}
@@ -91,7 +92,7 @@ func TestAServerListensOnLoopbackOnlyAndOnThePortItIsGiven(t *testing.T) {
 	want, _ := strconv.Atoi(port)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	again, err := inditest.LaunchWith(ctx, t.TempDir(), inditest.Options{Port: want}, "indi_simulator_dome")
+	again, err := indiserver.LaunchWith(ctx, t.TempDir(), indiserver.Options{Port: want}, "indi_simulator_dome")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ const launcherEnv = "INDITEST_DETACHED_HOME"
 func TestMain(m *testing.M) {
 	if home := os.Getenv(launcherEnv); home != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		s, err := inditest.LaunchWith(ctx, home, inditest.Options{Detached: true}, "indi_simulator_dome")
+		s, err := indiserver.LaunchWith(ctx, home, indiserver.Options{Detached: true}, "indi_simulator_dome")
 		cancel()
 		if err != nil {
 			fmt.Println("error", err)
@@ -164,10 +165,10 @@ func TestADetachedServerOutlivesItsLauncherAndIsStoppedByWhoeverAttachesIt(t *te
 	}
 	c.Close()
 
-	if _, err := inditest.Attach("127.0.0.1:1", home, pid); err == nil {
+	if _, err := indiserver.Attach("127.0.0.1:1", home, pid); err == nil {
 		t.Fatal("attached a server on the wrong port")
 	}
-	s, err := inditest.Attach(addr, home, pid)
+	s, err := indiserver.Attach(addr, home, pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestADetachedServerOutlivesItsLauncherAndIsStoppedByWhoeverAttachesIt(t *te
 	if s.Running() {
 		t.Fatal("Stop left it running")
 	}
-	if _, err := inditest.Attach(addr, home, pid); err == nil {
+	if _, err := indiserver.Attach(addr, home, pid); err == nil {
 		t.Fatal("attached a stopped server")
 	}
 	if _, err := indi.Dial(ctx, addr); err == nil {
