@@ -239,7 +239,10 @@ func parkWord(parked bool) string {
 // heedSiteDome makes each mount of s that runs (its devices on) heed the site's dome or
 // ignore domes: Configure runs it over its own client, and LiveDevices for a joining mount.
 func heedSiteDome(ctx context.Context, c *indi.Client, s, on stepServer, site stepServer) error {
-	dome := siteDome(site)
+	dome, domeName := siteDome(site), ""
+	if dome != nil {
+		domeName = indiNameOf(dome)
+	}
 	for _, m := range only(s.Devices, func(d stepDevice) bool { return d.Kind == obsv1.KindMount }) {
 		if !slices.ContainsFunc(on.Devices, func(d stepDevice) bool { return d.Label() == m.Label() }) {
 			continue
@@ -249,10 +252,6 @@ func heedSiteDome(ctx context.Context, c *indi.Client, s, on stepServer, site st
 		cancel()
 		if err != nil {
 			continue // silent: the guard counts it unparked
-		}
-		domeName := ""
-		if dome != nil {
-			domeName = indiNameOf(dome)
 		}
 		if err := heedDome(ctx, c, name, dome != nil, domeName); err != nil {
 			return indiStepError(m, err)

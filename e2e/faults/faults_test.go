@@ -116,11 +116,11 @@ func deployment(t *testing.T, start func() *testenv.Program) (starts func() int)
 	return func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
-// stopTemporal stops the Temporal server; bringBack starts it again, and the test's end does
-// if bringBack was never called.
-func stopTemporal(t *testing.T) (bringBack func(ctx context.Context)) {
+// stopProcess stops one of the stack's processes (the Temporal server, kube-apiserver);
+// bringBack starts it again, and the test's end does if bringBack was never called.
+func stopProcess(t *testing.T, name string) (bringBack func(ctx context.Context)) {
 	t.Helper()
-	restart, err := env.Stack.StopProcess("temporal")
+	restart, err := env.Stack.StopProcess(name)
 	require.NoError(t, err)
 	restarted := false
 	t.Cleanup(func() {

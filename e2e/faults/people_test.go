@@ -112,7 +112,7 @@ func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testi
 
 	// Temporal away for a minute while Persons are created, changed and deleted.
 	stopped := time.Now()
-	bringBack := stopTemporal(t)
+	bringBack := stopProcess(t, "temporal")
 	second := crowd(t, ctx, prefix, 200, 260)
 	changed, deleted := first[:20], first[20:40]
 	for _, n := range changed {

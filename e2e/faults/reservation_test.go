@@ -70,7 +70,7 @@ func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
 		return r.Status.Step == kube.StepStartDevices || r.Status.Step == kube.StepConnect, "step " + r.Status.Step
 	})
 	stopped := time.Now()
-	bringBack := stopTemporal(t)
+	bringBack := stopProcess(t, "temporal")
 	end := stopped.Add(100 * time.Second).UTC().Format(time.RFC3339)
 	_, err = env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Patch(ctx, "tonight",
 		types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})

@@ -177,16 +177,7 @@ func (r *guardedSite) dial(t *testing.T, ctx context.Context, server string, dev
 func (r *guardedSite) runnerGoes(t *testing.T, ctx context.Context) {
 	r.runner.worker.Kill()
 	r.runner.watcher.Kill()
-	r.restart = append(r.restart, stopTemporal(t))
-	restartAPI, err := env.Stack.StopProcess("kube-apiserver")
-	require.NoError(t, err)
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			restartAPI(context.Background())
-		}
-	})
-	r.restart = append(r.restart, func(ctx context.Context) { require.NoError(t, restartAPI(ctx)); restarted = true })
+	r.restart = append(r.restart, stopProcess(t, "temporal"), stopProcess(t, "kube-apiserver"))
 }
 
 // runnerComesBack starts the API server and Temporal again, then a new watcher and worker

@@ -33,7 +33,6 @@ const (
 	MountParkProp  = "TELESCOPE_PARK"
 	DomeParkProp   = "DOME_PARK"
 	WeatherProp    = "WEATHER_STATUS"
-	DomeShutter    = "DOME_SHUTTER"
 	parkElement    = "PARK"
 	unparkElement  = "UNPARK"
 	driverInfoProp = "DRIVER_INFO"

@@ -169,6 +169,10 @@ func (g *Guard) step(ctx context.Context) {
 // relayDomes tells each telescope's server the domes' park states, under the domes' own names,
 // as a chained indiserver would: each mount's lock snoops its ACTIVE_DOME there.
 func (g *Guard) relayDomes(v View) {
+	var what string
+	for _, d := range v.Domes {
+		what += fmt.Sprintf("%s=%t;", d.Device, DomeParked(d))
+	}
 	seen := map[*indi.Client]bool{}
 	for _, l := range g.tels {
 		c := l.client()
@@ -176,10 +180,6 @@ func (g *Guard) relayDomes(v View) {
 			continue
 		}
 		seen[c] = true
-		var what string
-		for _, d := range v.Domes {
-			what += fmt.Sprintf("%s=%t;", d.Device, DomeParked(d))
-		}
 		last := g.lastRelay[c]
 		if what == last.what && v.Now.Sub(last.at) < republish {
 			continue
