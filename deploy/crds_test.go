@@ -23,9 +23,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
-	"liken.sh/runner/internal/testenv"
 	observatory "liken.sh/runner/kube/observatory/v1alpha1"
 	people "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/test/testenv"
 )
 
 var env *testenv.Env

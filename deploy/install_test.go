@@ -30,8 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
+	"liken.sh/runner/test/testenv"
 )
 
 const (

@@ -27,10 +27,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testenv"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/people"
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/testenv"
 )
 
 // fakeShard stands in for PaintPeople and SignalWorkflows: it paints every Person but those

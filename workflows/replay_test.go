@@ -29,10 +29,10 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testenv"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testenv"
 )
 
 // Recorded histories are the promise that a change to a workflow keeps old runs replaying.

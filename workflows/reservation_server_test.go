@@ -1,4 +1,4 @@
-// Tests of several reservations at once, on a real Temporal dev server (internal/testenv) with
+// Tests of several reservations at once, on a real Temporal dev server (test/testenv) with
 // an in-process worker: the Reservation, Telescope and Observatory workflows signal each other
 // through Temporal, which the test environment of one workflow cannot do. The Kubernetes side
 // is a fake registered under the activities' own names (the activities are what is faked, not
@@ -23,9 +23,9 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"liken.sh/runner/activities/observatory"
-	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/test/testenv"
 )
 
 var env *testenv.Env

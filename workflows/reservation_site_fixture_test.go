@@ -22,9 +22,9 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
-	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/test/testenv"
 )
 
 var (

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"liken.sh/runner/activities"
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/testenv"
 )
 
 // Instance names the worker of these tests in the Events it posts.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"liken.sh/runner/activities/activitytest"
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/testenv"
 )
 
 var env *testenv.Env

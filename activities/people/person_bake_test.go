@@ -1,6 +1,6 @@
 // Integration tests of the bakes: nfs:// and claim:// pictures read by real baker pods on the
 // local stack. The API server, the scheduler and kwok treat the pods as they treat any pod; the
-// test kubelet (internal/testkubelet) runs the project's own worker binary in each one, over a
+// test kubelet (test/testkubelet) runs the project's own worker binary in each one, over a
 // folder that stands in for its volume, and serves its log to the API server's pods/log proxy.
 // So BakePerson runs its production path end to end: create or adopt, wait, read the log, write
 // the status and the Events, delete the pod. This file holds the reads and their failures; a
@@ -30,12 +30,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testenv"
-	"liken.sh/runner/internal/testkubelet"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/test/testkubelet"
 )
 
 // The bakes share one test kubelet (the node has one kubelet port) and one build of the

@@ -30,10 +30,10 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"liken.sh/runner/activities/activitytest"
-	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/test/testenv"
 )
 
 var env *testenv.Env

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/testenv"
 )
 
 var env *testenv.Env

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 )
 

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testenv"
 )
 
 var env *testenv.Env

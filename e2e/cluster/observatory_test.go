@@ -25,9 +25,9 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
-	"liken.sh/runner/internal/images"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/test/images"
 )
 
 const obsNS = "observatory"

@@ -23,8 +23,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"liken.sh/runner/internal/images"
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/images"
+	"liken.sh/runner/test/stack"
 )
 
 // doomedNodeEnv makes the test binary a process that starts a real node with one pod and

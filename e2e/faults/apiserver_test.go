@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/internal/testenv"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 )
 

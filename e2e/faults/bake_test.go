@@ -17,11 +17,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testkubelet"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testkubelet"
 )
 
 // TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt kills the worker while

@@ -20,8 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
-	"liken.sh/runner/internal/testenv"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 )
 

@@ -34,10 +34,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/activities/observatory"
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testenv"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 )
 

@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 	"liken.sh/runner/workflows"
 )
 

@@ -1,4 +1,4 @@
-// Command images builds every image the real node runs (internal/images) into one
+// Command images builds every image the real node runs (test/images) into one
 // docker-archive tarball, without Docker or a registry:
 //
 //	go run ./hack/images -out images.tar [-tag local]
@@ -15,8 +15,8 @@ import (
 	"os/exec"
 	"time"
 
-	"liken.sh/runner/internal/images"
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/images"
+	"liken.sh/runner/test/stack"
 )
 
 func main() {

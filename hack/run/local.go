@@ -1,7 +1,7 @@
 // What makes the local stack a local observatory a person can use, beside the control plane
 // and Temporal. kwok's pods run nothing, so: the worker runs in dev mode (each INDI server pod
 // is stood in for by a local indiserver on 127.0.0.1, recorded in <dir>/indi, stopped with its
-// pod); a kubelet for baker pods (internal/testkubelet) bakes claim:// pictures from folders
+// pod); a kubelet for baker pods (test/testkubelet) bakes claim:// pictures from folders
 // of this machine, and the example claim is backed by such a folder with a picture in it; and
 // the worker's LocalEndpoint Events are printed, so a person learns where a Ready
 // reservation's INDI server answers.
@@ -24,8 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	obsacts "liken.sh/runner/activities/observatory"
-	"liken.sh/runner/internal/stack"
-	"liken.sh/runner/internal/testkubelet"
+	"liken.sh/runner/test/stack"
+	"liken.sh/runner/test/testkubelet"
 )
 
 // bakerImage names the baker pods' image; kwok pulls nothing, and the kubelet below runs the

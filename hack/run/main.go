@@ -31,7 +31,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"liken.sh/runner/internal/app"
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 	"liken.sh/runner/workflows"
 )
 

@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"time"
 
-	"liken.sh/runner/internal/images"
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/images"
+	"liken.sh/runner/test/stack"
 )
 
 // nodeTag is the runner image's tag on the node (never latest, which the kubelet would pull).

@@ -21,7 +21,7 @@ import (
 
 	"golang.org/x/net/websocket"
 
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 )
 
 // browser is a running headless Chromium and a connection to its one page.

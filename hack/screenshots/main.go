@@ -21,7 +21,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 	"liken.sh/runner/workflows"
 )
 

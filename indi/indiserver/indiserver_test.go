@@ -21,7 +21,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/indi/inditest"
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/testenv"
 )
 
 func TestADriverThatCannotRunFailsTheLaunchWithTheLog(t *testing.T) {

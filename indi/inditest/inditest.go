@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi/indiserver"
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 )
 
 // Tests run inside the repository: their indiservers preload the tool cache's loopback.so

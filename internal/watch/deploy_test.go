@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"liken.sh/runner/internal/testenv"
+	"liken.sh/runner/test/testenv"
 )
 
 func render(t *testing.T, ctx context.Context, dir string) []*unstructured.Unstructured {

@@ -25,9 +25,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/metadata"
 
-	"liken.sh/runner/internal/testenv"
 	"liken.sh/runner/internal/watch"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 )
 

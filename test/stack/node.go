@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"liken.sh/runner/internal/images"
+	"liken.sh/runner/test/images"
 )
 
 // Versions of the node's programs besides the kubelet's (KubeVersion); hack/tools-node.sh
@@ -218,7 +218,7 @@ func (n *Node) Ctr(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// Import loads a docker-archive tarball of images (internal/images) into the node, where
+// Import loads a docker-archive tarball of images (test/images) into the node, where
 // pods find them by name without a registry.
 func (n *Node) Import(ctx context.Context, archive string) error {
 	_, err := n.Ctr(ctx, "images", "import", archive)
@@ -244,7 +244,7 @@ func (n *Node) stop() error {
 	return err
 }
 
-// ImageInputs names the cache's programs that go into the node's images (internal/images).
+// ImageInputs names the cache's programs that go into the node's images (test/images).
 func ImageInputs(cache, runnerTag string) images.Inputs {
 	return images.Inputs{
 		RunnerTag: runnerTag,

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 )
 
 // Kustomize renders dir (relative to the repository root, or absolute) with the cache's

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
-	"liken.sh/runner/internal/images"
+	"liken.sh/runner/test/images"
 )
 
 // OperatorNamespace is where deploy/ puts the runner.

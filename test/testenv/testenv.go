@@ -1,5 +1,5 @@
 // Package testenv gives integration tests one real stack per test package (see
-// internal/stack): a package's TestMain calls Run, its tests use the clients on Env. A stack
+// test/stack): a package's TestMain calls Run, its tests use the clients on Env. A stack
 // that cannot start fails the package with the end of the failing process's log; no test is
 // skipped for a missing server, because a skipped integration test proves nothing.
 //
@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/indi/guard"
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 )
 
 // Options chooses the parts a test package needs.
@@ -38,7 +38,7 @@ type Options struct {
 	Kube bool
 	// Node starts the control plane with a real node in place of the fake one (it needs
 	// root, and one runs on a machine at a time), builds every image it runs
-	// (internal/images) with the runner's image tagged NodeImageTag, and imports them.
+	// (test/images) with the runner's image tagged NodeImageTag, and imports them.
 	Node bool
 	// CRDs applies deploy/crds and waits until every CRD is established (implies Kube).
 	CRDs bool

@@ -4,7 +4,7 @@
 // library closure), the pod sandbox, the bundled Temporal's and the one the examples' Job
 // actions use. Each is one layer of files from this machine, named exactly as the
 // manifests and the runner's pods name it, and written into one docker-archive tarball that
-// the node's containerd imports (internal/stack's Node.Import).
+// the node's containerd imports (test/stack's Node.Import).
 package images
 
 import (

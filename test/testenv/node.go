@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"liken.sh/runner/internal/images"
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/images"
+	"liken.sh/runner/test/stack"
 )
 
 // NodeImageTag is the runner image's tag on the real node: a tag other than latest, so

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"liken.sh/runner/internal/stack"
+	"liken.sh/runner/test/stack"
 )
 
 // Program is a running binary with health endpoints of its own.
