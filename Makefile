@@ -1,6 +1,6 @@
 # The two commands a new user needs are `make run` (the whole system, locally) and `make test`
 # (every test, integration tests included; CI runs exactly this). The first time, both build
-# the local control plane and Temporal from the Go module proxy (see README: ~25 min on 2 cores).
+# the local control plane and Temporal from the Go module proxy (about half an hour on 2 cores; docs/development.md).
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -60,7 +60,7 @@ SCALE ?= 1000,5000,10000
 bench-scale: tools
 	$(GO) run ./hack/bench -scale $(SCALE)
 
-## screenshots: the README's pictures of the Temporal UI (docs/*.png), from a fresh local observatory
+## screenshots: the Temporal UI guide's pictures (docs/*.png), from a fresh local observatory
 screenshots: tools build
 	$(GO) run ./hack/screenshots
 

@@ -37,7 +37,7 @@ build() {
   local name=$1; shift
   [ -d "$cache/$name" ] && return 0
   local started=$SECONDS
-  log "building $name (first time only; see the README for how long it takes)"
+  log "building $name (first time only; docs/development.md says how long it takes)"
   out=$(mktemp -d "$cache/.$name.XXXX")
   "$@"
   rm -rf "${cache:?}/$name"

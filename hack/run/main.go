@@ -57,7 +57,7 @@ func parseOptions() options {
 	flag.IntVar(&o.uiPort, "ui-port", 8233, "port of the Temporal Web UI")
 	flag.StringVar(&o.bin, "bin", "bin", "folder with the watcher and worker binaries (make builds them)")
 	flag.DurationVar(&o.session, "session", 3*time.Minute, "how long the example reservation runs")
-	flag.BoolVar(&o.node, "node", false, "run on a real node, with deploy/ installed as pods (needs root; see README)")
+	flag.BoolVar(&o.node, "node", false, "run on a real node, with deploy/ installed as pods (needs root; see docs/development.md)")
 	flag.StringVar(&o.dir, "dir", "", "folder of the run's state and logs, wiped at start (default .cache/run)")
 	flag.Parse()
 	return o

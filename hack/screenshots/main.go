@@ -1,4 +1,4 @@
-// Command screenshots regenerates the README's pictures of the Temporal UI (docs/*.png). It
+// Command screenshots regenerates the Temporal UI guide's pictures (docs/*.png). It
 // runs make run's local observatory (bin/run, in a temporary folder on free ports, beside any
 // make run of yours), waits until the example reservation is Ready, has a headless Chromium
 // take the workflow list and the reservation's page, and stops everything. `make screenshots`
