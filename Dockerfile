@@ -12,7 +12,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/ ./cmd/worker ./cmd/watcher
+# .git stays out of the build context, so Go cannot read the commit: give the version, as
+# `docker build --build-arg VERSION=$(git describe --tags --always --dirty) .`
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X liken.sh/runner/internal/version.Version=${VERSION}" -o /out/ ./cmd/worker ./cmd/watcher
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/worker /out/watcher /usr/local/bin/

@@ -36,9 +36,11 @@ check:
 	$(KUBECTL) kustomize deploy/ > /dev/null
 	$(KUBECTL) kustomize deploy/temporal/postgres > /dev/null
 
-## build: the worker and watcher binaries, and the run command, into bin/
+## build: the worker and watcher binaries, and the run command, into bin/, stamped with
+## VERSION (default: git describe; `./bin/worker --version` prints it)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/worker ./cmd/watcher ./hack/run
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X liken.sh/runner/internal/version.Version=$(VERSION)" -o bin/ ./cmd/worker ./cmd/watcher ./hack/run
 
 ## tools: build the control plane, kwok and Temporal once into .cache; install indi-bin and postgresql if missing
 tools:

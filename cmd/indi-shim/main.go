@@ -7,7 +7,8 @@
 // or goes from the drivers file, without restarting indiserver; and, called through one of
 // the links it makes (named <service>:<port>), it is that driver: indiserver's pipes carried
 // over TCP to the device pod. Called through a link named site-guard, it is the site guard
-// (indi/guard), which the observatory's server runs beside its devices.
+// (indi/guard), which the observatory's server runs beside its devices. `indi-shim --version`
+// prints its build.
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/shim"
+	"liken.sh/runner/internal/version"
 )
 
 const usage = "usage: indi-shim serve <drivers file> <links folder> <fifo> <indiserver> [flags...]"
@@ -45,6 +47,10 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version") {
+		fmt.Println(version.Line("liken-indi-shim"))
+		return
+	}
 	if len(os.Args) < 6 || os.Args[1] != "serve" {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -59,6 +65,7 @@ func main() {
 		Self: self, Poll: time.Second,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, nil)).With("program", "indi-shim"),
 	}
+	s.Log.Info("starting", "version", version.Get().String())
 	if err := s.Run(ctx); err != nil {
 		s.Log.Error("indi-shim stops", "error", err)
 		os.Exit(1)

@@ -34,6 +34,7 @@ import (
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/leader"
 	"liken.sh/runner/internal/metrics"
+	"liken.sh/runner/internal/version"
 	"liken.sh/runner/internal/watch"
 )
 
@@ -119,6 +120,10 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if cfg.PrintVersion {
+		fmt.Println(version.Line("liken-watcher"))
+		return nil
+	}
 	runPeople, runObservatory, err := own.sides()
 	if err != nil {
 		return err
@@ -128,6 +133,8 @@ func run(args []string) error {
 		return err
 	}
 	log = log.With("identity", own.identity)
+	log.Info("starting", "version", version.Get().String(), "side", own.side,
+		"temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue)
 	// client-go's leader election and informers log through klog; keep one log format.
 	klog.SetSlogLogger(log.With("from", "client-go"))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -168,7 +175,6 @@ func run(args []string) error {
 		sides = append(sides, &side{name: sideObservatory, lease: own.observatoryLeaseName, stats: &o.Stats, run: o.Run})
 	}
 	registerSides(reg, sides)
-	log.Info("starting", "side", own.side, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace, "taskQueue", cfg.TaskQueue)
 	return runSides(ctx, sides, func(s *side) leader.Config {
 		return leader.Config{
 			Client: kube, Namespace: own.leaseNamespace, Name: s.lease, Identity: own.identity, Log: log.With("side", s.name),

@@ -34,6 +34,7 @@ import (
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/metrics"
+	"liken.sh/runner/internal/version"
 	kubepkg "liken.sh/runner/kube"
 	"liken.sh/runner/pictures"
 	"liken.sh/runner/workflows"
@@ -89,10 +90,15 @@ func run(args []string) error {
 		return err
 	}
 	cfg := o.cfg
+	if cfg.PrintVersion {
+		fmt.Println(version.Line(program))
+		return nil
+	}
 	log, err := cfg.Logger("worker")
 	if err != nil {
 		return err
 	}
+	log.Info("starting", "version", version.Get().String())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
@@ -118,7 +124,7 @@ func run(args []string) error {
 	if err := findBakerImage(ctx, kube, o.people, log); err != nil {
 		return err
 	}
-	tc, err := cfg.Temporal(log, reg.Temporal())
+	tc, err := cfg.Temporal(identity(), log, reg.Temporal())
 	if err != nil {
 		return err
 	}
@@ -161,6 +167,20 @@ func run(args []string) error {
 	w.Stop()
 	log.Info("stopped")
 	return nil
+}
+
+// program is the worker's name in --version and in its Temporal identity.
+const program = "liken-worker"
+
+// identity names this worker in workflow histories: the SDK's own pid@host@ first (make
+// bench and the end-to-end tests find a worker's tasks by its pid), then the build, so a
+// history shows which version ran each task.
+func identity() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
+	return fmt.Sprintf("%d@%s@%s/%s", os.Getpid(), host, program, version.Get().Version)
 }
 
 // pollingCheck is ready once polling is set. Ready means taking tasks: until its pollers

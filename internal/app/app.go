@@ -42,6 +42,8 @@ type Config struct {
 	LogFormat         string
 	// Pprof serves Go's profiles on the health address (see Health.Pprof).
 	Pprof bool
+	// PrintVersion asks the process to print its build (internal/version) and exit.
+	PrintVersion bool
 }
 
 // Flags registers the shared flags on fs; each defaults to its environment variable.
@@ -68,6 +70,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	pprofOn, _ := strconv.ParseBool(os.Getenv("LIKEN_PPROF"))
 	fs.BoolVar(&c.Pprof, "pprof", pprofOn,
 		"serve Go's profiles at /debug/pprof/ on the health address (env LIKEN_PPROF=true)")
+	fs.BoolVar(&c.PrintVersion, "version", false, "print the build and exit")
 }
 
 func env(name, def string) string {
@@ -131,11 +134,13 @@ func (c *Config) Kubernetes() (kubernetes.Interface, dynamic.Interface, error) {
 
 // Temporal dials the Temporal frontend. The dial is lazy, so a Temporal that is still starting
 // does not stop the process; /readyz reports it instead.
-// The SDK's metrics go to metrics (nil: none).
-func (c *Config) Temporal(log *slog.Logger, metrics client.MetricsHandler) (client.Client, error) {
+// identity names the process in workflow histories (empty: the SDK's pid@host@). The SDK's
+// metrics go to metrics (nil: none).
+func (c *Config) Temporal(identity string, log *slog.Logger, metrics client.MetricsHandler) (client.Client, error) {
 	return client.NewLazyClient(client.Options{
 		HostPort:       c.TemporalAddress,
 		Namespace:      c.TemporalNamespace,
+		Identity:       identity,
 		Logger:         sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
 		MetricsHandler: metrics,
 	})

@@ -2,7 +2,7 @@
 // SDK's own (workflow and activity latency, task queue schedule-to-start lag, poller and
 // sticky cache figures), client-go's requests to the API server (latency and result by verb),
 // the watcher's work queues (depth, time waiting in the queue, retries), the worker's INDI
-// traffic, and Go's runtime.
+// traffic, Go's runtime, and which build the process is (liken_build_info).
 package metrics
 
 import (
@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/internal/version"
 )
 
 // Registry is one process's metrics.
@@ -30,11 +31,23 @@ type Registry struct {
 	sdk *families
 }
 
-// New makes a registry with Go's runtime and process collectors.
+// New makes a registry with Go's runtime and process collectors and the build's info.
 func New() *Registry {
 	r := prometheus.NewRegistry()
-	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfo(version.Get()))
 	return &Registry{Registry: r, sdk: &families{reg: r, byName: map[string]*family{}}}
+}
+
+// buildInfo is always 1: its labels carry the build, so a dashboard can count the versions
+// running during a rollout and join them onto any other metric.
+func buildInfo(v version.Info) prometheus.Collector {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "liken_build_info", Help: "The build of this process, in its labels; always 1.",
+		ConstLabels: prometheus.Labels{"version": v.Version, "revision": v.Revision, "goversion": v.GoVersion},
+	})
+	g.Set(1)
+	return g
 }
 
 // Handler serves the registry in Prometheus' text format.

@@ -1,5 +1,5 @@
 // The Temporal SDK's metrics in our registry keep their families' labels whatever tags a
-// later use brings, so no metric is refused.
+// later use brings, so no metric is refused; and every registry says which build it is.
 package metrics
 
 import (
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"liken.sh/runner/internal/version"
 )
 
 func TestTheSDKsMetricsKeepTheirFamilyLabelsWhateverTagsALaterUseBrings(t *testing.T) {
@@ -34,5 +36,15 @@ func TestTheSDKsMetricsKeepTheirFamilyLabelsWhateverTagsALaterUseBrings(t *testi
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s:\n%s", want, body)
 		}
+	}
+}
+
+func TestEveryRegistryExportsTheBuildItIs(t *testing.T) {
+	rec := httptest.NewRecorder()
+	New().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	v := version.Get()
+	want := `liken_build_info{goversion="` + v.GoVersion + `",revision="` + v.Revision + `",version="` + v.Version + `"} 1`
+	if !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("/metrics lacks %s:\n%s", want, rec.Body.String())
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+
+	"liken.sh/runner/internal/version"
 )
 
 // BuildArchive builds the project's own programs into the images (static, as the
@@ -18,7 +21,7 @@ func BuildArchive(ctx context.Context, root, out string, in Inputs) error {
 		return err
 	}
 	defer os.RemoveAll(bin)
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin+"/",
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w "+version.LinkFlags(describe(root)), "-o", bin+"/",
 		"./cmd/worker", "./cmd/watcher", "./cmd/indi-shim")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -33,4 +36,16 @@ func BuildArchive(ctx context.Context, root, out string, in Inputs) error {
 		return err
 	}
 	return Write(out, imgs)
+}
+
+// describe is the checkout's version as the Makefile's VERSION reads it (git describe), so an
+// image's programs say which commit they were built from; dev without git.
+func describe(root string) string {
+	cmd := exec.Command("git", "describe", "--tags", "--always", "--dirty")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "dev"
+	}
+	return strings.TrimSpace(string(out))
 }
