@@ -31,8 +31,6 @@ import (
 )
 
 const (
-	// ObservatoryWorkflow is the registered name of Observatory.
-	ObservatoryWorkflow = "Observatory"
 	// SiteRequests is the signal a reservation sends an observatory; payload a SiteRequest.
 	SiteRequests = "site-requests"
 	// SiteAnswers is the signal an observatory sends a reservation; payload a SiteAnswer.
@@ -71,11 +69,6 @@ var (
 	observatoryHistoryLimit = 4000
 	observatoryRequestLimit = 800
 )
-
-// ObservatoryWorkflowID is the stable workflow ID of an observatory's site lock.
-func ObservatoryWorkflowID(namespace, name string) string {
-	return "observatory/" + namespace + "/" + name
-}
 
 // SiteRequest is what a reservation asks of its observatory.
 type SiteRequest struct {

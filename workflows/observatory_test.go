@@ -11,11 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/workflow"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 func siteAsk(op SiteOp, reservation, telescope string) SiteRequest {
 	return SiteRequest{Op: op, Reservation: reservation, Telescope: telescope, Token: reservation + "/" + string(op),
-		WorkflowID: ReservationWorkflowID("observatory", reservation)}
+		WorkflowID: contract.ReservationWorkflowID("observatory", reservation)}
 }
 
 func siteDone(reservation string, op SiteOp, ok bool) SiteRequest {
@@ -100,7 +101,7 @@ func TestAWithdrawnRequestNeitherHoldsTheSiteNorChangesIt(t *testing.T) {
 func TestTheObservatoryLockSerialisesTurnsAndEndsWhenTheSiteIsDown(t *testing.T) {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
-	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
+	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: contract.ObservatoryWorkflow})
 	type grant struct {
 		at  time.Duration
 		ans SiteAnswer
@@ -124,7 +125,7 @@ func TestTheObservatoryLockSerialisesTurnsAndEndsWhenTheSiteIsDown(t *testing.T)
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError(), "the lock ends once the site is down and nobody is there")
 
-	a, b := got[ReservationWorkflowID("observatory", "a")], got[ReservationWorkflowID("observatory", "b")]
+	a, b := got[contract.ReservationWorkflowID("observatory", "a")], got[contract.ReservationWorkflowID("observatory", "b")]
 	require.Len(t, a, 2)
 	require.Len(t, b, 2)
 	assert.True(t, a[0].ans.Run)
@@ -190,7 +191,7 @@ func TestOnlyAnswersTheHeldTurnCannotChangeGoBesideIt(t *testing.T) {
 func TestTheObservatoryLockAnswersAStopWhileTheLastTelescopeDeactivatesTheSite(t *testing.T) {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
-	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
+	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: contract.ObservatoryWorkflow})
 	at := map[string]time.Duration{}
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", SiteAnswers, mock.Anything).Return(
 		func(_, workflowID, _, _ string, arg any) error {
@@ -211,7 +212,7 @@ func TestTheObservatoryLockAnswersAStopWhileTheLastTelescopeDeactivatesTheSite(t
 	env.ExecuteWorkflow(Observatory, ObservatoryInput{Namespace: "observatory", Name: "lab", State: state})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
-	a := ReservationWorkflowID("observatory", "a")
+	a := contract.ReservationWorkflowID("observatory", "a")
 	assert.Equal(t, 2*time.Minute, at[a+" stop"], "east's StopSite did not wait for west's deactivation of the site")
 }
 

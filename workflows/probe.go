@@ -13,9 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// ProbeWorkflow is the registered name of Probe; never rename a registered type.
-const ProbeWorkflow = "Probe"
-
 // ProbeResult is what the worker saw.
 type ProbeResult struct {
 	KubernetesVersion string

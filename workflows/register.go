@@ -9,17 +9,18 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/workflows/contract"
 )
 
 // RegisterWorkflows registers every workflow; a replayer needs only these.
 func RegisterWorkflows(r worker.WorkflowRegistry) {
-	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: ProbeWorkflow})
-	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: PersonWorkflow})
-	r.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: PeopleWorkflow})
-	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})
-	r.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: TelescopeWorkflow})
-	r.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
-	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: InventoryWorkflow})
+	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: contract.ProbeWorkflow})
+	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: contract.PersonWorkflow})
+	r.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: contract.PeopleWorkflow})
+	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: contract.ReservationWorkflow})
+	r.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: contract.TelescopeWorkflow})
+	r.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: contract.ObservatoryWorkflow})
+	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: contract.InventoryWorkflow})
 }
 
 // The activities, one nil pointer per registered struct: workflows refer to an activity by

@@ -23,6 +23,7 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 // The start of every reservation test's clock.
@@ -255,7 +256,7 @@ func (f *fakeCluster) change(after time.Duration, why string, edit func(*observa
 		f.mu.Lock()
 		edit(&f.res)
 		f.mu.Unlock()
-		f.env.SignalWorkflow(ReservationChanged, ReservationChange{Why: why})
+		f.env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: why})
 	}, after)
 }
 
@@ -312,7 +313,7 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
 	f.env = env
-	env.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})
+	env.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: contract.ReservationWorkflow})
 	env.OnActivity(a.ReadReservation, mock.Anything, mock.Anything).Return(f.read).Maybe()
 	env.OnActivity(a.AddDeactivateFinalizer, mock.Anything, mock.Anything).Return(f.addFinalizer).Maybe()
 	env.OnActivity(a.RemoveDeactivateFinalizer, mock.Anything, mock.Anything).Return(f.removeFinalizer).Maybe()
@@ -363,7 +364,7 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 
 func run(t *testing.T, env *testsuite.TestWorkflowEnvironment) {
 	t.Helper()
-	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
+	env.ExecuteWorkflow(Reservation, contract.ReservationInput{Namespace: "observatory", Name: "a"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 }

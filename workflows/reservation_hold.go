@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+	"liken.sh/runner/workflows/contract"
 )
 
 // hold keeps the telescope Ready until the reservation ends. Its devices are observed all
@@ -79,7 +80,7 @@ func (r *reservation) observe(tellConditions bool) (stop func()) {
 	}
 	in := r.stepInput("Observe")
 	if tellConditions {
-		in.ConditionSignal = ReservationChanged
+		in.ConditionSignal = contract.ReservationChanged
 	}
 	ctx, cancel := workflow.WithCancel(r.ctx)
 	opts := observeOptions

@@ -27,8 +27,6 @@ import (
 )
 
 const (
-	// TelescopeWorkflow is the registered name of Telescope.
-	TelescopeWorkflow = "Telescope"
 	// TelescopeRequests is the signal a reservation sends the lock; its payload is a
 	// TelescopeRequest.
 	TelescopeRequests = "telescope-requests"
@@ -53,11 +51,6 @@ var (
 	telescopeHistoryLimit = 4000
 	telescopeRequestLimit = 800
 )
-
-// TelescopeWorkflowID is the stable workflow ID of a telescope's lock.
-func TelescopeWorkflowID(namespace, name string) string {
-	return "telescope/" + namespace + "/" + name
-}
 
 // TelescopeTicket is one reservation's place at the lock.
 type TelescopeTicket struct {
