@@ -39,7 +39,7 @@ func recordInventory(ctx context.Context, r recorder) (client.WorkflowRun, error
 		{obsv1.KindTelescope, "east", map[string]any{"observatory": "lab"}},
 		{obsv1.KindMount, "east", map[string]any{"telescope": "east", "driver": map[string]any{"name": "indi_simulator_telescope"}}},
 	}
-	id := contract.InventoryWorkflowID(ns)
+	id := contract.InventoryID(ns)
 	var run client.WorkflowRun
 	signal := func(kind obsv1.Kind, name, why string) error {
 		var err error

@@ -1,4 +1,4 @@
-// Observatory is the durable lock on one observatory's site (ID observatory/<ns>/<name>): its
+// SiteTurns is the durable lock on one observatory's site (ID observatory/<ns>/<name>): its
 // INDI server and devices start once for all its telescopes and stop with the last one, and its
 // own activation and deactivation tiers run once, never two at a time.
 //
@@ -110,8 +110,8 @@ type SiteState struct {
 	Queue   []SiteRequest `json:",omitempty"`
 }
 
-// ObservatoryInput starts (or continues) an observatory's site lock.
-type ObservatoryInput struct {
+// SiteTurnsInput starts (or continues) an observatory's site lock.
+type SiteTurnsInput struct {
 	Namespace string
 	Name      string
 	State     SiteState
@@ -326,8 +326,8 @@ func (s *SiteState) grants(beside, together bool) []grantedTurn {
 	}
 }
 
-// Observatory runs one observatory's site lock until the site is down and unused.
-func Observatory(ctx workflow.Context, in ObservatoryInput) error {
+// SiteTurns runs one observatory's site lock until the site is down and unused.
+func SiteTurns(ctx workflow.Context, in SiteTurnsInput) error {
 	log := workflow.GetLogger(ctx)
 	requests := workflow.GetSignalChannel(ctx, SiteRequests)
 	s := in.State
@@ -377,7 +377,7 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 				s.apply(r)
 				r = SiteRequest{}
 			}
-			return workflow.NewContinueAsNewError(ctx, Observatory, ObservatoryInput{Namespace: in.Namespace, Name: in.Name, State: s})
+			return workflow.NewContinueAsNewError(ctx, SiteTurns, SiteTurnsInput{Namespace: in.Namespace, Name: in.Name, State: s})
 		}
 		requests.Receive(ctx, &r)
 		s.apply(r)

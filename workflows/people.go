@@ -1,4 +1,4 @@
-// People is one shard of the people side: a long-lived workflow (ID people/<shard>) that the
+// PeopleShard is one shard of the people side: a long-lived workflow (ID people/<shard>) that the
 // watcher signals with every Person change, in batches. It answers each batch with one
 // workflow task: a local activity paints the Persons whose pictures need neither the network
 // nor a pod, and an activity hands every change on to each Person's own workflow
@@ -76,8 +76,8 @@ func latestHandOn(ctx workflow.Context) time.Duration {
 	return handOnLatest
 }
 
-// People runs one shard until it continues as new; it never ends on its own.
-func People(ctx workflow.Context, in contract.PeopleInput) error {
+// PeopleShard runs one shard until it continues as new; it never ends on its own.
+func PeopleShard(ctx workflow.Context, in contract.PeopleInput) error {
 	log := workflow.GetLogger(ctx)
 	signals := workflow.GetSignalChannel(ctx, contract.PeopleChanged)
 	pending := in.Pending // changes not painted yet
@@ -170,7 +170,7 @@ func People(ctx workflow.Context, in contract.PeopleInput) error {
 			} else {
 				next.Waiting, next.WaitingSince = waiting, firstWaiting
 			}
-			return workflow.NewContinueAsNewError(ctx, People, next)
+			return workflow.NewContinueAsNewError(ctx, PeopleShard, next)
 		}
 		sel.Select(ctx)
 		if ctx.Err() != nil {
@@ -313,7 +313,7 @@ func paintedSignals(ctx workflow.Context, waiting []contract.PersonChange) []act
 func signalledNames(signals []activities.WorkflowSignal) []string {
 	out := make([]string, len(signals))
 	for i, s := range signals {
-		out[i] = strings.TrimPrefix(s.WorkflowID, contract.PersonWorkflowID(""))
+		out[i] = strings.TrimPrefix(s.WorkflowID, contract.PersonID(""))
 	}
 	return out
 }
@@ -324,7 +324,7 @@ func personSignals(changes []contract.PersonChange) []activities.WorkflowSignal 
 	for i, c := range changes {
 		w := PersonWords(c.Name)
 		out[i] = activities.WorkflowSignal{
-			WorkflowID: contract.PersonWorkflowID(c.Name), WorkflowType: contract.PersonWorkflow,
+			WorkflowID: contract.PersonID(c.Name), WorkflowType: contract.PersonWorkflow,
 			Signal: contract.PersonChanged, Message: c, Input: contract.PersonInput{Name: c.Name},
 			Summary: w.Summary, Details: w.Details,
 			// A deleted Person needs no workflow: one still running hears of it and ends.

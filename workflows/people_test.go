@@ -80,7 +80,7 @@ func (f *fakeShard) signal(_ context.Context, signals []activities.WorkflowSigna
 func newShardEnv(t *testing.T, f *fakeShard) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	f.env = env
-	env.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: contract.PeopleWorkflow})
+	env.RegisterWorkflowWithOptions(PeopleShard, workflow.RegisterOptions{Name: contract.PeopleShardWorkflow})
 	env.OnActivity(pa.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
 	env.OnActivity(pa.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
 	return env
@@ -109,7 +109,7 @@ func TestAShardPaintsABatchAndHandsOnThePaintedOnesOnceQuiet(t *testing.T) {
 	shardSignal(env, time.Minute+500*time.Millisecond, "carol")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, contract.PeopleInput{Shard: 3})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 3})
 	require.True(t, env.IsWorkflowCompleted())
 
 	require.Equal(t, [][]string{{"ada", "bob"}, {"carol"}}, f.paints, "one paint per batch, a Person once per batch")
@@ -128,7 +128,7 @@ func TestAPaintedPersonHeardOfOnlyInResyncsIsHandedOnAsAStartOnly(t *testing.T) 
 	shardSignalWhy(env, time.Minute+200*time.Millisecond, contract.WhyResync, "bob", "ada")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, contract.PeopleInput{Shard: 2})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 2})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"person/carol"}, {"person/ada", "person/bob"}}, f.handed)
 	require.Equal(t, []string{"person/ada"}, f.startOnly,
@@ -141,7 +141,7 @@ func TestAShardThatCannotPaintHandsEveryChangeOnAtOnce(t *testing.T) {
 	shardSignal(env, time.Minute, "ada", "grace")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, contract.PeopleInput{Shard: 1})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 1})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"person/ada", "person/grace"}}, f.handed)
 }
@@ -153,7 +153,7 @@ func TestAShardContinuesAsNewWithTheChangesItHasNotHandedOn(t *testing.T) {
 	env := newShardEnv(t, f)
 	start := env.Now()
 
-	env.ExecuteWorkflow(People, contract.PeopleInput{Shard: 5, Pending: []contract.PersonChange{{Name: "ada", Why: "added"}}})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 5, Pending: []contract.PersonChange{{Name: "ada", Why: "added"}}})
 	require.True(t, env.IsWorkflowCompleted())
 	var can *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
@@ -173,7 +173,7 @@ func TestARunHandsOnWhatTheRunBeforePaintedWithoutPaintingItAgain(t *testing.T) 
 	shardSignal(env, 500*time.Millisecond, "bob")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, contract.PeopleInput{Shard: 5, Waiting: []contract.PersonChange{{Name: "ada", Why: "added"}}, WaitingSince: start})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 5, Waiting: []contract.PersonChange{{Name: "ada", Why: "added"}}, WaitingSince: start})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"bob"}}, f.paints, "ada was painted by the run before")
 	require.Equal(t, [][]string{{"person/ada", "person/bob"}}, f.handed, "together, once the shard was quiet")
@@ -192,7 +192,7 @@ func TestABusyShardHandsOnFiveMinutesAfterTheOldestWaiting(t *testing.T) {
 	}
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, contract.PeopleInput{Shard: 4})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 4})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NotEmpty(t, f.handedT)
 	first := f.handedT[0].Sub(start) - time.Minute
@@ -210,7 +210,7 @@ func burstShard(t *testing.T, n int) (*fakeShard, []string) {
 	}
 	shardSignal(env, time.Minute, names...)
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
-	env.ExecuteWorkflow(People, contract.PeopleInput{Shard: 6})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 6})
 	require.True(t, env.IsWorkflowCompleted())
 	return f, names
 }
@@ -234,8 +234,8 @@ func TestAShardHandsOnThousandsInChunksOneAfterAnother(t *testing.T) {
 func TestTheSameNameAlwaysLandsInTheSameShard(t *testing.T) {
 	seen := map[int]bool{}
 	for _, n := range []string{"ada", "grace", "mary", "charles", "alan", "edsger", "barbara", "john", "donald", "frances"} {
-		s := contract.PeopleShard(n)
-		require.Equal(t, s, contract.PeopleShard(n))
+		s := contract.ShardOf(n)
+		require.Equal(t, s, contract.ShardOf(n))
 		require.True(t, s >= 0 && s < contract.PeopleShards)
 		seen[s] = true
 	}
@@ -247,7 +247,7 @@ func TestADeletedPersonIsHandedOnOnlyToAWorkflowThatStillRuns(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.False(t, got[0].OnlyIfRunning, "a change starts the Person's workflow if need be")
 	assert.True(t, got[1].OnlyIfRunning, "a delete must not start a workflow that would only end")
-	assert.Equal(t, contract.PersonWorkflowID("bob"), got[1].WorkflowID)
+	assert.Equal(t, contract.PersonID("bob"), got[1].WorkflowID)
 	assert.Equal(t, PersonWords("ada").Summary, got[0].Summary, "a Person's workflow starts with its words")
 	assert.Equal(t, PersonWords("ada").Details, got[0].Details)
 }

@@ -1,5 +1,5 @@
 // Person is the lifecycle of one Person's picture, as one long-lived workflow per Person
-// (ID person/<name>). Its shard (see People) signals it at every change that matters (create,
+// (ID person/<name>). Its shard (see PeopleShard) signals it at every change that matters (create,
 // spec change, check-avatar annotation, delete, a baker pod that finished or went stale); the
 // workflow answers each burst of signals with one pass, re-checks a fetched or baked picture
 // every six hours on a durable timer, and ends when the Person is gone.

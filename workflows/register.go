@@ -16,10 +16,10 @@ import (
 func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: contract.ProbeWorkflow})
 	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: contract.PersonWorkflow})
-	r.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: contract.PeopleWorkflow})
+	r.RegisterWorkflowWithOptions(PeopleShard, workflow.RegisterOptions{Name: contract.PeopleShardWorkflow})
 	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: contract.ReservationWorkflow})
-	r.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: contract.TelescopeWorkflow})
-	r.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: contract.ObservatoryWorkflow})
+	r.RegisterWorkflowWithOptions(TelescopeLock, workflow.RegisterOptions{Name: contract.TelescopeLockWorkflow})
+	r.RegisterWorkflowWithOptions(SiteTurns, workflow.RegisterOptions{Name: contract.SiteTurnsWorkflow})
 	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: contract.InventoryWorkflow})
 }
 

@@ -21,7 +21,7 @@ import (
 // registeredNames is every name Register put on a worker: the workflows, and the activities
 // (the exported methods of the structs in Activities, which RegisterActivity registers by name).
 var registeredNames = []string{
-	contract.ProbeWorkflow, contract.PersonWorkflow, contract.PeopleWorkflow, contract.ReservationWorkflow, contract.TelescopeWorkflow, contract.ObservatoryWorkflow, contract.InventoryWorkflow,
+	contract.ProbeWorkflow, contract.PersonWorkflow, contract.PeopleShardWorkflow, contract.ReservationWorkflow, contract.TelescopeLockWorkflow, contract.SiteTurnsWorkflow, contract.InventoryWorkflow,
 	"Abort", "Activation", "AddDeactivateFinalizer", "BakePerson", "Configure", "Connect", "Deactivation", "Disconnect",
 	"ForgetPerson", "HealPods", "KubernetesVersion", "LiveDevices", "ObserveDevices", "PaintPeople", "PowerOff", "PowerOn",
 	"ReadReservation", "RemoveDeactivateFinalizer", "RemoveRetryAnnotation", "RunTriggers", "SignalCoordinator",

@@ -70,7 +70,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if _, err := people.Create(ctx, u, metav1.CreateOptions{}); err != nil {
 			return nil, err
 		}
-		id := contract.PersonWorkflowID("ada")
+		id := contract.PersonID("ada")
 		run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.PersonChanged, contract.PersonChange{Why: "added"},
 			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.PersonWorkflow, contract.PersonInput{Name: "ada"})
 		if err != nil {
@@ -121,16 +121,16 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}); err != nil {
 			return nil, err
 		}
-		id := contract.PeopleWorkflowID(0)
+		id := contract.PeopleShardID(0)
 		run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.PeopleChanged,
 			[]contract.PersonChange{{Name: "ada", Why: "added"}, {Name: "nobody", Deleted: true, Why: "deleted"}},
-			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.PeopleWorkflow, contract.PeopleInput{Shard: 0})
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.PeopleShardWorkflow, contract.PeopleInput{Shard: 0})
 		if err != nil {
 			return nil, err
 		}
 		for _, person := range []string{"nobody", "ada"} {
 			if _, err := poll(ctx, func() (string, bool) {
-				_, err := r.c.DescribeWorkflowExecution(ctx, contract.PersonWorkflowID(person), "")
+				_, err := r.c.DescribeWorkflowExecution(ctx, contract.PersonID(person), "")
 				return fmt.Sprint(err), err == nil
 			}); err != nil {
 				return nil, fmt.Errorf("the shard did not start the workflow of %s: %w", person, err)
@@ -215,7 +215,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 	// Released; its telescope's and its observatory's lock workflows are saved beside it.
 	"reservation": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 		const ns, name = "observatory", "tonight"
-		id := contract.ReservationWorkflowID(ns, name)
+		id := contract.ReservationID(ns, name)
 		run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
 			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: name})
 		if err != nil {
@@ -235,7 +235,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 			return nil, err
 		}
 		// The locks end themselves once idle.
-		for file, lock := range map[string]string{"telescope": contract.TelescopeWorkflowID(ns, "east"), "observatory": contract.ObservatoryWorkflowID(ns, "lab")} {
+		for file, lock := range map[string]string{"telescope": contract.TelescopeLockID(ns, "east"), "observatory": contract.SiteTurnsID(ns, "lab")} {
 			if err := r.c.GetWorkflow(ctx, lock, "").Get(ctx, nil); err != nil {
 				return nil, fmt.Errorf("the lock %s: %w", lock, err)
 			}
@@ -269,7 +269,7 @@ func startReady(ctx context.Context, r recorder, ns, name, holder string) (clien
 	if _, err := reservations.Create(ctx, u, metav1.CreateOptions{}); err != nil {
 		return nil, "", err
 	}
-	id := contract.ReservationWorkflowID(ns, name)
+	id := contract.ReservationID(ns, name)
 	run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
 		client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: name})
 	if err != nil {
@@ -284,7 +284,7 @@ func endReservation(ctx context.Context, r recorder, ns, name string) error {
 	if err != nil {
 		return err
 	}
-	return r.c.SignalWorkflow(ctx, contract.ReservationWorkflowID(ns, name), "", contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"})
+	return r.c.SignalWorkflow(ctx, contract.ReservationID(ns, name), "", contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"})
 }
 
 // awaitReady waits until the Reservation name is Ready, bounded by ctx.

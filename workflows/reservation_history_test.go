@@ -32,7 +32,7 @@ func TestTwelveHoursOfAConditionChangingEachMinuteKeepEachRunsHistoryBounded(t *
 	f.reserve(q, "a", "east", time.Now().Add(-time.Minute), nil)
 	f.await("a", "became Ready", phaseIs(obsv1.ReservationReady))
 	ctx := context.Background()
-	id := contract.ReservationWorkflowID(f.ns, "a")
+	id := contract.ReservationID(f.ns, "a")
 	// One change a minute: each signal is answered by its own pass before the next comes.
 	for i := range int64(12 * 60) {
 		before := f.passes.Load()

@@ -177,8 +177,8 @@ func (r *reservation) signalTelescope(op string) error {
 	}}
 	tel := r.state.Telescope.Name
 	return r.coordinate(activities.WorkflowSignal{
-		WorkflowID: contract.TelescopeWorkflowID(r.in.Namespace, tel), WorkflowType: contract.TelescopeWorkflow, Signal: TelescopeRequests,
-		Message: msg, Input: TelescopeInput{Namespace: r.in.Namespace, Name: tel},
+		WorkflowID: contract.TelescopeLockID(r.in.Namespace, tel), WorkflowType: contract.TelescopeLockWorkflow, Signal: TelescopeRequests,
+		Message: msg, Input: TelescopeLockInput{Namespace: r.in.Namespace, Name: tel},
 		Keywords: map[string]string{contract.SearchTelescope.GetName(): tel},
 	}, TelescopeLockWords(r.in.Namespace, tel), coordinatorSummary(obsv1.KindTelescope, tel, op))
 }

@@ -106,8 +106,8 @@ func newFakeSite(t *testing.T) *fakeSite {
 
 func (f *fakeSite) telescope(name, obs string) {
 	f.t.Cleanup(func() {
-		_ = f.c.TerminateWorkflow(context.Background(), contract.TelescopeWorkflowID(f.ns, name), "", "test over")
-		_ = f.c.TerminateWorkflow(context.Background(), contract.ObservatoryWorkflowID(f.ns, obs), "", "test over")
+		_ = f.c.TerminateWorkflow(context.Background(), contract.TelescopeLockID(f.ns, name), "", "test over")
+		_ = f.c.TerminateWorkflow(context.Background(), contract.SiteTurnsID(f.ns, obs), "", "test over")
 	})
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -156,7 +156,7 @@ func (f *fakeSite) reserve(queue, name, telescope string, created time.Time, sta
 	}
 	f.reservations[name] = st
 	f.mu.Unlock()
-	id := contract.ReservationWorkflowID(f.ns, name)
+	id := contract.ReservationID(f.ns, name)
 	_, err := f.c.ExecuteWorkflow(context.Background(), contract.ReservationStartOptions(queue, f.ns, name, st.Spec),
 		contract.ReservationWorkflow, contract.ReservationInput{Namespace: f.ns, Name: name})
 	require.NoError(f.t, err)
@@ -171,7 +171,7 @@ func (f *fakeSite) remove(name string) {
 	f.mu.Lock()
 	f.reservations[name].Deleting = true
 	f.mu.Unlock()
-	require.NoError(f.t, f.c.SignalWorkflow(context.Background(), contract.ReservationWorkflowID(f.ns, name), "", contract.ReservationChanged,
+	require.NoError(f.t, f.c.SignalWorkflow(context.Background(), contract.ReservationID(f.ns, name), "", contract.ReservationChanged,
 		contract.ReservationChange{Deleted: true, Why: "deleted"}))
 }
 

@@ -41,8 +41,8 @@ func TelescopeLockWords(namespace, name string) contract.Words {
 	}
 }
 
-// ObservatoryLockWords are an observatory's site lock's words.
-func ObservatoryLockWords(namespace, name string) contract.Words {
+// SiteTurnsWords are an observatory's site lock's words.
+func SiteTurnsWords(namespace, name string) contract.Words {
 	return contract.Words{
 		Summary: fmt.Sprintf("Observatory %s (%s): its site starts once for all its telescopes and stops with the last", name, namespace),
 		Details: fmt.Sprintf("Gives the Reservations of the Observatory `%s/%s` their turns at StartSite, Activation, Deactivation "+

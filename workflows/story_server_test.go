@@ -34,7 +34,7 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 	f.mu.Lock()
 	f.reservations["tonight"].Spec.End = mt(end.Format(time.RFC3339))
 	f.mu.Unlock()
-	id := contract.ReservationWorkflowID(f.ns, "tonight")
+	id := contract.ReservationID(f.ns, "tonight")
 	require.NoError(t, f.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Why: "updated"}))
 	f.await("tonight", "became Ready", phaseIs(obsv1.ReservationReady))
 
@@ -45,14 +45,14 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 
 	f.remove("tonight")
 	f.await("tonight", "was Released", phaseIs(obsv1.ReservationReleased))
-	f.ended(contract.TelescopeWorkflowID(f.ns, "east"))
-	f.ended(contract.ObservatoryWorkflowID(f.ns, "lab"))
+	f.ended(contract.TelescopeLockID(f.ns, "east"))
+	f.ended(contract.SiteTurnsID(f.ns, "lab"))
 
 	// Each workflow's words, as the list and its page show them.
 	for wid, want := range map[string]contract.Words{
-		id: contract.ReservationWords(f.ns, "tonight", obsv1.ReservationSpec{Telescope: "east", Holder: "holder-of-tonight"}),
-		contract.TelescopeWorkflowID(f.ns, "east"):  TelescopeLockWords(f.ns, "east"),
-		contract.ObservatoryWorkflowID(f.ns, "lab"): ObservatoryLockWords(f.ns, "lab"),
+		id:                                     contract.ReservationWords(f.ns, "tonight", obsv1.ReservationSpec{Telescope: "east", Holder: "holder-of-tonight"}),
+		contract.TelescopeLockID(f.ns, "east"): TelescopeLockWords(f.ns, "east"),
+		contract.SiteTurnsID(f.ns, "lab"):      SiteTurnsWords(f.ns, "lab"),
 	} {
 		d, err := f.c.DescribeWorkflow(ctx, wid, "")
 		require.NoError(t, err)
@@ -63,7 +63,7 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 		assert.Equal(t, want.Summary, summary, wid)
 		assert.Equal(t, want.Details, details, wid)
 	}
-	d, err := f.c.DescribeWorkflow(ctx, contract.TelescopeWorkflowID(f.ns, "east"), "")
+	d, err := f.c.DescribeWorkflow(ctx, contract.TelescopeLockID(f.ns, "east"), "")
 	require.NoError(t, err)
 	tel, _ := d.TypedSearchAttributes.GetKeyword(contract.SearchTelescope)
 	assert.Equal(t, "east", tel, "the telescope's lock is listed under its Telescope too")
@@ -98,7 +98,7 @@ func TestContinuedAndRestartedRunsOfAReservationCarryItsSearchAttributes(t *test
 	ctx := context.Background()
 	f.reserve(q, "long", "east", time.Now().Add(-time.Minute), nil)
 	f.await("long", "became Ready", phaseIs(obsv1.ReservationReady))
-	id := contract.ReservationWorkflowID(f.ns, "long")
+	id := contract.ReservationID(f.ns, "long")
 	first, err := f.c.DescribeWorkflow(ctx, id, "")
 	require.NoError(t, err)
 

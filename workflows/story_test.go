@@ -29,7 +29,7 @@ func TestTheWorkflowsWordsSayWhatEachLifecycleIsAndHowToLook(t *testing.T) {
 	if w := PersonWords("ada"); !strings.Contains(w.Details, "kubectl get person ada -o wide") || !strings.HasPrefix(w.Summary, "Person ada: ") {
 		t.Errorf("a Person's words %+v", w)
 	}
-	for _, w := range []contract.Words{TelescopeLockWords("observatory", "east"), ObservatoryLockWords("observatory", "lab"), ProbeWords()} {
+	for _, w := range []contract.Words{TelescopeLockWords("observatory", "east"), SiteTurnsWords("observatory", "lab"), ProbeWords()} {
 		if w.Summary == "" || w.Details == "" || strings.Contains(w.Summary, "\n") {
 			t.Errorf("words %+v: a one-line summary and details, both", w)
 		}

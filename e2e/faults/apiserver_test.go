@@ -50,7 +50,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 
 	ids := map[string]bool{}
 	for _, n := range all {
-		ids[contract.PersonWorkflowID(n)] = true
+		ids[contract.PersonID(n)] = true
 	}
 	onceEach(t, ctx, c, ids)
 }

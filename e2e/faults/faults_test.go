@@ -58,7 +58,7 @@ func newSystem(t *testing.T) *system {
 		}
 		defer c.Close()
 		for i := range contract.PeopleShards {
-			_ = c.TerminateWorkflow(context.Background(), contract.PeopleWorkflowID(i), "", "test over")
+			_ = c.TerminateWorkflow(context.Background(), contract.PeopleShardID(i), "", "test over")
 		}
 	})
 	return &system{

@@ -57,7 +57,7 @@ func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
 	require.NoError(t, err)
 	env.ApplyObservatory(t, "examples/observatory.yaml", ns)
 	t.Cleanup(func() {
-		for _, id := range []string{contract.TelescopeWorkflowID(ns, "east"), contract.ObservatoryWorkflowID(ns, "lab")} {
+		for _, id := range []string{contract.TelescopeLockID(ns, "east"), contract.SiteTurnsID(ns, "lab")} {
 			_ = c.TerminateWorkflow(context.Background(), id, "", "test over")
 		}
 	})
@@ -91,7 +91,7 @@ func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, svcs.Items, "no Service is left")
 
-	id := contract.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 	n := runs(t, ctx, c, contract.ReservationWorkflow, map[string]bool{id: true})
 	require.Equal(t, 1, n[id], "the reservation ran in one workflow")
 }

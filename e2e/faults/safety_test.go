@@ -228,7 +228,7 @@ func (r *guardedSite) reported(t *testing.T, ctx context.Context, reason, words 
 	}
 	c := temporal(t)
 	for _, name := range r.reservations {
-		id := contract.ReservationWorkflowID(r.ns, name)
+		id := contract.ReservationID(r.ns, name)
 		eventually(t, time.Minute, "the history of "+name+" keeps the guard's words", func() (bool, string) {
 			it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 			for it.HasNext() {

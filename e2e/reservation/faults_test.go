@@ -37,12 +37,12 @@ func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue strin
 	for _, p := range prepare {
 		p(ns)
 	}
-	id := contract.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 	_, err = c.SignalWithStartWorkflow(context.Background(), id, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
 		client.StartWorkflowOptions{ID: id, TaskQueue: ns}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: "tonight"})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		for _, wid := range []string{id, contract.TelescopeWorkflowID(ns, "east"), contract.ObservatoryWorkflowID(ns, "lab")} {
+		for _, wid := range []string{id, contract.TelescopeLockID(ns, "east"), contract.SiteTurnsID(ns, "lab")} {
 			_ = c.TerminateWorkflow(context.Background(), wid, "", "test over")
 		}
 	})
@@ -105,7 +105,7 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 	// The status names the step before a worker picks its activity up: stop the first worker
 	// only once it runs it.
 	require.Eventually(t, func() bool {
-		return !activityStartedOn(t, c, contract.ReservationWorkflowID(ns, "tonight"), kube.StepStartDevices, "").IsZero()
+		return !activityStartedOn(t, c, contract.ReservationID(ns, "tonight"), kube.StepStartDevices, "").IsZero()
 	}, 30*time.Second, 20*time.Millisecond, "StartDevices started on the first worker")
 	first.Stop()
 
@@ -120,7 +120,7 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 	// The step really changed hands: its activity started more than once.
 	var scheduled int64
 	attempt := int32(0)
-	it := c.GetWorkflowHistory(context.Background(), contract.ReservationWorkflowID(ns, "tonight"), "", false, 0)
+	it := c.GetWorkflowHistory(context.Background(), contract.ReservationID(ns, "tonight"), "", false, 0)
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)
@@ -163,7 +163,7 @@ func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) 
 
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
-	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationWorkflowID(ns, "tonight"), "", contract.ReservationChanged,
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
 		contract.ReservationChange{Deleted: true, Why: "deleted"}))
 	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
 	require.Empty(t, managedPods(t, ns), "no pod is left")

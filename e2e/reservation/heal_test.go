@@ -36,7 +36,7 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 		deleted[name] = p.UID
 		require.NoError(t, pods.Delete(ctx, name, *metav1.NewDeleteOptions(0)))
 	}
-	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationWorkflowID(ns, "tonight"), "", contract.ReservationChanged,
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
 		contract.ReservationChange{Why: "pod"}))
 
 	for name, old := range deleted {
@@ -58,7 +58,7 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	n := len(managedPods(t, ns))
 
 	// A look with nothing missing creates nothing.
-	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationWorkflowID(ns, "tonight"), "", contract.ReservationChanged,
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
 		contract.ReservationChange{Why: "resync"}))
 	require.Eventually(t, func() bool { return healsDone(t, c, ns) == 2 }, 30*time.Second, 200*time.Millisecond,
 		"the second look ran its heal")
@@ -77,7 +77,7 @@ func healsDone(t *testing.T, c client.Client, ns string) int {
 	t.Helper()
 	scheduled := map[int64]bool{}
 	n := 0
-	it := c.GetWorkflowHistory(context.Background(), contract.ReservationWorkflowID(ns, "tonight"), "", false, 0)
+	it := c.GetWorkflowHistory(context.Background(), contract.ReservationID(ns, "tonight"), "", false, 0)
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)

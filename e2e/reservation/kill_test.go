@@ -52,7 +52,7 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 			metav1.PatchOptions{})
 		require.NoError(t, err)
 	})
-	id := contract.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 	k := &killer{t: t, c: c, bin: bin, queue: queue, ns: ns, dir: t.TempDir(), servers: map[string]map[int]observatory.LocalINDIRecord{}}
 	t.Cleanup(k.sweep) // registered first, so it runs after the workers' own cleanups
 	w := k.start()
@@ -190,7 +190,7 @@ func (k *killer) sweep() {
 // kill to the next of steps. It returns the new worker and the step killed.
 func (k *killer) killDuring(w *testenv.Program, ready func() bool, steps ...string) (*testenv.Program, string) {
 	k.t.Helper()
-	id := contract.ReservationWorkflowID(k.ns, "tonight")
+	id := contract.ReservationID(k.ns, "tonight")
 	identity := strconv.Itoa(w.Cmd.Process.Pid) + "@"
 	deadline := time.Now().Add(2 * stepHandOver)
 	var last string

@@ -73,7 +73,7 @@ func TestADeviceJoinsAndLeavesAReadyReservationLive(t *testing.T) {
 	// no step from stopping the others, and the reservation is released.
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 		Delete(ctx, "tonight", metav1.DeleteOptions{}))
-	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationWorkflowID(ns, "tonight"), "", contract.ReservationChanged,
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
 		contract.ReservationChange{Deleted: true, Why: "deleted"}))
 	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
 	assert.Empty(t, managedPods(t, ns), "no pod is left")

@@ -46,7 +46,7 @@ func TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLef
 		Delete(ctx, "tonight", metav1.DeleteOptions{}))
 	// The server may still be finding its database again: each call gives up after the SDK's
 	// 10 s, so the signal is sent again until it lands, as the watcher's queue sends it.
-	id := contract.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 	testenv.Eventually(t, time.Minute, "the delete's signal reaches the workflow", func() (bool, string) {
 		err := c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"})
 		return err == nil, fmt.Sprint(err)

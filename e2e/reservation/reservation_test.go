@@ -64,7 +64,7 @@ func awaitReady(t *testing.T, ns, name string) {
 // the watcher would.
 func deviceChanged(t *testing.T, c client.Client, ns string) {
 	t.Helper()
-	require.NoError(t, c.SignalWorkflow(context.Background(), contract.ReservationWorkflowID(ns, "tonight"), "",
+	require.NoError(t, c.SignalWorkflow(context.Background(), contract.ReservationID(ns, "tonight"), "",
 		contract.ReservationChanged, contract.ReservationChange{Why: "device"}))
 }
 
@@ -94,7 +94,7 @@ func awaitReservation(t *testing.T, ns, name, what string, ok func(*obsv1.Reserv
 func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t *testing.T) {
 	ns, queue, c := startReservation(t)
 	local := startWorker(t, c, queue)
-	id := contract.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 
 	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
 		return r != nil && (r.Status.Phase == obsv1.ReservationReady || r.Status.Phase == obsv1.ReservationFailed)

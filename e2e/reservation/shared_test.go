@@ -44,9 +44,9 @@ func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *te
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = reservations.Delete(context.Background(), "later", metav1.DeleteOptions{})
-		_ = c.TerminateWorkflow(context.Background(), contract.ReservationWorkflowID(ns, "later"), "", "test over")
+		_ = c.TerminateWorkflow(context.Background(), contract.ReservationID(ns, "later"), "", "test over")
 	})
-	laterID := contract.ReservationWorkflowID(ns, "later")
+	laterID := contract.ReservationID(ns, "later")
 	_, err = c.SignalWithStartWorkflow(ctx, laterID, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
 		client.StartWorkflowOptions{ID: laterID, TaskQueue: queue}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: "later"})
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *te
 	require.NoError(t, err, "the Telescope waits for the deactivation")
 	require.NotNil(t, u.GetDeletionTimestamp())
 	for _, name := range []string{"tonight", "later"} {
-		require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationWorkflowID(ns, name), "", contract.ReservationChanged,
+		require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, name), "", contract.ReservationChanged,
 			contract.ReservationChange{TelescopeDeleted: true, Why: "telescope"}))
 	}
 	awaitReservation(t, ns, "tonight", "was Released", func(r *obsv1.Reservation) bool {

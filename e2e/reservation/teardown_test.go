@@ -129,7 +129,7 @@ func TestAReservationFailedAtEachActivationStepIsDeletedWithNothingLeft(t *testi
 
 			require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 				Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
-			require.NoError(t, c.SignalWorkflow(context.Background(), contract.ReservationWorkflowID(ns, "tonight"), "",
+			require.NoError(t, c.SignalWorkflow(context.Background(), contract.ReservationID(ns, "tonight"), "",
 				contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"}))
 			awaitReservation(t, ns, "tonight", "was deleted", func(r *obsv1.Reservation) bool { return r == nil })
 			nothingLeft(t, ns)

@@ -366,7 +366,7 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progre
 	var events, actions int
 	paths := map[string][]span{}
 	for i := range n {
-		id := contract.ReservationWorkflowID(ns, "r"+strconv.Itoa(i))
+		id := contract.ReservationID(ns, "r"+strconv.Itoa(i))
 		scheduled := map[int64]time.Time{}
 		names := map[int64]string{}
 		name := "r" + strconv.Itoa(i)
@@ -396,12 +396,12 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progre
 			return err
 		}
 		events, actions = events+e, actions+a
-		if e, a, err = historyCost(ctx, c, contract.TelescopeWorkflowID(ns, "t"+strconv.Itoa(i)), "", sp); err != nil {
+		if e, a, err = historyCost(ctx, c, contract.TelescopeLockID(ns, "t"+strconv.Itoa(i)), "", sp); err != nil {
 			return err
 		}
 		events, actions = events+e, actions+a
 	}
-	for _, id := range []string{contract.ObservatoryWorkflowID(ns, "site"), contract.InventoryWorkflowID(ns)} {
+	for _, id := range []string{contract.SiteTurnsID(ns, "site"), contract.InventoryID(ns)} {
 		e, a, err := historyCost(ctx, c, id, "", sp)
 		if err != nil {
 			return err

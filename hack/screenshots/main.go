@@ -75,12 +75,12 @@ func run() error {
 		return err
 	}
 	list := filepath.Join(root, *out, "ui-list.png")
-	if err := shoot(ctx, b, ui, list, "Workflows", contract.ReservationWorkflowID("observatory", "tonight"),
-		contract.TelescopeWorkflowID("observatory", "east"), "Ready", contract.PersonWorkflowID("grace")); err != nil {
+	if err := shoot(ctx, b, ui, list, "Workflows", contract.ReservationID("observatory", "tonight"),
+		contract.TelescopeLockID("observatory", "east"), "Ready", contract.PersonID("grace")); err != nil {
 		return err
 	}
 
-	id := contract.ReservationWorkflowID("observatory", "tonight")
+	id := contract.ReservationID("observatory", "tonight")
 	c, err := client.Dial(client.Options{HostPort: obs.temporal})
 	if err != nil {
 		return err

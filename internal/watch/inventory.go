@@ -155,7 +155,7 @@ func trimPodToPlace(obj any) (any, error) {
 // run. why is "Kind/name word", as inventory queued it.
 func (r *observatoryRun) signalInventory(call context.Context, ns, why string) error {
 	object, word, _ := strings.Cut(why, " ")
-	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, contract.InventoryWorkflowID(ns), contract.InventoryChanged,
+	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, contract.InventoryID(ns), contract.InventoryChanged,
 		[]contract.InventoryChange{{Object: object, Why: word}},
 		contract.InventoryStartOptions(r.cfg.TaskQueue, ns), contract.InventoryWorkflow, contract.InventoryInput{Namespace: ns})
 	if err == nil {

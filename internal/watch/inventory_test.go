@@ -26,7 +26,7 @@ import (
 // invChanges are the changes the inventory of obsNS was told of, as "Kind/name why".
 func invChanges(ctx context.Context) ([]string, error) {
 	var out []string
-	iter := temporalClient.GetWorkflowHistory(ctx, contract.InventoryWorkflowID(obsNS), "", false,
+	iter := temporalClient.GetWorkflowHistory(ctx, contract.InventoryID(obsNS), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()

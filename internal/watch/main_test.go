@@ -161,7 +161,7 @@ type signal struct {
 // signals reads the changes of a Person the watcher sent to the Person's shard (its latest
 // run); none if there is no shard workflow yet.
 func signals(ctx context.Context, name string) ([]signal, error) {
-	all, err := shardSignals(ctx, contract.PeopleShard(name))
+	all, err := shardSignals(ctx, contract.ShardOf(name))
 	return all[name], err
 }
 
@@ -182,7 +182,7 @@ func allSignals(ctx context.Context) (map[string][]signal, error) {
 
 // shardSignals reads the changes in a shard's signals (its latest run), by Person.
 func shardSignals(ctx context.Context, shard int) (map[string][]signal, error) {
-	iter := temporalClient.GetWorkflowHistory(ctx, contract.PeopleWorkflowID(shard), "", false,
+	iter := temporalClient.GetWorkflowHistory(ctx, contract.PeopleShardID(shard), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	out := map[string][]signal{}
 	for iter.HasNext() {

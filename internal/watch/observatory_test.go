@@ -131,7 +131,7 @@ type resSignal struct {
 
 // resHistory reads a Reservation's workflow (latest run): its type, its input and its signals.
 func resHistory(ctx context.Context, name string) (wfType string, in contract.ReservationInput, out []resSignal, err error) {
-	iter := temporalClient.GetWorkflowHistory(ctx, contract.ReservationWorkflowID(obsNS, name), "", false,
+	iter := temporalClient.GetWorkflowHistory(ctx, contract.ReservationID(obsNS, name), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
@@ -173,7 +173,7 @@ func waitResSignals(t *testing.T, ctx context.Context, name string, n int, withi
 			return false, err.Error()
 		}
 		return len(got) >= n, fmt.Sprintf("%s has %d signals, want %d: %+v",
-			contract.ReservationWorkflowID(obsNS, name), len(got), n, got)
+			contract.ReservationID(obsNS, name), len(got), n, got)
 	})
 	return got
 }
@@ -245,7 +245,7 @@ func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNo
 		t.Errorf("the signal started a %q workflow with %+v", wfType, in)
 	}
 	// What the Temporal UI lists it by, before any worker ran it.
-	d, err := temporalClient.DescribeWorkflow(ctx, contract.ReservationWorkflowID(obsNS, name), "")
+	d, err := temporalClient.DescribeWorkflow(ctx, contract.ReservationID(obsNS, name), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -329,11 +329,11 @@ func bakerWantsALook(pod *corev1.Pod, person *unstructured.Unstructured) bool {
 // other changes for that shard; the queue retries it if it fails.
 func (r *peopleRun) signal(call context.Context, name, why string) error {
 	change := r.changeFor(name, why)
-	shard := contract.PeopleShard(name)
+	shard := contract.ShardOf(name)
 	err := r.shards.send(call, shard, change, func(call context.Context, changes []contract.PersonChange) error {
 		opts := contract.PeopleStartOptions(r.cfg.TaskQueue, shard)
 		_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, contract.PeopleChanged, changes, opts,
-			contract.PeopleWorkflow, contract.PeopleInput{Shard: shard})
+			contract.PeopleShardWorkflow, contract.PeopleInput{Shard: shard})
 		return err
 	})
 	if err != nil {

@@ -31,7 +31,7 @@ func TestCreatingAPersonStartsItsShardWithOneSignal(t *testing.T) {
 	queue := taskQueue(t)
 	w := startWatcher(t, queue)
 	name := unique("ada")
-	shard := contract.PeopleWorkflowID(contract.PeopleShard(name))
+	shard := contract.PeopleShardID(contract.ShardOf(name))
 	if err := temporal(t).TerminateWorkflow(ctx, shard, "", "a test starts this shard afresh"); err != nil && !isNotFound(err) {
 		t.Fatal(err)
 	}
@@ -59,10 +59,10 @@ func TestCreatingAPersonStartsItsShardWithOneSignal(t *testing.T) {
 	if err := converter.GetDefaultDataConverter().FromPayloads(started.GetInput(), &in); err != nil {
 		t.Fatal(err)
 	}
-	if started.GetWorkflowType().GetName() != contract.PeopleWorkflow || started.GetTaskQueue().GetName() != queue ||
-		in.Shard != contract.PeopleShard(name) {
+	if started.GetWorkflowType().GetName() != contract.PeopleShardWorkflow || started.GetTaskQueue().GetName() != queue ||
+		in.Shard != contract.ShardOf(name) {
 		t.Fatalf("started %s on %s with %+v; want %s on %s for the shard %d", started.GetWorkflowType().GetName(),
-			started.GetTaskQueue().GetName(), in, contract.PeopleWorkflow, queue, contract.PeopleShard(name))
+			started.GetTaskQueue().GetName(), in, contract.PeopleShardWorkflow, queue, contract.ShardOf(name))
 	}
 }
 

@@ -10,8 +10,8 @@ const (
 	InventoryChanged = "inventory-changed"
 )
 
-// InventoryWorkflowID is the stable workflow ID of a namespace's inventory.
-func InventoryWorkflowID(namespace string) string { return "inventory/" + namespace }
+// InventoryID is the stable workflow ID of a namespace's inventory.
+func InventoryID(namespace string) string { return "inventory/" + namespace }
 
 // InventoryChange is what the watcher saw. The pass reads everything anyway; the fields make
 // the history readable in the Temporal UI.
@@ -43,5 +43,5 @@ func InventoryWords(namespace string) Words {
 // InventoryStartOptions start a namespace's inventory, as the watcher does.
 func InventoryStartOptions(queue, namespace string) client.StartWorkflowOptions {
 	w := InventoryWords(namespace)
-	return client.StartWorkflowOptions{ID: InventoryWorkflowID(namespace), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
+	return client.StartWorkflowOptions{ID: InventoryID(namespace), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
 }

@@ -4,20 +4,20 @@
 package contract
 
 const (
-	// TelescopeWorkflow is the registered name of Telescope.
-	TelescopeWorkflow = "Telescope"
-	// ObservatoryWorkflow is the registered name of Observatory.
-	ObservatoryWorkflow = "Observatory"
+	// TelescopeLockWorkflow is the registered name of TelescopeLock.
+	TelescopeLockWorkflow = "TelescopeLock"
+	// SiteTurnsWorkflow is the registered name of SiteTurns.
+	SiteTurnsWorkflow = "SiteTurns"
 	// ProbeWorkflow is the registered name of Probe.
 	ProbeWorkflow = "Probe"
 )
 
-// TelescopeWorkflowID is the stable workflow ID of a telescope's lock.
-func TelescopeWorkflowID(namespace, name string) string {
+// TelescopeLockID is the stable workflow ID of a telescope's lock.
+func TelescopeLockID(namespace, name string) string {
 	return "telescope/" + namespace + "/" + name
 }
 
-// ObservatoryWorkflowID is the stable workflow ID of an observatory's site lock.
-func ObservatoryWorkflowID(namespace, name string) string {
+// SiteTurnsID is the stable workflow ID of an observatory's site lock.
+func SiteTurnsID(namespace, name string) string {
 	return "observatory/" + namespace + "/" + name
 }

@@ -19,8 +19,8 @@ const (
 	// PersonChange.
 	PersonChanged = "person-changed"
 
-	// PeopleWorkflow is the registered name of People.
-	PeopleWorkflow = "People"
+	// PeopleShardWorkflow is the registered name of PeopleShard.
+	PeopleShardWorkflow = "PeopleShard"
 	// PeopleChanged is the signal the watcher sends a shard; its payload is a []PersonChange.
 	PeopleChanged = "people-changed"
 	// PeopleShards is how many shards the Persons are spread over: enough for the status
@@ -32,14 +32,14 @@ const (
 // first list of every Person after a start, or its periodic resync.
 const WhyResync = "resync"
 
-// PersonWorkflowID is the stable workflow ID of a Person's lifecycle.
-func PersonWorkflowID(name string) string { return "person/" + name }
+// PersonID is the stable workflow ID of a Person's lifecycle.
+func PersonID(name string) string { return "person/" + name }
 
-// PeopleWorkflowID is the stable workflow ID of a shard.
-func PeopleWorkflowID(shard int) string { return "people/" + strconv.Itoa(shard) }
+// PeopleShardID is the stable workflow ID of a shard.
+func PeopleShardID(shard int) string { return "people/" + strconv.Itoa(shard) }
 
-// PeopleShard is the shard of a Person: the same name always lands in the same shard.
-func PeopleShard(name string) int {
+// ShardOf is the shard of a Person: the same name always lands in the same shard.
+func ShardOf(name string) int {
 	h := fnv.New32a()
 	h.Write([]byte(name))
 	return int(h.Sum32() % PeopleShards)
@@ -74,8 +74,8 @@ type PeopleInput struct {
 	WaitingSince time.Time      `json:",omitzero"`
 }
 
-// ShardWords are a people shard's words.
-func ShardWords(shard int) Words {
+// PeopleShardWords are a people shard's words.
+func PeopleShardWords(shard int) Words {
 	return Words{
 		Summary: fmt.Sprintf("People shard %d of %d: paints Persons in bursts, then hands each on to person/<name>", shard, PeopleShards),
 		Details: "Answers each batch of the watcher's signals in one workflow task: initials and inline pictures are " +
@@ -86,6 +86,6 @@ func ShardWords(shard int) Words {
 
 // PeopleStartOptions start a people shard, as the watcher does.
 func PeopleStartOptions(queue string, shard int) client.StartWorkflowOptions {
-	w := ShardWords(shard)
-	return client.StartWorkflowOptions{ID: PeopleWorkflowID(shard), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
+	w := PeopleShardWords(shard)
+	return client.StartWorkflowOptions{ID: PeopleShardID(shard), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
 }

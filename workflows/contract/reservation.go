@@ -20,8 +20,8 @@ const (
 	ReservationStatusQuery = "status"
 )
 
-// ReservationWorkflowID is the stable workflow ID of a Reservation's lifecycle.
-func ReservationWorkflowID(namespace, name string) string {
+// ReservationID is the stable workflow ID of a Reservation's lifecycle.
+func ReservationID(namespace, name string) string {
 	return "reservation/" + namespace + "/" + name
 }
 
@@ -112,7 +112,7 @@ func ReservationStartOptions(queue, namespace, name string, spec obsv1.Reservati
 		sa = append(sa, SearchHolder.ValueSet(spec.Holder))
 	}
 	return client.StartWorkflowOptions{
-		ID: ReservationWorkflowID(namespace, name), TaskQueue: queue,
+		ID: ReservationID(namespace, name), TaskQueue: queue,
 		StaticSummary: w.Summary, StaticDetails: w.Details, TypedSearchAttributes: temporal.NewSearchAttributes(sa...),
 	}
 }

@@ -50,7 +50,7 @@ func TestAReservationsWordsSayWhoHoldsWhichTelescopeWhenAndHowToLook(t *testing.
 			t.Errorf("details %q lack %q", w.Details, want)
 		}
 	}
-	for _, w := range []Words{ShardWords(3), InventoryWords("observatory")} {
+	for _, w := range []Words{PeopleShardWords(3), InventoryWords("observatory")} {
 		if w.Summary == "" || w.Details == "" || strings.Contains(w.Summary, "\n") {
 			t.Errorf("words %+v: a one-line summary and details, both", w)
 		}
