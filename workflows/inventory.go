@@ -91,7 +91,7 @@ func Inventory(ctx workflow.Context, in contract.InventoryInput) error {
 		opts := takeInventory
 		opts.Summary = "Compose and write the statuses of namespace " + in.Namespace + " (" + strconv.Itoa(len(pending)) + " changes)"
 		var res observatory.InventoryResult
-		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.TakeInventory,
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), observatoryActs.TakeInventory,
 			observatory.InventoryInput{Namespace: in.Namespace, Changes: changeWords(pending)}).Get(ctx, &res)
 		pending = nil
 		passes++

@@ -44,7 +44,7 @@ func (f *fakeInventory) take(_ context.Context, in observatory.InventoryInput) (
 func newInventoryEnv(t *testing.T, f *fakeInventory) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: contract.InventoryWorkflow})
-	env.OnActivity(a.TakeInventory, mock.Anything, mock.Anything).Return(f.take).Maybe()
+	env.OnActivity(observatoryActs.TakeInventory, mock.Anything, mock.Anything).Return(f.take).Maybe()
 	return env
 }
 

@@ -108,7 +108,7 @@ func PeopleShard(ctx workflow.Context, in contract.PeopleInput) error {
 		opts := signalPeople
 		opts.Summary = "hand " + fewNames(signalledNames(signals)) + " on to their own workflows"
 		actx := workflow.WithActivityOptions(ctx, opts)
-		sel.AddFuture(workflow.ExecuteActivity(actx, pa.SignalWorkflows, signals), func(f workflow.Future) {
+		sel.AddFuture(workflow.ExecuteActivity(actx, peopleActs.SignalWorkflows, signals), func(f workflow.Future) {
 			handing--
 			if err := f.Get(ctx, nil); err != nil {
 				log.Error("could not signal the Persons' workflows", "shard", in.Shard, "err", err)
@@ -226,7 +226,7 @@ func paintBatch(ctx workflow.Context, batch []contract.PersonChange) (painted, l
 	opts := paintPeople
 	opts.Summary = "paint " + fewNames(persons) + ", unless their pictures need the network or a pod"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	if err := workflow.ExecuteLocalActivity(lctx, pa.PaintPeople, persons).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(lctx, peopleActs.PaintPeople, persons).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("could not paint a batch; each Person's workflow will", "err", err)
 		return nil, batch
 	}

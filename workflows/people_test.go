@@ -81,8 +81,8 @@ func newShardEnv(t *testing.T, f *fakeShard) *testsuite.TestWorkflowEnvironment 
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	f.env = env
 	env.RegisterWorkflowWithOptions(PeopleShard, workflow.RegisterOptions{Name: contract.PeopleShardWorkflow})
-	env.OnActivity(pa.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
-	env.OnActivity(pa.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
+	env.OnActivity(peopleActs.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
+	env.OnActivity(peopleActs.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
 	return env
 }
 

@@ -152,7 +152,7 @@ func pass(ctx workflow.Context, name string, recheck bool) (people.PersonOutcome
 		opts.Summary = "check " + name + "'s picture again and write the status"
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	if err := workflow.ExecuteLocalActivity(lctx, pa.SyncPerson, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(lctx, peopleActs.SyncPerson, in).Get(ctx, &out); err != nil {
 		return out, err
 	}
 	if !out.NeedsBake {
@@ -163,7 +163,7 @@ func pass(ctx workflow.Context, name string, recheck bool) (people.PersonOutcome
 	bake := bakePerson
 	bake.Summary = "read " + name + "'s " + out.Source + " in the baker pod " + kube.BakerPodName(name)
 	actx := workflow.WithActivityOptions(ctx, bake)
-	err := workflow.ExecuteActivity(actx, pa.BakePerson, in).Get(ctx, &baked)
+	err := workflow.ExecuteActivity(actx, peopleActs.BakePerson, in).Get(ctx, &baked)
 	return baked, err
 }
 
@@ -171,7 +171,7 @@ func forget(ctx workflow.Context, name string) error {
 	opts := syncPerson
 	opts.Summary = name + " is gone: delete its baker pods"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	return workflow.ExecuteLocalActivity(lctx, pa.ForgetPerson, name).Get(ctx, nil)
+	return workflow.ExecuteLocalActivity(lctx, peopleActs.ForgetPerson, name).Get(ctx, nil)
 }
 
 // timer starts a cancellable durable timer; summary is what the Temporal UI says of it.

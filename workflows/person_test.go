@@ -54,9 +54,9 @@ func (f *fakePeople) forget(_ context.Context, name string) error {
 func newPersonEnv(t *testing.T, f *fakePeople) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: contract.PersonWorkflow})
-	env.OnActivity(pa.SyncPerson, mock.Anything, mock.Anything).Return(f.sync).Maybe()
-	env.OnActivity(pa.BakePerson, mock.Anything, mock.Anything).Return(f.bake).Maybe()
-	env.OnActivity(pa.ForgetPerson, mock.Anything, mock.Anything).Return(f.forget).Maybe()
+	env.OnActivity(peopleActs.SyncPerson, mock.Anything, mock.Anything).Return(f.sync).Maybe()
+	env.OnActivity(peopleActs.BakePerson, mock.Anything, mock.Anything).Return(f.bake).Maybe()
+	env.OnActivity(peopleActs.ForgetPerson, mock.Anything, mock.Anything).Return(f.forget).Maybe()
 	return env
 }
 

@@ -31,6 +31,6 @@ func Probe(ctx workflow.Context) (ProbeResult, error) {
 	opts.Summary = "ask the cluster which version it runs"
 	ctx = workflow.WithActivityOptions(ctx, opts)
 	var r ProbeResult
-	err := workflow.ExecuteActivity(ctx, probe.KubernetesVersion).Get(ctx, &r.KubernetesVersion)
+	err := workflow.ExecuteActivity(ctx, probeActs.KubernetesVersion).Get(ctx, &r.KubernetesVersion)
 	return r, err
 }

@@ -24,12 +24,12 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 }
 
 // The activities, one nil pointer per registered struct: workflows refer to an activity by
-// its method (a.StartSite), as Temporal's samples do, and the SDK schedules it by the method's
-// name. a is the observatory's, which most calls are.
+// its method (observatoryActs.StartSite), as Temporal's samples do, and the SDK schedules it
+// by the method's name.
 var (
-	probe *activities.Probe
-	pa    *people.Activities
-	a     *observatory.Activities
+	probeActs       *activities.Probe
+	peopleActs      *people.Activities
+	observatoryActs *observatory.Activities
 )
 
 // Activities are the structs whose exported methods the worker registers as activities: the

@@ -85,7 +85,7 @@ func (r *reservation) observe(tellConditions bool) (stop func()) {
 	ctx, cancel := workflow.WithCancel(r.ctx)
 	opts := observeOptions
 	opts.Summary = "the status of the devices of " + r.servers() + ", while Ready"
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ObserveDevices, in)
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), observatoryActs.ObserveDevices, in)
 	stopped := false
 	workflow.Go(r.ctx, func(gctx workflow.Context) {
 		if err := f.Get(gctx, nil); err != nil && !stopped {

@@ -78,7 +78,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 // read reads the Reservation and what it needs, and arms the end timer for spec.end.
 func (r *reservation) read() error {
 	var st observatory.ReservationState
-	if err := r.local(localSummary("read", obsv1.KindReservation, r.in.Name), a.ReadReservation, r.ref, &st); err != nil {
+	if err := r.local(localSummary("read", obsv1.KindReservation, r.in.Name), observatoryActs.ReadReservation, r.ref, &st); err != nil {
 		return err
 	}
 	r.reads++
@@ -120,7 +120,7 @@ func (r *reservation) write() error {
 		Events: kube.ReservationEvents(&r.written, &r.status, r.telescope),
 	}
 	var out observatory.StatusWritten
-	if err := r.local(statusSummary(r.status), a.WriteReservationStatus, w, &out); err != nil {
+	if err := r.local(statusSummary(r.status), observatoryActs.WriteReservationStatus, w, &out); err != nil {
 		return err
 	}
 	r.written = *r.status.DeepCopy()
@@ -186,15 +186,15 @@ func (r *reservation) signalTelescope(op string) error {
 // coordinate signals a lock, starting it with its words when it does not run.
 func (r *reservation) coordinate(sig activities.WorkflowSignal, words contract.Words, summary string) error {
 	sig.Summary, sig.Details = words.Summary, words.Details
-	return r.local(summary, a.SignalCoordinator, sig, nil)
+	return r.local(summary, observatoryActs.SignalCoordinator, sig, nil)
 }
 
 func (r *reservation) addFinalizer(kind obsv1.Kind, name, uid string) (observatory.FinalizerResult, error) {
-	return r.finalizer(a.AddDeactivateFinalizer, localSummary("hold", kind, name), kind, name, uid)
+	return r.finalizer(observatoryActs.AddDeactivateFinalizer, localSummary("hold", kind, name), kind, name, uid)
 }
 
 func (r *reservation) removeFinalizer(kind obsv1.Kind, name, uid string) error {
-	_, err := r.finalizer(a.RemoveDeactivateFinalizer, localSummary("let go of", kind, name), kind, name, uid)
+	_, err := r.finalizer(observatoryActs.RemoveDeactivateFinalizer, localSummary("let go of", kind, name), kind, name, uid)
 	return err
 }
 

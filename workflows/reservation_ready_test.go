@@ -138,7 +138,7 @@ func TestAReservationAlreadyReleasedHasNothingToDo(t *testing.T) {
 	f.res.Status = obsv1.ReservationStatus{Phase: obsv1.ReservationReleased}
 	f.finalizers["Reservation/a"] = true
 	env := newReservationEnv(t, f)
-	env.OnActivity(a.ReadReservation, mock.Anything, mock.Anything).Return(
+	env.OnActivity(observatoryActs.ReadReservation, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, ref observatory.ReservationRef) (observatory.ReservationState, error) {
 			return f.res, nil
 		})

@@ -73,7 +73,7 @@ func (t *triggerPasses) request() {
 	in.SiteTiers = r.observatory != ""
 	opts := triggerOptions
 	opts.Summary = "a pass over the triggers of " + r.servers()
-	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), a.RunTriggers, in)
+	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), observatoryActs.RunTriggers, in)
 }
 
 // add lets a wait wake for the end of a pass or the earliest `for`.
