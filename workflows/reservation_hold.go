@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+	"liken.sh/runner/workflows/contract"
 )
 
 // hold keeps the telescope Ready until the reservation ends. Its devices are observed all
@@ -79,12 +80,12 @@ func (r *reservation) observe(tellConditions bool) (stop func()) {
 	}
 	in := r.stepInput("Observe")
 	if tellConditions {
-		in.ConditionSignal = ReservationChanged
+		in.ConditionSignal = contract.ReservationChanged
 	}
 	ctx, cancel := workflow.WithCancel(r.ctx)
 	opts := observeOptions
 	opts.Summary = "the status of the devices of " + r.servers() + ", while Ready"
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ObserveDevices, in)
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), observatoryActs.ObserveDevices, in)
 	stopped := false
 	workflow.Go(r.ctx, func(gctx workflow.Context) {
 		if err := f.Get(gctx, nil); err != nil && !stopped {

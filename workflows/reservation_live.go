@@ -44,7 +44,7 @@ func (r *reservation) healPods() {
 		Summary:             "create again what was deleted of Telescope " + r.telescope,
 	})
 	var res observatory.HealResult
-	if err := workflow.ExecuteActivity(actx, a.HealPods, in).Get(r.ctx, &res); err != nil {
+	if err := workflow.ExecuteActivity(actx, observatoryActs.HealPods, in).Get(r.ctx, &res); err != nil {
 		workflow.GetLogger(r.ctx).Warn("could not create again what was deleted; the next change tries again",
 			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
 		return
@@ -65,7 +65,7 @@ const healTimeout = 5 * time.Minute
 func (r *reservation) liveDevices() {
 	in := r.liveInput()
 	var res observatory.LiveResult
-	if err := r.livePart("the devices that join or leave "+r.servers()+", and what was deleted", a.LiveDevices, in, &res); err != nil {
+	if err := r.livePart("the devices that join or leave "+r.servers()+", and what was deleted", observatoryActs.LiveDevices, in, &res); err != nil {
 		workflow.GetLogger(r.ctx).Warn("could not handle the devices that joined or left; the next change tries again",
 			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
 		return
@@ -93,13 +93,13 @@ var liveOptions = workflow.ActivityOptions{
 // liveActivities are the activities of the parts of a live plan, by the part's name (which
 // is the activity's registered name).
 var liveActivities = map[observatory.LiveStep]any{
-	observatory.LiveLeave:     a.LeaveDevice,
-	observatory.LiveRefuse:    a.RefuseDevices,
-	observatory.LiveStart:     a.StartLiveDevices,
-	observatory.LiveGuider:    a.RestartGuider,
-	observatory.LiveConnect:   a.ConnectLiveDevices,
-	observatory.LiveConfigure: a.Configure,
-	observatory.LiveActivate:  a.ActivateDevice,
+	observatory.LiveLeave:     observatoryActs.LeaveDevice,
+	observatory.LiveRefuse:    observatoryActs.RefuseDevices,
+	observatory.LiveStart:     observatoryActs.StartLiveDevices,
+	observatory.LiveGuider:    observatoryActs.RestartGuider,
+	observatory.LiveConnect:   observatoryActs.ConnectLiveDevices,
+	observatory.LiveConfigure: observatoryActs.Configure,
+	observatory.LiveActivate:  observatoryActs.ActivateDevice,
 }
 
 // livePlan handles the devices that joined or left while Ready, and what was deleted, as the
@@ -109,7 +109,7 @@ var liveActivities = map[observatory.LiveStep]any{
 func (r *reservation) livePlan() {
 	in := r.liveInput()
 	var plan observatory.LivePlan
-	err := r.livePart("what joined, left or was deleted of "+r.servers(), a.PlanLiveDevices, in, &plan)
+	err := r.livePart("what joined, left or was deleted of "+r.servers(), observatoryActs.PlanLiveDevices, in, &plan)
 	if err == nil {
 		if plan.Devices != nil {
 			r.devices = plan.Devices

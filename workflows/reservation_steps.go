@@ -58,20 +58,20 @@ type stepHooks struct {
 
 // steps are the working steps, each with its hooks.
 var steps = map[string]stepHooks{
-	kube.StepStartSite:    {activity: a.StartSite, site: SiteStart, siteOnly: true, granted: (*reservation).holdObservatory},
-	kube.StepPowerOn:      {activity: a.PowerOn, succeeded: (*reservation).keepWhatPowerOnSaid},
-	kube.StepStartDevices: {activity: a.StartDevices},
-	kube.StepConnect:      {activity: a.Connect},
-	kube.StepConfigure:    {activity: a.Configure},
-	kube.StepActivation:   {activity: a.Activation, site: SiteActivate},
-	kube.StepStartGuider:  {activity: a.StartGuider},
-	kube.StepAbort:        {activity: a.Abort, succeeded: (*reservation).sayWhyItEnded},
-	kube.StepDeactivation: {activity: a.Deactivation, site: SiteDeactivate},
-	kube.StepStopGuider:   {activity: a.StopGuider},
-	kube.StepDisconnect:   {activity: a.Disconnect},
-	kube.StepStopDevices:  {activity: a.StopDevices},
-	kube.StepPowerOff:     {activity: a.PowerOff},
-	kube.StepStopSite:     {activity: a.StopSite, site: SiteStop, siteOnly: true, succeeded: (*reservation).letGoOfObservatory},
+	kube.StepStartSite:    {activity: observatoryActs.StartSite, site: SiteStart, siteOnly: true, granted: (*reservation).holdObservatory},
+	kube.StepPowerOn:      {activity: observatoryActs.PowerOn, succeeded: (*reservation).keepWhatPowerOnSaid},
+	kube.StepStartDevices: {activity: observatoryActs.StartDevices},
+	kube.StepConnect:      {activity: observatoryActs.Connect},
+	kube.StepConfigure:    {activity: observatoryActs.Configure},
+	kube.StepActivation:   {activity: observatoryActs.Activation, site: SiteActivate},
+	kube.StepStartGuider:  {activity: observatoryActs.StartGuider},
+	kube.StepAbort:        {activity: observatoryActs.Abort, succeeded: (*reservation).sayWhyItEnded},
+	kube.StepDeactivation: {activity: observatoryActs.Deactivation, site: SiteDeactivate},
+	kube.StepStopGuider:   {activity: observatoryActs.StopGuider},
+	kube.StepDisconnect:   {activity: observatoryActs.Disconnect},
+	kube.StepStopDevices:  {activity: observatoryActs.StopDevices},
+	kube.StepPowerOff:     {activity: observatoryActs.PowerOff},
+	kube.StepStopSite:     {activity: observatoryActs.StopSite, site: SiteStop, siteOnly: true, succeeded: (*reservation).letGoOfObservatory},
 }
 
 // keepWhatPowerOnSaid keeps the telescope's endpoint and devices for the status and the
@@ -143,7 +143,7 @@ func (r *reservation) runUntilDone(step string) (ended bool, err error) {
 			if err != nil || ended {
 				return ended, err
 			}
-			if err := r.local("the retry of "+step+" begins", a.RemoveRetryAnnotation, observatory.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
+			if err := r.local("the retry of "+step+" begins", observatoryActs.RemoveRetryAnnotation, observatory.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
 				return false, err
 			}
 			r.state.Retry = ""
