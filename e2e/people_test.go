@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows/contract"
@@ -120,14 +120,14 @@ func TestAPersonGetsInitialsThenAnInlinePictureThenLeavesNoWorkflowBehind(t *tes
 	eventually(t, time.Minute, "the Person got its initials", func() (bool, string) {
 		got := getPerson(t, ctx, "grace")
 		reason, msg := avatarReady(got)
-		return reason == pictures.ReasonInitials && pictures.IsInitials(got.Status.Thumbnail), reason + " " + msg
+		return reason == avatar.ReasonInitials && avatar.IsInitials(got.Status.Thumbnail), reason + " " + msg
 	})
 	out, err := env.Kubectl(ctx, "get", "people", "grace")
 	require.NoError(t, err)
 	require.Contains(t, out, "PICTURE")
 	require.Regexp(t, `grace\s+Grace Brewster Hopper\s+.*Initials`, out)
 	eventually(t, 30*time.Second, "an Initials Event was posted in default", func() (bool, string) {
-		return hasEvent(t, ctx, "grace", pictures.ReasonInitials, corev1.EventTypeNormal)
+		return hasEvent(t, ctx, "grace", avatar.ReasonInitials, corev1.EventTypeNormal)
 	})
 
 	// An inline picture replaces the initials.
@@ -138,7 +138,7 @@ func TestAPersonGetsInitialsThenAnInlinePictureThenLeavesNoWorkflowBehind(t *tes
 	eventually(t, time.Minute, "the inline picture replaced the initials", func() (bool, string) {
 		got := getPerson(t, ctx, "grace")
 		reason, msg := avatarReady(got)
-		return reason == pictures.ReasonInline && !pictures.IsInitials(got.Status.Thumbnail), reason + " " + msg
+		return reason == avatar.ReasonInline && !avatar.IsInitials(got.Status.Thumbnail), reason + " " + msg
 	})
 
 	// Garbage data: keeps the last good picture and says so.
@@ -147,11 +147,11 @@ func TestAPersonGetsInitialsThenAnInlinePictureThenLeavesNoWorkflowBehind(t *tes
 	eventually(t, time.Minute, "a garbage data: URI is DecodeFailed and keeps the picture", func() (bool, string) {
 		got := getPerson(t, ctx, "grace")
 		reason, msg := avatarReady(got)
-		return reason == pictures.ReasonDecodeFailed && strings.Contains(msg, "the last good picture stays") &&
-			!pictures.IsInitials(got.Status.Thumbnail), reason + " " + msg
+		return reason == avatar.ReasonDecodeFailed && strings.Contains(msg, "the last good picture stays") &&
+			!avatar.IsInitials(got.Status.Thumbnail), reason + " " + msg
 	})
 	eventually(t, 30*time.Second, "a DecodeFailed Warning was posted", func() (bool, string) {
-		return hasEvent(t, ctx, "grace", pictures.ReasonDecodeFailed, corev1.EventTypeWarning)
+		return hasEvent(t, ctx, "grace", avatar.ReasonDecodeFailed, corev1.EventTypeWarning)
 	})
 
 	// Deleting the Person ends its workflow.
@@ -178,7 +178,7 @@ func TestTheCheckAvatarAnnotationAsksForAnotherRead(t *testing.T) {
 	})
 	eventually(t, time.Minute, "the Person got its initials", func() (bool, string) {
 		reason, _ := avatarReady(getPerson(t, ctx, "alan"))
-		return reason == pictures.ReasonInitials, reason
+		return reason == avatar.ReasonInitials, reason
 	})
 	_, err := env.Kubectl(ctx, "annotate", "person", "alan", "people.liken.sh/check-avatar=now")
 	require.NoError(t, err)

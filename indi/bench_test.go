@@ -10,6 +10,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"liken.sh/runner/indi/prop"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,12 +111,12 @@ func readAndDecode(b *testing.B, stream []byte) {
 func readIntoAStore(b *testing.B, stream []byte) {
 	s := newStore()
 	for _, dev := range []string{"Telescope Simulator", "CCD Simulator"} {
-		for _, p := range []Property{
-			{Name: "EQUATORIAL_EOD_COORD", Elements: []Element{{Name: "RA"}, {Name: "DEC"}}},
-			{Name: "MOUNT_AXES", Elements: []Element{{Name: "PRIMARY"}, {Name: "SECONDARY"}}},
-			{Name: "CCD_TEMPERATURE", Elements: []Element{{Name: "CCD_TEMPERATURE_VALUE"}}},
+		for _, p := range []prop.Property{
+			{Name: "EQUATORIAL_EOD_COORD", Elements: []prop.Element{{Name: "RA"}, {Name: "DEC"}}},
+			{Name: "MOUNT_AXES", Elements: []prop.Element{{Name: "PRIMARY"}, {Name: "SECONDARY"}}},
+			{Name: "CCD_TEMPERATURE", Elements: []prop.Element{{Name: "CCD_TEMPERATURE_VALUE"}}},
 		} {
-			p.Device, p.Type, p.Perm, p.State = dev, Number, ReadWrite, Idle
+			p.Device, p.Type, p.Perm, p.State = dev, prop.Number, prop.ReadWrite, prop.Idle
 			s.define(p)
 		}
 	}

@@ -9,6 +9,7 @@ package indi
 import (
 	"context"
 	"fmt"
+	"liken.sh/runner/indi/prop"
 	"math"
 	"slices"
 	"strings"
@@ -17,57 +18,57 @@ import (
 // target describes a change to one property.
 type target struct {
 	device, name string
-	typ          Type
-	want         string              // for errors: "PARK=On"
-	reached      func(Property) bool // the values are where we want them
+	typ          prop.Type
+	want         string                   // for errors: "PARK=On"
+	reached      func(prop.Property) bool // the values are where we want them
 	// build returns the vector to send, made from the current property, or a *RequestError
 	// when the change can never be valid.
-	build func(Property) (Property, error)
+	build func(prop.Property) (prop.Property, error)
 	// done ends the wait; nil means reached and settled.
-	done func(Property) bool
+	done func(prop.Property) bool
 }
 
 // change brings a property to a target state: it reads the property first and sends nothing
 // when the target is reached and settled; when the change is already under way (Busy towards
 // the target) it only waits; otherwise it sends and waits. sent says whether it wrote.
-func (c *Client) change(ctx context.Context, t target) (sent bool, p Property, err error) {
+func (c *Client) change(ctx context.Context, t target) (sent bool, p prop.Property, err error) {
 	if err := c.ensureSynced(ctx, t.device); err != nil {
-		return false, Property{}, err
+		return false, prop.Property{}, err
 	}
 	sub := c.store.subscribe(Filter{Device: t.device})
 	defer sub.Close()
 	cur, ok := c.store.property(t.device, t.name)
 	if !ok {
-		return false, Property{}, &MissingError{Device: t.device, Property: t.name}
+		return false, prop.Property{}, &MissingError{Device: t.device, Property: t.name}
 	}
 	if cur.Type != t.typ {
-		return false, Property{}, &RequestError{Device: t.device, Property: t.name,
+		return false, prop.Property{}, &RequestError{Device: t.device, Property: t.name,
 			Reason: fmt.Sprintf("it is a %s property, not %s", cur.Type, t.typ)}
 	}
-	nv, err := t.build(cur.clone())
+	nv, err := t.build(cur.Clone())
 	if err != nil {
-		return false, Property{}, err
+		return false, prop.Property{}, err
 	}
 	done := t.done
 	if done == nil {
-		done = func(p Property) bool { return p.State.Settled() && t.reached(p) }
+		done = func(p prop.Property) bool { return p.State.Settled() && t.reached(p) }
 	}
 	want := t.want + ", settled"
-	if cur.Perm != WriteOnly && t.reached(cur) { // a write-only property reads nothing true
+	if cur.Perm != prop.WriteOnly && t.reached(cur) { // a write-only property reads nothing true
 		switch {
 		case done(cur):
-			return false, cur.clone(), nil
-		case cur.State == Busy: // under way already
+			return false, cur.Clone(), nil
+		case cur.State == prop.Busy: // under way already
 			p, err := c.await(ctx, sub, t.device, t.name, want, done)
 			return false, p, err
 		}
 	}
-	if cur.Perm == ReadOnly {
-		return false, Property{}, &RequestError{Device: t.device, Property: t.name,
+	if cur.Perm == prop.ReadOnly {
+		return false, prop.Property{}, &RequestError{Device: t.device, Property: t.name,
 			Reason: "it is read-only"}
 	}
 	if err := c.write(AppendVector(nil, New, nv)); err != nil {
-		return false, Property{}, err
+		return false, prop.Property{}, err
 	}
 	c.sent.Add(1)
 	p, err = c.await(ctx, sub, t.device, t.name, want, done)
@@ -91,13 +92,13 @@ func (c *Client) switchTarget(device, name string, states map[string]bool) targe
 		anyOn = anyOn || v
 	}
 	slices.Sort(keys)
-	invalid := func(format string, args ...any) (Property, error) {
-		return Property{}, &RequestError{Device: device, Property: name,
+	invalid := func(format string, args ...any) (prop.Property, error) {
+		return prop.Property{}, &RequestError{Device: device, Property: name,
 			Reason: fmt.Sprintf(format, args...)}
 	}
 	return target{
-		device: device, name: name, typ: Switch, want: strings.Join(keys, " "),
-		reached: func(p Property) bool {
+		device: device, name: name, typ: prop.Switch, want: strings.Join(keys, " "),
+		reached: func(p prop.Property) bool {
 			for k, v := range states {
 				e, ok := p.Element(k)
 				if !ok || e.On() != v {
@@ -106,7 +107,7 @@ func (c *Client) switchTarget(device, name string, states map[string]bool) targe
 			}
 			return true
 		},
-		build: func(p Property) (Property, error) {
+		build: func(p prop.Property) (prop.Property, error) {
 			for k := range states {
 				if _, ok := p.Element(k); !ok {
 					return invalid("it has no switch %s (it has %s)", k, elementNames(p))
@@ -117,7 +118,7 @@ func (c *Client) switchTarget(device, name string, states map[string]bool) targe
 				e := &p.Elements[i]
 				if v, ok := states[e.Name]; ok {
 					e.Value = onOff(v)
-				} else if anyOn && p.Rule != AnyOfMany {
+				} else if anyOn && p.Rule != prop.AnyOfMany {
 					e.Value = "Off"
 				}
 				if e.On() {
@@ -125,9 +126,9 @@ func (c *Client) switchTarget(device, name string, states map[string]bool) targe
 				}
 			}
 			switch {
-			case p.Rule == OneOfMany && on != 1:
+			case p.Rule == prop.OneOfMany && on != 1:
 				return invalid("rule OneOfMany needs exactly one switch On, not %d", on)
-			case p.Rule == AtMostOne && on > 1:
+			case p.Rule == prop.AtMostOne && on > 1:
 				return invalid("rule AtMostOne allows at most one switch On, not %d", on)
 			}
 			return p, nil
@@ -142,7 +143,7 @@ func onOff(v bool) string {
 	return "Off"
 }
 
-func elementNames(p Property) string {
+func elementNames(p prop.Property) string {
 	names := make([]string, len(p.Elements))
 	for i, e := range p.Elements {
 		names[i] = e.Name
@@ -162,10 +163,10 @@ func (c *Client) SetNumber(ctx context.Context, device, name string, values map[
 func (c *Client) numberTarget(device, name string, values map[string]float64, tolerance float64) target {
 	var keys []string
 	for k, v := range values {
-		keys = append(keys, k+"="+FormatNumber(v))
+		keys = append(keys, k+"="+prop.FormatNumber(v))
 	}
 	slices.Sort(keys)
-	reached := func(p Property) bool {
+	reached := func(p prop.Property) bool {
 		for k, v := range values {
 			e, ok := p.Element(k)
 			if !ok || !(math.Abs(e.Number-v) <= tolerance) {
@@ -175,24 +176,24 @@ func (c *Client) numberTarget(device, name string, values map[string]float64, to
 		return true
 	}
 	return target{
-		device: device, name: name, typ: Number, want: strings.Join(keys, " "),
+		device: device, name: name, typ: prop.Number, want: strings.Join(keys, " "),
 		reached: reached,
-		done:    func(p Property) bool { return p.State.Settled() },
-		build: func(p Property) (Property, error) {
+		done:    func(p prop.Property) bool { return p.State.Settled() },
+		build: func(p prop.Property) (prop.Property, error) {
 			for k, v := range values {
 				e, ok := p.Element(k)
 				if !ok {
-					return Property{}, &RequestError{Device: device, Property: name,
+					return prop.Property{}, &RequestError{Device: device, Property: name,
 						Reason: fmt.Sprintf("it has no number %s (it has %s)", k, elementNames(p))}
 				}
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return Property{}, &RequestError{Device: device, Property: name,
+					return prop.Property{}, &RequestError{Device: device, Property: name,
 						Reason: fmt.Sprintf("%s must be a finite number", k)}
 				}
 				if e.Max > e.Min && (v < e.Min || v > e.Max) {
-					return Property{}, &RequestError{Device: device, Property: name,
-						Reason: fmt.Sprintf("%s=%s is outside %s..%s", k, FormatNumber(v),
-							FormatNumber(e.Min), FormatNumber(e.Max))}
+					return prop.Property{}, &RequestError{Device: device, Property: name,
+						Reason: fmt.Sprintf("%s=%s is outside %s..%s", k, prop.FormatNumber(v),
+							prop.FormatNumber(e.Min), prop.FormatNumber(e.Max))}
 				}
 			}
 			for i := range p.Elements {
@@ -219,8 +220,8 @@ func (c *Client) textTarget(device, name string, values map[string]string) targe
 	}
 	slices.Sort(keys)
 	return target{
-		device: device, name: name, typ: Text, want: strings.Join(keys, " "),
-		reached: func(p Property) bool {
+		device: device, name: name, typ: prop.Text, want: strings.Join(keys, " "),
+		reached: func(p prop.Property) bool {
 			for k, v := range values {
 				if e, ok := p.Element(k); !ok || e.Value != v {
 					return false
@@ -228,11 +229,11 @@ func (c *Client) textTarget(device, name string, values map[string]string) targe
 			}
 			return true
 		},
-		done: func(p Property) bool { return p.State.Settled() },
-		build: func(p Property) (Property, error) {
+		done: func(p prop.Property) bool { return p.State.Settled() },
+		build: func(p prop.Property) (prop.Property, error) {
 			for k := range values {
 				if _, ok := p.Element(k); !ok {
-					return Property{}, &RequestError{Device: device, Property: name,
+					return prop.Property{}, &RequestError{Device: device, Property: name,
 						Reason: fmt.Sprintf("it has no text %s (it has %s)", k, elementNames(p))}
 				}
 			}
@@ -252,15 +253,15 @@ func (c *Client) textTarget(device, name string, values map[string]string) targe
 func (c *Client) Press(ctx context.Context, device, name, element string) error {
 	t := c.switchTarget(device, name, map[string]bool{element: true})
 	t.want = "settled after " + element
-	t.reached = func(Property) bool { return false }
-	t.done = func(p Property) bool { return p.State.Settled() }
+	t.reached = func(prop.Property) bool { return false }
+	t.done = func(p prop.Property) bool { return p.State.Settled() }
 	_, _, err := c.change(ctx, t)
 	return err
 }
 
 // Send writes a new vector as is, without reading first or waiting: for one-shot commands
 // such as starting an exposure. It checks only that the property exists and is writable.
-func (c *Client) Send(ctx context.Context, p Property) error {
+func (c *Client) Send(ctx context.Context, p prop.Property) error {
 	if err := c.ensureSynced(ctx, p.Device); err != nil {
 		return err
 	}
@@ -268,7 +269,7 @@ func (c *Client) Send(ctx context.Context, p Property) error {
 	if !ok {
 		return &MissingError{Device: p.Device, Property: p.Name}
 	}
-	if cur.Perm == ReadOnly {
+	if cur.Perm == prop.ReadOnly {
 		return &RequestError{Device: p.Device, Property: p.Name, Reason: "it is read-only"}
 	}
 	p.Type = cur.Type

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"liken.sh/runner/indi/prop"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -112,13 +113,13 @@ func (c *Client) Refused() (uint64, error) {
 }
 
 // Property returns a copy of a property as last defined and updated.
-func (c *Client) Property(device, name string) (Property, bool) {
+func (c *Client) Property(device, name string) (prop.Property, bool) {
 	p, ok := c.store.property(device, name)
-	return p.clone(), ok
+	return p.Clone(), ok
 }
 
 // Properties returns copies of a device's properties in the order the driver defined them.
-func (c *Client) Properties(device string) []Property { return c.store.properties(device) }
+func (c *Client) Properties(device string) []prop.Property { return c.store.properties(device) }
 
 // Devices lists the devices that have properties, sorted.
 func (c *Client) Devices() []string { return c.store.deviceNames() }
@@ -246,30 +247,30 @@ func (c *Client) describe(device, name string) string {
 // Wait returns the property once done(p) holds, checking the current value first and then
 // every change. A change to Alert (where done does not hold) fails with an *AlertError; a
 // deleted property or an ended ctx with a *WaitError; a lost connection with a *ConnError.
-func (c *Client) Wait(ctx context.Context, device, name string, done func(Property) bool) (Property, error) {
+func (c *Client) Wait(ctx context.Context, device, name string, done func(prop.Property) bool) (prop.Property, error) {
 	if err := c.Err(); err != nil {
-		return Property{}, err
+		return prop.Property{}, err
 	}
 	sub := c.store.subscribe(Filter{Device: device})
 	defer sub.Close()
 	if p, ok := c.store.property(device, name); ok && done(p) {
-		return p.clone(), nil
+		return p.Clone(), nil
 	}
 	return c.await(ctx, sub, device, name, "as awaited", done)
 }
 
 // await reads events until done holds for the property.
 func (c *Client) await(ctx context.Context, sub *Subscription, device, name, want string,
-	done func(Property) bool) (Property, error) {
+	done func(prop.Property) bool) (prop.Property, error) {
 	var lastMessage string
 	_, seen := c.store.property(device, name) // a property deleted after this fails the wait
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
 			if cerr := c.Err(); cerr != nil {
-				return Property{}, cerr
+				return prop.Property{}, cerr
 			}
-			return Property{}, &WaitError{Device: device, Property: name, Want: want,
+			return prop.Property{}, &WaitError{Device: device, Property: name, Want: want,
 				Last: c.describe(device, name), Err: err}
 		}
 		switch ev.Kind {
@@ -286,7 +287,7 @@ func (c *Client) await(ctx context.Context, sub *Subscription, device, name, wan
 			ev.Property, ev.Name = p, name
 		case Deleted:
 			if seen && (ev.Name == "" || ev.Name == name) {
-				return Property{}, &WaitError{Device: device, Property: name, Want: want,
+				return prop.Property{}, &WaitError{Device: device, Property: name, Want: want,
 					Last: "deleted", Err: errDeleted}
 			}
 			continue
@@ -297,10 +298,10 @@ func (c *Client) await(ctx context.Context, sub *Subscription, device, name, wan
 		seen = true
 		p := ev.Property
 		if done(p) {
-			return p.clone(), nil
+			return p.Clone(), nil
 		}
-		if p.State == Alert {
-			return Property{}, c.alert(ctx, sub, p, lastMessage)
+		if p.State == prop.Alert {
+			return prop.Property{}, c.alert(ctx, sub, p, lastMessage)
 		}
 	}
 }
@@ -309,7 +310,7 @@ func (c *Client) await(ctx context.Context, sub *Subscription, device, name, wan
 // reason as a separate message right after the vector, so without a message attribute the
 // next event from the device is awaited briefly; failing that, the device's last message
 // since the change began is used.
-func (c *Client) alert(ctx context.Context, sub *Subscription, p Property, lastMessage string) error {
+func (c *Client) alert(ctx context.Context, sub *Subscription, p prop.Property, lastMessage string) error {
 	msg := p.Message
 	if msg == "" {
 		ctx, cancel := context.WithTimeout(ctx, alertGrace)

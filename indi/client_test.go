@@ -14,13 +14,14 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 )
 
 // timeout bounds each test's waits; the fake answers in microseconds.
 const timeout = 10 * time.Second
 
 // fakeDevice is a fake INDI server with one device that defines props, in order.
-func fakeDevice(t *testing.T, device string, props ...indi.Property) *inditest.Fake {
+func fakeDevice(t *testing.T, device string, props ...prop.Property) *inditest.Fake {
 	t.Helper()
 	f := inditest.NewFake(t)
 	f.Device(device)
@@ -45,10 +46,10 @@ func dial(t *testing.T, addr string) (*indi.Client, context.Context) {
 func TestSwitchRulesPermissionsAndNamesAreCheckedBeforeSending(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Dome",
-		inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"),
-		inditest.Switches("Dome", "DOME_SHUTTER", indi.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
-	ro := inditest.Switches("Dome", "DOME_AUTOSYNC", indi.OneOfMany, []string{"ON"}, "ON", "OFF")
-	ro.Perm = indi.ReadOnly
+		inditest.Switches("Dome", "DOME_PARK", prop.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"),
+		inditest.Switches("Dome", "DOME_SHUTTER", prop.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
+	ro := inditest.Switches("Dome", "DOME_AUTOSYNC", prop.OneOfMany, []string{"ON"}, "ON", "OFF")
+	ro.Perm = prop.ReadOnly
 	f.Define(ro)
 	f.Define(inditest.Numbers("Dome", "ABS_DOME_POSITION", "DOME_ABSOLUTE_POSITION", 0.0))
 	c, ctx := dial(t, f.Addr)
@@ -93,29 +94,29 @@ func TestAnAlertCarriesTheDriversReason(t *testing.T) {
 		refuse inditest.Handler
 		want   string
 	}{
-		{"in the vector", func(f *inditest.Fake, req indi.Property) {
-			f.Update(req.Device, req.Name, func(p *indi.Property) {
-				p.State, p.Message = indi.Alert, "Mount is locked"
+		{"in the vector", func(f *inditest.Fake, req prop.Property) {
+			f.Update(req.Device, req.Name, func(p *prop.Property) {
+				p.State, p.Message = prop.Alert, "Mount is locked"
 			})
 		}, "Mount is locked"},
-		{"in a message after it", func(f *inditest.Fake, req indi.Property) {
-			f.Update(req.Device, req.Name, func(p *indi.Property) { p.State = indi.Alert })
+		{"in a message after it", func(f *inditest.Fake, req prop.Property) {
+			f.Update(req.Device, req.Name, func(p *prop.Property) { p.State = prop.Alert })
 			f.Message(req.Device, "[INFO] Cannot Park Dome when mount is locking.")
 		}, "Cannot Park Dome when mount is locking."},
-		{"in a message before it", func(f *inditest.Fake, req indi.Property) {
+		{"in a message before it", func(f *inditest.Fake, req prop.Property) {
 			f.Message(req.Device, "[ERROR] Motor stalled")
-			f.Update(req.Device, req.Name, func(p *indi.Property) { p.State = indi.Alert })
-			f.Update(req.Device, "OTHER", func(p *indi.Property) {})
+			f.Update(req.Device, req.Name, func(p *prop.Property) { p.State = prop.Alert })
+			f.Update(req.Device, "OTHER", func(p *prop.Property) {})
 		}, "Motor stalled"},
-		{"nowhere", func(f *inditest.Fake, req indi.Property) {
-			f.Update(req.Device, req.Name, func(p *indi.Property) { p.State = indi.Alert })
-			f.Update(req.Device, "OTHER", func(p *indi.Property) {})
+		{"nowhere", func(f *inditest.Fake, req prop.Property) {
+			f.Update(req.Device, req.Name, func(p *prop.Property) { p.State = prop.Alert })
+			f.Update(req.Device, "OTHER", func(p *prop.Property) {})
 		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := fakeDevice(t, "Dome",
-				inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"),
+				inditest.Switches("Dome", "DOME_PARK", prop.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"),
 				inditest.Numbers("Dome", "OTHER", "X", 1.0))
 			f.Handle("Dome", "DOME_PARK", tc.refuse)
 			c, ctx := dial(t, f.Addr)
@@ -131,8 +132,8 @@ func TestAnAlertCarriesTheDriversReason(t *testing.T) {
 func TestAChangeAlreadyUnderWayIsAwaitedNotSentAgain(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Dome")
-	park := inditest.Switches("Dome", "DOME_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK")
-	park.State = indi.Busy // parking
+	park := inditest.Switches("Dome", "DOME_PARK", prop.OneOfMany, []string{"PARK"}, "PARK", "UNPARK")
+	park.State = prop.Busy // parking
 	f.Define(park)
 	c, ctx := dial(t, f.Addr)
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
@@ -142,8 +143,8 @@ func TestAChangeAlreadyUnderWayIsAwaitedNotSentAgain(t *testing.T) {
 	if sent || !errors.As(err, &we) || we.Last != "Busy PARK=On UNPARK=Off" {
 		t.Fatalf("while parking: sent %v, %v; want a wait for the park under way", sent, err)
 	}
-	f.Update("Dome", "DOME_PARK", func(p *indi.Property) { p.State = indi.Ok })
-	if _, err := c.Wait(ctx, "Dome", "DOME_PARK", func(p indi.Property) bool { return p.State == indi.Ok }); err != nil {
+	f.Update("Dome", "DOME_PARK", func(p *prop.Property) { p.State = prop.Ok })
+	if _, err := c.Wait(ctx, "Dome", "DOME_PARK", func(p prop.Property) bool { return p.State == prop.Ok }); err != nil {
 		t.Fatal(err)
 	}
 	if sent, err := c.SetDomeParked(ctx, "Dome", true); sent || err != nil {
@@ -157,9 +158,9 @@ func TestAChangeAlreadyUnderWayIsAwaitedNotSentAgain(t *testing.T) {
 func TestAWaitEndsWithItsContextAndSaysWhatItSawLast(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Cap",
-		inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
-	f.Handle("Cap", "CAP_PARK", func(f *inditest.Fake, req indi.Property) {
-		f.Update(req.Device, req.Name, func(p *indi.Property) { inditest.Apply(p, req); p.State = indi.Busy })
+		inditest.Switches("Cap", "CAP_PARK", prop.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
+	f.Handle("Cap", "CAP_PARK", func(f *inditest.Fake, req prop.Property) {
+		f.Update(req.Device, req.Name, func(p *prop.Property) { inditest.Apply(p, req); p.State = prop.Busy })
 	})
 	c, ctx := dial(t, f.Addr)
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -174,8 +175,8 @@ func TestAWaitEndsWithItsContextAndSaysWhatItSawLast(t *testing.T) {
 func TestALostConnectionFailsPendingWaitsNamingTheServer(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Cap",
-		inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
-	f.Handle("Cap", "CAP_PARK", func(f *inditest.Fake, req indi.Property) { f.Close() })
+		inditest.Switches("Cap", "CAP_PARK", prop.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
+	f.Handle("Cap", "CAP_PARK", func(f *inditest.Fake, req prop.Property) { f.Close() })
 	c, ctx := dial(t, f.Addr)
 	_, err := c.SetDustCapOpen(ctx, "Cap", false)
 	var ce *indi.ConnError
@@ -199,7 +200,7 @@ func TestAHostileStreamEndsTheConnectionButForeignElementsDoNot(t *testing.T) {
 	}
 	f.WriteRaw([]byte(`<futureThing a="b"><x/></futureThing>`))
 	f.Define(inditest.Numbers("Cap", "AFTER", "X", 1.0))
-	if _, err := c.Wait(ctx, "Cap", "AFTER", func(indi.Property) bool { return true }); err != nil {
+	if _, err := c.Wait(ctx, "Cap", "AFTER", func(prop.Property) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
 	if n, last := c.Refused(); n != 1 || !strings.Contains(last.Error(), "futureThing") {
@@ -220,7 +221,7 @@ func TestAHostileStreamEndsTheConnectionButForeignElementsDoNot(t *testing.T) {
 func TestADustCapOpensAndClosesOnlyWhenItIsNotThereYet(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Cap",
-		inditest.Switches("Cap", "CAP_PARK", indi.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"))
+		inditest.Switches("Cap", "CAP_PARK", prop.OneOfMany, []string{"PARK"}, "PARK", "UNPARK"))
 	c, ctx := dial(t, f.Addr)
 	for _, step := range []struct {
 		open bool
@@ -244,7 +245,7 @@ func TestAPowerOutputSwitchesOnlyWhenItIsNotThereYet(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Power")
 	// libindi's OutputInterface starts with both switches Off: the state is unknown.
-	f.Define(inditest.Switches("Power", "DIGITAL_OUTPUT_2", indi.AtMostOne, nil, "OFF", "ON"))
+	f.Define(inditest.Switches("Power", "DIGITAL_OUTPUT_2", prop.AtMostOne, nil, "OFF", "ON"))
 	c, ctx := dial(t, f.Addr)
 	for _, step := range []struct {
 		on   bool
@@ -299,10 +300,10 @@ func TestWarmingTurnsTheCoolerOffEvenWhenTheSensorLagsBehind(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "CCD",
 		inditest.Numbers("CCD", "CCD_TEMPERATURE", "CCD_TEMPERATURE_VALUE", -10.0),
-		inditest.Switches("CCD", "CCD_COOLER", indi.OneOfMany, []string{"COOLER_ON"}, "COOLER_ON", "COOLER_OFF"))
+		inditest.Switches("CCD", "CCD_COOLER", prop.OneOfMany, []string{"COOLER_ON"}, "COOLER_ON", "COOLER_OFF"))
 	// The sensor takes the setpoint but never gets there.
-	f.Handle("CCD", "CCD_TEMPERATURE", func(f *inditest.Fake, req indi.Property) {
-		f.Update(req.Device, req.Name, func(p *indi.Property) { p.State = indi.Busy })
+	f.Handle("CCD", "CCD_TEMPERATURE", func(f *inditest.Fake, req prop.Property) {
+		f.Update(req.Device, req.Name, func(p *prop.Property) { p.State = prop.Busy })
 	})
 	c, ctx := dial(t, f.Addr)
 	sent, err := c.Warm(ctx, "CCD", 5, 0.5, 200*time.Millisecond)
@@ -316,11 +317,11 @@ func TestWarmingTurnsTheCoolerOffEvenWhenTheSensorLagsBehind(t *testing.T) {
 		t.Fatalf("warming again: sent %v, %v", sent, err)
 	}
 	// Cooling turns nothing on by itself, but a cooler that is off means it is not there yet.
-	f.Handle("CCD", "CCD_TEMPERATURE", func(f *inditest.Fake, req indi.Property) {
-		f.Update(req.Device, "CCD_COOLER", func(p *indi.Property) {
-			inditest.Apply(p, inditest.Switches("CCD", "CCD_COOLER", indi.OneOfMany, []string{"COOLER_ON"}, "COOLER_ON"))
+	f.Handle("CCD", "CCD_TEMPERATURE", func(f *inditest.Fake, req prop.Property) {
+		f.Update(req.Device, "CCD_COOLER", func(p *prop.Property) {
+			inditest.Apply(p, inditest.Switches("CCD", "CCD_COOLER", prop.OneOfMany, []string{"COOLER_ON"}, "COOLER_ON"))
 		})
-		f.Update(req.Device, req.Name, func(p *indi.Property) { inditest.Apply(p, req); p.State = indi.Ok })
+		f.Update(req.Device, req.Name, func(p *prop.Property) { inditest.Apply(p, req); p.State = prop.Ok })
 	})
 	if sent, err := c.Cool(ctx, "CCD", -10, 0.5); err != nil || !sent {
 		t.Fatalf("cooling with the cooler off: sent %v, %v", sent, err)
@@ -333,16 +334,16 @@ func TestWarmingTurnsTheCoolerOffEvenWhenTheSensorLagsBehind(t *testing.T) {
 func TestSubscribersSeeEveryChangeInOrder(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Dome",
-		inditest.Switches("Dome", "DOME_SHUTTER", indi.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
+		inditest.Switches("Dome", "DOME_SHUTTER", prop.AtMostOne, []string{"SHUTTER_CLOSE"}, "SHUTTER_OPEN", "SHUTTER_CLOSE"))
 	c, ctx := dial(t, f.Addr)
 	if err := c.Sync(ctx, "Dome"); err != nil {
 		t.Fatal(err)
 	}
 	sub := c.Subscribe(indi.Filter{Device: "Dome", Name: "DOME_SHUTTER"})
 	defer sub.Close()
-	f.Update("Dome", "DOME_SHUTTER", func(p *indi.Property) { p.State = indi.Busy; p.Elements[0].Value = "On"; p.Elements[1].Value = "Off" })
+	f.Update("Dome", "DOME_SHUTTER", func(p *prop.Property) { p.State = prop.Busy; p.Elements[0].Value = "On"; p.Elements[1].Value = "Off" })
 	f.Message("Dome", "[INFO] Shutter is opening.")
-	f.Update("Dome", "DOME_SHUTTER", func(p *indi.Property) { p.State = indi.Ok })
+	f.Update("Dome", "DOME_SHUTTER", func(p *prop.Property) { p.State = prop.Ok })
 	f.Delete("Dome", "DOME_SHUTTER")
 	var got []string
 	for len(got) < 4 {
@@ -369,8 +370,8 @@ func TestSubscribersSeeEveryChangeInOrder(t *testing.T) {
 func TestAWriteOnlyPropertyIsSentEvenIfItSeemsThereAlready(t *testing.T) {
 	t.Parallel()
 	f := fakeDevice(t, "Mount")
-	wo := inditest.Switches("Mount", "TELESCOPE_TRACK_MODE", indi.OneOfMany, []string{"TRACK_SIDEREAL"}, "TRACK_SIDEREAL", "TRACK_LUNAR")
-	wo.Perm = indi.WriteOnly
+	wo := inditest.Switches("Mount", "TELESCOPE_TRACK_MODE", prop.OneOfMany, []string{"TRACK_SIDEREAL"}, "TRACK_SIDEREAL", "TRACK_LUNAR")
+	wo.Perm = prop.WriteOnly
 	f.Define(wo)
 	c, ctx := dial(t, f.Addr)
 	// What a write-only vector shows is not the device's state: every request goes out.

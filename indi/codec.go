@@ -8,6 +8,7 @@ package indi
 import (
 	"errors"
 	"fmt"
+	"liken.sh/runner/indi/prop"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,8 +25,8 @@ const (
 	New Verb = "new"
 )
 
-var typeNames = map[string]Type{
-	"Text": Text, "Number": Number, "Switch": Switch, "Light": Light, "BLOB": BLOB,
+var typeNames = map[string]prop.Type{
+	"Text": prop.Text, "Number": prop.Number, "Switch": prop.Switch, "Light": prop.Light, "BLOB": prop.BLOB,
 }
 
 // IsVector reports whether a message is a def, set or new vector.
@@ -34,7 +35,7 @@ func IsVector(m *Message) bool {
 	return ok
 }
 
-func vectorTag(tag string) (Verb, Type, bool) {
+func vectorTag(tag string) (Verb, prop.Type, bool) {
 	if len(tag) < 9 || !strings.HasSuffix(tag, "Vector") {
 		return "", 0, false
 	}
@@ -49,15 +50,15 @@ func vectorTag(tag string) (Verb, Type, bool) {
 // DecodeVector checks a def, set or new vector and returns it as a Property. For set and new,
 // State is "" when the message leaves it unchanged, and only the elements sent are listed.
 // BLOB data is never kept.
-func DecodeVector(m *Message) (Verb, Property, error) {
+func DecodeVector(m *Message) (Verb, prop.Property, error) {
 	verb, typ, ok := vectorTag(m.Tag)
 	if !ok {
-		return "", Property{}, fmt.Errorf("<%s> is not a property vector", m.Tag)
+		return "", prop.Property{}, fmt.Errorf("<%s> is not a property vector", m.Tag)
 	}
-	p := Property{Type: typ}
+	p := prop.Property{Type: typ}
 	// The error names the vector as far as its attributes were read.
-	bad := func(err error) (Verb, Property, error) {
-		return "", Property{}, fmt.Errorf("<%s device=%q name=%q>: %s", m.Tag, p.Device, p.Name, err)
+	bad := func(err error) (Verb, prop.Property, error) {
+		return "", prop.Property{}, fmt.Errorf("<%s device=%q name=%q>: %s", m.Tag, p.Device, p.Name, err)
 	}
 	if err := decodeVectorAttrs(&p, m.Attrs); err != nil {
 		return bad(err)
@@ -68,7 +69,7 @@ func DecodeVector(m *Message) (Verb, Property, error) {
 	if verb == Def {
 		definitionDefaults(&p)
 	}
-	p.Elements = make([]Element, 0, len(m.Children))
+	p.Elements = make([]prop.Element, 0, len(m.Children))
 	for i := range m.Children {
 		e, err := decodeElement(typ, &m.Children[i], p.Elements)
 		if err != nil {
@@ -81,7 +82,7 @@ func DecodeVector(m *Message) (Verb, Property, error) {
 
 // decodeVectorAttrs sets p's fields from a vector's attributes, checking the ones INDI
 // restricts to a set of words or a number.
-func decodeVectorAttrs(p *Property, attrs []Attr) error {
+func decodeVectorAttrs(p *prop.Property, attrs []Attr) error {
 	for _, a := range attrs {
 		switch a.Name {
 		case "device":
@@ -93,22 +94,22 @@ func decodeVectorAttrs(p *Property, attrs []Attr) error {
 		case "group":
 			p.Group = a.Value
 		case "state":
-			s, ok := parseState(a.Value)
+			s, ok := prop.ParseState(a.Value)
 			if !ok {
 				return fmt.Errorf("bad state %q", a.Value)
 			}
 			p.State = s
 		case "perm":
-			switch Perm(a.Value) {
-			case ReadOnly, WriteOnly, ReadWrite:
-				p.Perm = Perm(a.Value)
+			switch prop.Perm(a.Value) {
+			case prop.ReadOnly, prop.WriteOnly, prop.ReadWrite:
+				p.Perm = prop.Perm(a.Value)
 			default:
 				return fmt.Errorf("bad perm %q", a.Value)
 			}
 		case "rule":
-			switch Rule(a.Value) {
-			case OneOfMany, AtMostOne, AnyOfMany:
-				p.Rule = Rule(a.Value)
+			switch prop.Rule(a.Value) {
+			case prop.OneOfMany, prop.AtMostOne, prop.AnyOfMany:
+				p.Rule = prop.Rule(a.Value)
 			default:
 				return fmt.Errorf("bad rule %q", a.Value)
 			}
@@ -128,61 +129,61 @@ func decodeVectorAttrs(p *Property, attrs []Attr) error {
 }
 
 // definitionDefaults fills in what a definition may leave out.
-func definitionDefaults(p *Property) {
+func definitionDefaults(p *prop.Property) {
 	if p.State == "" {
-		p.State = Idle
+		p.State = prop.Idle
 	}
 	if p.Perm == "" {
-		p.Perm = ReadOnly // lights have no perm; clients never write them
+		p.Perm = prop.ReadOnly // lights have no perm; clients never write them
 	}
-	if p.Type == Switch && p.Rule == "" {
-		p.Rule = AnyOfMany
+	if p.Type == prop.Switch && p.Rule == "" {
+		p.Rule = prop.AnyOfMany
 	}
 }
 
 // decodeElement checks one element of a vector of type typ: a name not among the elements
 // before it, numbers that parse, switches On or Off, lights a state.
-func decodeElement(typ Type, c *Child, before []Element) (Element, error) {
+func decodeElement(typ prop.Type, c *Child, before []prop.Element) (prop.Element, error) {
 	e, err := decodeElementAttrs(c.Attrs)
 	if err != nil {
-		return Element{}, err
+		return prop.Element{}, err
 	}
 	if e.Name == "" {
-		return Element{}, errors.New("an element has no name")
+		return prop.Element{}, errors.New("an element has no name")
 	}
 	for _, seen := range before {
 		if seen.Name == e.Name {
-			return Element{}, fmt.Errorf("element %q appears twice", e.Name)
+			return prop.Element{}, fmt.Errorf("element %q appears twice", e.Name)
 		}
 	}
 	switch typ {
-	case Number:
-		v, err := ParseNumber(c.Text)
+	case prop.Number:
+		v, err := prop.ParseNumber(c.Text)
 		if err != nil {
-			return Element{}, fmt.Errorf("element %q: %v", e.Name, err)
+			return prop.Element{}, fmt.Errorf("element %q: %v", e.Name, err)
 		}
 		e.Value, e.Number = c.Text, v
-	case Switch:
+	case prop.Switch:
 		if c.Text != "On" && c.Text != "Off" {
-			return Element{}, fmt.Errorf("switch %q is %q, not On or Off", e.Name, c.Text)
+			return prop.Element{}, fmt.Errorf("switch %q is %q, not On or Off", e.Name, c.Text)
 		}
 		e.Value = c.Text
-	case Light:
-		s, ok := parseState(c.Text)
+	case prop.Light:
+		s, ok := prop.ParseState(c.Text)
 		if !ok {
-			return Element{}, fmt.Errorf("light %q is %q, not a state", e.Name, c.Text)
+			return prop.Element{}, fmt.Errorf("light %q is %q, not a state", e.Name, c.Text)
 		}
 		e.Value = string(s)
-	case Text:
+	case prop.Text:
 		e.Value = c.Text
-	case BLOB: // never kept: we do not enable BLOBs, and status omits them
+	case prop.BLOB: // never kept: we do not enable BLOBs, and status omits them
 	}
 	return e, nil
 }
 
 // decodeElementAttrs reads an element's name, label, format and number bounds.
-func decodeElementAttrs(attrs []Attr) (Element, error) {
-	e := Element{}
+func decodeElementAttrs(attrs []Attr) (prop.Element, error) {
+	e := prop.Element{}
 	for _, a := range attrs {
 		switch a.Name {
 		case "name":
@@ -192,9 +193,9 @@ func decodeElementAttrs(attrs []Attr) (Element, error) {
 		case "format":
 			e.Format = a.Value
 		case "min", "max", "step":
-			v, err := ParseNumber(a.Value)
+			v, err := prop.ParseNumber(a.Value)
 			if err != nil {
-				return Element{}, fmt.Errorf("element %q: bad %s %q", e.Name, a.Name, a.Value)
+				return prop.Element{}, fmt.Errorf("element %q: bad %s %q", e.Name, a.Name, a.Value)
 			}
 			switch a.Name {
 			case "min":
@@ -246,12 +247,12 @@ func appendAttr(b []byte, name, value string) []byte {
 }
 
 func appendNumberAttr(b []byte, name string, v float64) []byte {
-	return appendAttr(b, name, FormatNumber(v))
+	return appendAttr(b, name, prop.FormatNumber(v))
 }
 
 // AppendVector writes p as a def, set or new vector. For new, only what a driver reads is
 // written (device, name, elements and values); for set, a State of "" is left out.
-func AppendVector(b []byte, verb Verb, p Property) []byte {
+func AppendVector(b []byte, verb Verb, p prop.Property) []byte {
 	tag := string(verb) + p.Type.String() + "Vector"
 	child := "one" + p.Type.String()
 	if verb == Def {
@@ -268,10 +269,10 @@ func AppendVector(b []byte, verb Verb, p Property) []byte {
 	if verb != New && p.State != "" {
 		b = appendAttr(b, "state", string(p.State))
 	}
-	if verb == Def && p.Type != Light {
+	if verb == Def && p.Type != prop.Light {
 		b = appendAttr(b, "perm", string(p.Perm))
 	}
-	if verb == Def && p.Type == Switch {
+	if verb == Def && p.Type == prop.Switch {
 		b = appendAttr(b, "rule", string(p.Rule))
 	}
 	if verb != New {
@@ -290,7 +291,7 @@ func AppendVector(b []byte, verb Verb, p Property) []byte {
 		b = appendAttr(b, "name", e.Name)
 		if verb == Def {
 			b = appendAttr(b, "label", e.Label)
-			if p.Type == Number {
+			if p.Type == prop.Number {
 				b = appendAttr(b, "format", e.Format)
 				b = appendNumberAttr(b, "min", e.Min)
 				b = appendNumberAttr(b, "max", e.Max)
@@ -298,8 +299,8 @@ func AppendVector(b []byte, verb Verb, p Property) []byte {
 			}
 		}
 		b = append(b, '>')
-		if p.Type == Number {
-			b = append(b, FormatNumber(e.Number)...)
+		if p.Type == prop.Number {
+			b = append(b, prop.FormatNumber(e.Number)...)
 		} else {
 			b = appendEscaped(b, e.Value)
 		}

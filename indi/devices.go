@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"liken.sh/runner/indi/prop"
 	"math"
 	"strconv"
 	"time"
@@ -47,7 +48,7 @@ func (c *Client) Disconnect(ctx context.Context, device string) (bool, error) {
 func (c *Client) connection(ctx context.Context, device string, connect bool) (bool, error) {
 	before, _ := c.store.property(device, "CONNECTION")
 	sent, err := c.switchTo(ctx, device, "CONNECTION", map[string]bool{"CONNECT": connect, "DISCONNECT": !connect})
-	if err != nil || !sent && before.State != Busy {
+	if err != nil || !sent && before.State != prop.Busy {
 		return sent, err
 	}
 	// libindi reports CONNECTION Ok before it defines (or deletes) the properties of a
@@ -65,7 +66,7 @@ func (c *Client) SetLocation(ctx context.Context, device string, latitude, longi
 	}
 	t := c.numberTarget(device, "GEOGRAPHIC_COORD",
 		map[string]float64{"LAT": latitude, "LONG": east, "ELEV": elevation}, 0)
-	t.reached = func(p Property) bool {
+	t.reached = func(p prop.Property) bool {
 		lat, ok1 := p.Number("LAT")
 		lon, ok2 := p.Number("LONG")
 		elev, ok3 := p.Number("ELEV")
@@ -211,14 +212,14 @@ func (c *Client) Cool(ctx context.Context, camera string, celsius, within float6
 
 func (c *Client) temperatureTarget(camera string, celsius, within float64, extra bool) target {
 	t := c.numberTarget(camera, "CCD_TEMPERATURE", map[string]float64{"CCD_TEMPERATURE_VALUE": celsius}, within)
-	near := func(p Property) bool {
+	near := func(p prop.Property) bool {
 		v, ok := p.Number("CCD_TEMPERATURE_VALUE")
 		return ok && math.Abs(v-celsius) <= within
 	}
-	t.want = fmt.Sprintf("within %s °C of %s °C", FormatNumber(within), FormatNumber(celsius))
+	t.want = fmt.Sprintf("within %s °C of %s °C", prop.FormatNumber(within), prop.FormatNumber(celsius))
 	// The reading is the target, Busy or not: the wait ends on it, so a repeat finds it done.
 	// (INDI has no setpoint read-back to tell a ramp towards another target apart.)
-	t.reached = func(p Property) bool { return extra && near(p) && p.State != Alert }
+	t.reached = func(p prop.Property) bool { return extra && near(p) && p.State != prop.Alert }
 	t.done = near
 	return t
 }
@@ -226,8 +227,8 @@ func (c *Client) temperatureTarget(camera string, celsius, within float64, extra
 // SendCoolSetpoint writes a camera's CCD_TEMPERATURE setpoint without waiting for the sensor:
 // a camera whose driver restarted cools again towards it while the night goes on.
 func (c *Client) SendCoolSetpoint(ctx context.Context, camera string, celsius float64) error {
-	return c.Send(ctx, Property{Device: camera, Name: "CCD_TEMPERATURE",
-		Elements: []Element{{Name: "CCD_TEMPERATURE_VALUE", Number: celsius}}})
+	return c.Send(ctx, prop.Property{Device: camera, Name: "CCD_TEMPERATURE",
+		Elements: []prop.Element{{Name: "CCD_TEMPERATURE_VALUE", Number: celsius}}})
 }
 
 // Warm writes a camera's CCD_TEMPERATURE setpoint, waits up to settle for the sensor to read
@@ -278,7 +279,7 @@ func (c *Client) abort(ctx context.Context, device, abort string, moving ...stri
 	busy := func() []string {
 		var out []string
 		for _, name := range moving {
-			if p, ok := c.store.property(device, name); ok && p.State == Busy {
+			if p, ok := c.store.property(device, name); ok && p.State == prop.Busy {
 				out = append(out, name)
 			}
 		}
@@ -291,7 +292,7 @@ func (c *Client) abort(ctx context.Context, device, abort string, moving ...stri
 		return true, err
 	}
 	for _, name := range busy() {
-		_, err := c.Wait(ctx, device, name, func(p Property) bool { return p.State != Busy })
+		_, err := c.Wait(ctx, device, name, func(p prop.Property) bool { return p.State != prop.Busy })
 		if err != nil {
 			return true, err
 		}
@@ -339,7 +340,7 @@ func (c *Client) SaveConfig(ctx context.Context, device string) error {
 // device need not be on this server: this is how a dome and the mounts of other servers lock
 // each other (DOME_POLICY, MOUNT_POLICY). Drivers believe only a settled (Ok) state.
 func (c *Client) RelayPark(device, vector string, parked bool) error {
-	p := Property{Device: device, Name: vector, Type: Switch, State: Ok, Elements: []Element{
+	p := prop.Property{Device: device, Name: vector, Type: prop.Switch, State: prop.Ok, Elements: []prop.Element{
 		{Name: "PARK", Value: onOff(parked)}, {Name: "UNPARK", Value: onOff(!parked)},
 	}}
 	if err := c.write(AppendVector(nil, Set, p)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"liken.sh/runner/indi/prop"
 	"testing"
 )
 
@@ -34,8 +35,8 @@ func messageBytes(m *Message) int {
 }
 
 // wireForm clears what a vector of this verb does not carry, for comparing round trips.
-func wireForm(verb Verb, p Property) Property {
-	p = p.clone()
+func wireForm(verb Verb, p prop.Property) prop.Property {
+	p = p.Clone()
 	if verb != Def {
 		p.Label, p.Group, p.Perm, p.Rule = "", "", "", ""
 	}
@@ -47,7 +48,7 @@ func wireForm(verb Verb, p Property) Property {
 		if verb != Def {
 			e.Label = ""
 		}
-		if verb != Def || p.Type != Number {
+		if verb != Def || p.Type != prop.Number {
 			e.Format, e.Min, e.Max, e.Step = "", 0, 0, 0
 		}
 	}

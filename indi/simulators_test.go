@@ -18,6 +18,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 )
 
 // simTimeout bounds each simulator test: the dome's shutter takes 5 s, the rest less.
@@ -64,7 +65,7 @@ func twice(t *testing.T, what string, op func() (bool, error)) {
 	}
 }
 
-func prop(t *testing.T, c *indi.Client, device, name string) indi.Property {
+func property(t *testing.T, c *indi.Client, device, name string) prop.Property {
 	t.Helper()
 	p, ok := c.Property(device, name)
 	if !ok {
@@ -88,7 +89,7 @@ func TestEverySimulatorConnectsAndDisconnectsOnce(t *testing.T) {
 	}
 	for _, d := range devices {
 		twice(t, "disconnect "+d, func() (bool, error) { return c.Disconnect(ctx, d) })
-		if p := prop(t, c, d, "CONNECTION"); !p.SwitchOn("DISCONNECT") {
+		if p := property(t, c, d, "CONNECTION"); !p.SwitchOn("DISCONNECT") {
 			t.Errorf("%s: %s", d, p.Summary())
 		}
 	}
@@ -98,19 +99,19 @@ func TestParkingAParkedDomeSendsNothing(t *testing.T) {
 	t.Parallel()
 	c, ctx, _ := connected(t, []string{"indi_simulator_dome"}, dome)
 	// Park where the dome stands, so parking does not turn it for seconds.
-	az, _ := prop(t, c, dome, "ABS_DOME_POSITION").Number("DOME_ABSOLUTE_POSITION")
+	az, _ := property(t, c, dome, "ABS_DOME_POSITION").Number("DOME_ABSOLUTE_POSITION")
 	if _, err := c.SetNumber(ctx, dome, "DOME_PARK_POSITION", map[string]float64{"PARK_AZ": az}, 0.01); err != nil {
 		t.Fatal(err)
 	}
 	twice(t, "park", func() (bool, error) { return c.SetDomeParked(ctx, dome, true) })
-	if p := prop(t, c, dome, "DOME_PARK"); p.Summary() != "Ok PARK=On UNPARK=Off" {
+	if p := property(t, c, dome, "DOME_PARK"); p.Summary() != "Ok PARK=On UNPARK=Off" {
 		t.Fatalf("DOME_PARK %s", p.Summary())
 	}
-	if p := prop(t, c, dome, "DOME_SHUTTER"); !p.SwitchOn("SHUTTER_CLOSE") || !p.State.Settled() {
+	if p := property(t, c, dome, "DOME_SHUTTER"); !p.SwitchOn("SHUTTER_CLOSE") || !p.State.Settled() {
 		t.Fatalf("DOME_SHUTTER %s", p.Summary())
 	}
 	twice(t, "unpark", func() (bool, error) { return c.SetDomeParked(ctx, dome, false) })
-	if p := prop(t, c, dome, "DOME_SHUTTER"); !p.SwitchOn("SHUTTER_OPEN") || !p.State.Settled() {
+	if p := property(t, c, dome, "DOME_SHUTTER"); !p.SwitchOn("SHUTTER_OPEN") || !p.State.Settled() {
 		t.Fatalf("DOME_SHUTTER %s after unparking", p.Summary())
 	}
 }
@@ -125,7 +126,7 @@ func TestParkingAParkedMountSendsNothing(t *testing.T) {
 	}
 	twice(t, "park", func() (bool, error) { return c.SetMountParked(ctx, mount, true) })
 	twice(t, "unpark", func() (bool, error) { return c.SetMountParked(ctx, mount, false) })
-	if p := prop(t, c, mount, "TELESCOPE_PARK"); p.Summary() != "Ok PARK=Off UNPARK=On" {
+	if p := property(t, c, mount, "TELESCOPE_PARK"); p.Summary() != "Ok PARK=Off UNPARK=On" {
 		t.Fatalf("TELESCOPE_PARK %s", p.Summary())
 	}
 }
@@ -150,7 +151,7 @@ func TestARefusedMountUnparkSurfacesTheDriversMessage(t *testing.T) {
 		map[string]float64{"PARK_HA": -6, "PARK_DEC": 90}, 1e-6); err != nil {
 		t.Fatal(err)
 	}
-	az, _ := prop(t, c, dome, "ABS_DOME_POSITION").Number("DOME_ABSOLUTE_POSITION")
+	az, _ := property(t, c, dome, "ABS_DOME_POSITION").Number("DOME_ABSOLUTE_POSITION")
 	if _, err := c.SetNumber(ctx, dome, "DOME_PARK_POSITION", map[string]float64{"PARK_AZ": az}, 0.01); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestAFlatPanelLightsAndDarksOnce(t *testing.T) {
 	c, ctx, _ := connected(t, []string{"indi_simulator_lightpanel"}, panel)
 	twice(t, "light", func() (bool, error) { return c.SetFlatLit(ctx, panel, true) })
 	twice(t, "dark", func() (bool, error) { return c.SetFlatLit(ctx, panel, false) })
-	if p := prop(t, c, panel, "FLAT_LIGHT_CONTROL"); !p.SwitchOn("FLAT_LIGHT_OFF") {
+	if p := property(t, c, panel, "FLAT_LIGHT_CONTROL"); !p.SwitchOn("FLAT_LIGHT_OFF") {
 		t.Fatalf("FLAT_LIGHT_CONTROL %s", p.Summary())
 	}
 }
@@ -185,11 +186,11 @@ func TestACameraCoolsAndWarmsWithinItsTolerance(t *testing.T) {
 	c, ctx, _ := connected(t, []string{"indi_simulator_ccd"}, camera)
 	// The simulator changes half a degree a second.
 	twice(t, "cool", func() (bool, error) { return c.Cool(ctx, camera, -1.5, 0.5) })
-	if v, _ := prop(t, c, camera, "CCD_TEMPERATURE").Number("CCD_TEMPERATURE_VALUE"); v > -1 {
+	if v, _ := property(t, c, camera, "CCD_TEMPERATURE").Number("CCD_TEMPERATURE_VALUE"); v > -1 {
 		t.Fatalf("cooled to %v", v)
 	}
 	twice(t, "warm", func() (bool, error) { return c.Warm(ctx, camera, 0, 0.5, 10*time.Second) })
-	if v, _ := prop(t, c, camera, "CCD_TEMPERATURE").Number("CCD_TEMPERATURE_VALUE"); v < -0.5 {
+	if v, _ := property(t, c, camera, "CCD_TEMPERATURE").Number("CCD_TEMPERATURE_VALUE"); v < -0.5 {
 		t.Fatalf("warmed to %v", v)
 	}
 }
@@ -199,7 +200,7 @@ func TestConfiguringDevicesWritesEachValueOnce(t *testing.T) {
 	c, ctx, _ := connected(t, []string{"indi_simulator_telescope", "indi_simulator_ccd", "indi_simulator_wheel"},
 		mount, camera, wheel)
 	twice(t, "location", func() (bool, error) { return c.SetLocation(ctx, mount, 52.5, -70.25, 300) })
-	loc := prop(t, c, mount, "GEOGRAPHIC_COORD")
+	loc := property(t, c, mount, "GEOGRAPHIC_COORD")
 	if lon, _ := loc.Number("LONG"); lon != 289.75 {
 		t.Fatalf("longitude %v, want 289.75 (degrees east)", lon)
 	}
@@ -214,15 +215,15 @@ func TestConfiguringDevicesWritesEachValueOnce(t *testing.T) {
 			indi.ActiveTelescope: "north", indi.ActiveFilter: "wheel", indi.ActiveDome: "roof",
 		})
 	})
-	if got := prop(t, c, camera, "SCOPE_INFO").Summary(); got != "Ok FOCAL_LENGTH=800 APERTURE=200" {
+	if got := property(t, c, camera, "SCOPE_INFO").Summary(); got != "Ok FOCAL_LENGTH=800 APERTURE=200" {
 		t.Errorf("SCOPE_INFO %s", got)
 	}
-	names := prop(t, c, wheel, "FILTER_NAME")
+	names := property(t, c, wheel, "FILTER_NAME")
 	if v, _ := names.Text("FILTER_SLOT_NAME_5"); v != "Ha" {
 		t.Errorf("FILTER_NAME %s", names.Summary())
 	}
-	if v, _ := prop(t, c, camera, "ACTIVE_DEVICES").Text(indi.ActiveTelescope); v != "north" {
-		t.Errorf("ACTIVE_DEVICES %s", prop(t, c, camera, "ACTIVE_DEVICES").Summary())
+	if v, _ := property(t, c, camera, "ACTIVE_DEVICES").Text(indi.ActiveTelescope); v != "north" {
+		t.Errorf("ACTIVE_DEVICES %s", property(t, c, camera, "ACTIVE_DEVICES").Summary())
 	}
 	var re *indi.RequestError
 	sent := c.Sent()
@@ -269,7 +270,7 @@ func TestRelayedParkStatesLockTheMountAndTheDomeOfAnotherServer(t *testing.T) {
 	if _, err := tel.SetMountParked(ctx, mount, true); err != nil {
 		t.Fatal(err)
 	}
-	az, _ := prop(t, site, dome, "ABS_DOME_POSITION").Number("DOME_ABSOLUTE_POSITION")
+	az, _ := property(t, site, dome, "ABS_DOME_POSITION").Number("DOME_ABSOLUTE_POSITION")
 	if _, err := site.SetNumber(ctx, dome, "DOME_PARK_POSITION", map[string]float64{"PARK_AZ": az}, 0.01); err != nil {
 		t.Fatal(err)
 	}
@@ -329,26 +330,26 @@ func TestAbortingStopsAnExposureAndASlewOnce(t *testing.T) {
 		t.Fatalf("nothing to abort: sent %v, %v", sent, err)
 	}
 	start := func(device, name, element string, v float64) {
-		err := c.Send(ctx, indi.Property{Device: device, Name: name, Elements: []indi.Element{{Name: element, Number: v}}})
+		err := c.Send(ctx, prop.Property{Device: device, Name: name, Elements: []prop.Element{{Name: element, Number: v}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Wait(ctx, device, name, func(p indi.Property) bool { return p.State == indi.Busy }); err != nil {
+		if _, err := c.Wait(ctx, device, name, func(p prop.Property) bool { return p.State == prop.Busy }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	start(camera, "CCD_EXPOSURE", "CCD_EXPOSURE_VALUE", 30)
 	twice(t, "abort exposure", func() (bool, error) { return c.AbortExposure(ctx, camera) })
-	err := c.Send(ctx, indi.Property{Device: mount, Name: "EQUATORIAL_EOD_COORD",
-		Elements: []indi.Element{{Name: "RA", Number: 1}, {Name: "DEC", Number: 10}}})
+	err := c.Send(ctx, prop.Property{Device: mount, Name: "EQUATORIAL_EOD_COORD",
+		Elements: []prop.Element{{Name: "RA", Number: 1}, {Name: "DEC", Number: 10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Wait(ctx, mount, "EQUATORIAL_EOD_COORD", func(p indi.Property) bool { return p.State == indi.Busy }); err != nil {
+	if _, err := c.Wait(ctx, mount, "EQUATORIAL_EOD_COORD", func(p prop.Property) bool { return p.State == prop.Busy }); err != nil {
 		t.Fatal(err)
 	}
 	twice(t, "abort motion", func() (bool, error) { return c.AbortMotion(ctx, mount) })
-	if p := prop(t, c, mount, "EQUATORIAL_EOD_COORD"); p.State == indi.Busy {
+	if p := property(t, c, mount, "EQUATORIAL_EOD_COORD"); p.State == prop.Busy {
 		t.Fatalf("still slewing: %s", p.Summary())
 	}
 }
@@ -358,7 +359,7 @@ func TestAKilledServerFailsThePendingWaitPromptly(t *testing.T) {
 	c, ctx, s := connected(t, []string{"indi_simulator_dome"}, dome)
 	waiting := make(chan error, 1)
 	go func() {
-		_, err := c.Wait(ctx, dome, "DOME_PARK", func(p indi.Property) bool { return p.SwitchOn("PARK") })
+		_, err := c.Wait(ctx, dome, "DOME_PARK", func(p prop.Property) bool { return p.SwitchOn("PARK") })
 		waiting <- err
 	}()
 	killed := time.Now()

@@ -10,6 +10,7 @@ package indi
 
 import (
 	"context"
+	"liken.sh/runner/indi/prop"
 	"slices"
 	"sort"
 	"sync"
@@ -54,7 +55,7 @@ type Event struct {
 	Device, Name string
 	// Property is the property after a Defined or Updated change. Its Elements are shared with
 	// the store and other subscribers: read them, never write them.
-	Property  Property
+	Property  prop.Property
 	Message   string // Messaged: the text
 	Timestamp string
 }
@@ -80,7 +81,7 @@ func (f Filter) match(e *Event) bool {
 const maxQueued = 1024
 
 type device struct {
-	props map[string]*Property
+	props map[string]*prop.Property
 	order []string // definition order, as clients show them
 }
 
@@ -103,7 +104,7 @@ func newStore() *store {
 }
 
 // property returns the stored snapshot; callers must not modify its Elements.
-func (s *store) property(dev, name string) (Property, bool) {
+func (s *store) property(dev, name string) (prop.Property, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if d := s.devices[dev]; d != nil {
@@ -111,19 +112,19 @@ func (s *store) property(dev, name string) (Property, bool) {
 			return *p, true
 		}
 	}
-	return Property{}, false
+	return prop.Property{}, false
 }
 
-func (s *store) properties(dev string) []Property {
+func (s *store) properties(dev string) []prop.Property {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	d := s.devices[dev]
 	if d == nil {
 		return nil
 	}
-	out := make([]Property, 0, len(d.order))
+	out := make([]prop.Property, 0, len(d.order))
 	for _, n := range d.order {
-		out = append(out, d.props[n].clone())
+		out = append(out, d.props[n].Clone())
 	}
 	return out
 }
@@ -179,12 +180,12 @@ func (s *store) apply(m *Message) error {
 	return nil
 }
 
-func (s *store) define(p Property) Event {
+func (s *store) define(p prop.Property) Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.devices[p.Device]
 	if d == nil {
-		d = &device{props: make(map[string]*Property)}
+		d = &device{props: make(map[string]*prop.Property)}
 		s.devices[p.Device] = d
 	}
 	if d.props[p.Name] == nil {
@@ -194,14 +195,14 @@ func (s *store) define(p Property) Event {
 	return Event{Kind: Defined, Device: p.Device, Name: p.Name, Property: p, Timestamp: p.Timestamp}
 }
 
-func (s *store) update(u Property, hasTimeout bool) (Event, bool) {
+func (s *store) update(u prop.Property, hasTimeout bool) (Event, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.devices[u.Device]
 	if d == nil || d.props[u.Name] == nil || d.props[u.Name].Type != u.Type {
 		return Event{}, false
 	}
-	p := d.props[u.Name].clone()
+	p := d.props[u.Name].Clone()
 	for _, ue := range u.Elements {
 		for i := range p.Elements {
 			if p.Elements[i].Name == ue.Name {

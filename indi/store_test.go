@@ -7,6 +7,7 @@ package indi
 import (
 	"context"
 	"fmt"
+	"liken.sh/runner/indi/prop"
 	"strings"
 	"sync"
 	"testing"
@@ -38,7 +39,7 @@ func TestAnUpdateMergesIntoTheDefinitionAndKeepsOldSnapshots(t *testing.T) {
 	}
 	after, _ := s.property("Dome", "DOME_SHUTTER")
 	if after.Summary() != "Busy SHUTTER_OPEN=On SHUTTER_CLOSE=On" || after.Message != "opening" ||
-		after.Rule != AtMostOne || after.Timeout != 60 {
+		after.Rule != prop.AtMostOne || after.Timeout != 60 {
 		t.Fatalf("after: %+v", after)
 	}
 	if before.Summary() != "Ok SHUTTER_OPEN=Off SHUTTER_CLOSE=On" {
@@ -70,7 +71,7 @@ func TestDeletingAPropertyOrADeviceRemovesIt(t *testing.T) {
 	}
 }
 
-func propertyNames(ps []Property) string {
+func propertyNames(ps []prop.Property) string {
 	var n []string
 	for _, p := range ps {
 		n = append(n, p.Name)

@@ -8,6 +8,7 @@ package indi
 import (
 	"errors"
 	"io"
+	"liken.sh/runner/indi/prop"
 	"math"
 	"os"
 	"regexp"
@@ -57,7 +58,7 @@ func TestTheReaderParsesARecordedSimulatorStream(t *testing.T) {
 		}
 	}
 	p, ok := s.property("Dome Simulator", "DOME_SHUTTER")
-	if !ok || p.Type != Switch || p.Rule != AtMostOne || p.Perm != ReadWrite || len(p.Elements) != 2 {
+	if !ok || p.Type != prop.Switch || p.Rule != prop.AtMostOne || p.Perm != prop.ReadWrite || len(p.Elements) != 2 {
 		t.Fatalf("DOME_SHUTTER = %+v", p)
 	}
 	if p.Elements[0].Name != "SHUTTER_OPEN" || p.Elements[0].Label != "Open" || p.Elements[1].Value != "On" {
@@ -65,7 +66,7 @@ func TestTheReaderParsesARecordedSimulatorStream(t *testing.T) {
 	}
 	// The recording ends with the camera cooling to -2 °C, one set vector a second.
 	temp, ok := s.property("CCD Simulator", "CCD_TEMPERATURE")
-	if v, _ := temp.Number("CCD_TEMPERATURE_VALUE"); !ok || v != -2 || temp.State != Busy {
+	if v, _ := temp.Number("CCD_TEMPERATURE_VALUE"); !ok || v != -2 || temp.State != prop.Busy {
 		t.Fatalf("CCD_TEMPERATURE = %s", temp.Summary())
 	}
 	if got := len(s.deviceNames()); got != 7 {
@@ -240,23 +241,23 @@ func TestWrittenVectorsReadBackTheSame(t *testing.T) {
 	tricky := "quote \" apos ' lt < gt > amp & tab \t nl \n café ✓"
 	props := []struct {
 		verb Verb
-		p    Property
+		p    prop.Property
 	}{
-		{Def, Property{Device: "Dome " + tricky, Name: "DOME_SHUTTER", Label: tricky, Group: "Main",
-			Type: Switch, Perm: ReadWrite, Rule: AtMostOne, State: Busy, Timeout: 60,
+		{Def, prop.Property{Device: "Dome " + tricky, Name: "DOME_SHUTTER", Label: tricky, Group: "Main",
+			Type: prop.Switch, Perm: prop.ReadWrite, Rule: prop.AtMostOne, State: prop.Busy, Timeout: 60,
 			Timestamp: "2026-11-29T20:24:37", Message: tricky,
-			Elements: []Element{{Name: "SHUTTER_OPEN", Label: "Open", Value: "On"}, {Name: "SHUTTER_CLOSE", Label: "Close", Value: "Off"}}}},
-		{Def, Property{Device: "d", Name: "N", Label: "l", Group: "g", Type: Number, Perm: ReadOnly,
-			State: Ok, Timeout: 0.5, Elements: []Element{{Name: "RA", Label: "RA", Value: "12.25", Number: 12.25,
+			Elements: []prop.Element{{Name: "SHUTTER_OPEN", Label: "Open", Value: "On"}, {Name: "SHUTTER_CLOSE", Label: "Close", Value: "Off"}}}},
+		{Def, prop.Property{Device: "d", Name: "N", Label: "l", Group: "g", Type: prop.Number, Perm: prop.ReadOnly,
+			State: prop.Ok, Timeout: 0.5, Elements: []prop.Element{{Name: "RA", Label: "RA", Value: "12.25", Number: 12.25,
 				Format: "%010.6m", Min: 0, Max: 24, Step: 0.001}}}},
-		{Def, Property{Device: "d", Name: "T", Type: Text, Perm: WriteOnly, State: Alert,
-			Elements: []Element{{Name: "X", Value: tricky}}}},
-		{Def, Property{Device: "d", Name: "L", Type: Light, Perm: ReadOnly, State: Idle,
-			Elements: []Element{{Name: "A", Value: "Alert"}, {Name: "B", Value: "Ok"}}}},
-		{Def, Property{Device: "d", Name: "B", Type: BLOB, Perm: ReadOnly, State: Idle,
-			Elements: []Element{{Name: "CCD1"}}}},
-		{Set, Property{Device: "d", Name: "N", Type: Number, State: Busy, Elements: []Element{{Name: "RA", Value: "-0.000001", Number: -0.000001}}}},
-		{New, Property{Device: "d", Name: "S", Type: Switch, Elements: []Element{{Name: "ON", Value: "On"}}}},
+		{Def, prop.Property{Device: "d", Name: "T", Type: prop.Text, Perm: prop.WriteOnly, State: prop.Alert,
+			Elements: []prop.Element{{Name: "X", Value: tricky}}}},
+		{Def, prop.Property{Device: "d", Name: "L", Type: prop.Light, Perm: prop.ReadOnly, State: prop.Idle,
+			Elements: []prop.Element{{Name: "A", Value: "Alert"}, {Name: "B", Value: "Ok"}}}},
+		{Def, prop.Property{Device: "d", Name: "B", Type: prop.BLOB, Perm: prop.ReadOnly, State: prop.Idle,
+			Elements: []prop.Element{{Name: "CCD1"}}}},
+		{Set, prop.Property{Device: "d", Name: "N", Type: prop.Number, State: prop.Busy, Elements: []prop.Element{{Name: "RA", Value: "-0.000001", Number: -0.000001}}}},
+		{New, prop.Property{Device: "d", Name: "S", Type: prop.Switch, Elements: []prop.Element{{Name: "ON", Value: "On"}}}},
 	}
 	for _, tc := range props {
 		b := AppendVector(nil, tc.verb, tc.p)
@@ -278,7 +279,7 @@ func TestWrittenVectorsReadBackTheSame(t *testing.T) {
 }
 
 // sameProperty compares properties, numbers by value (NaN equal to NaN).
-func sameProperty(a, b Property) bool {
+func sameProperty(a, b prop.Property) bool {
 	ae, be := a.Elements, b.Elements
 	a.Elements, b.Elements = nil, nil
 	if !sameNumber(a.Timeout, b.Timeout) {
@@ -297,7 +298,7 @@ func sameProperty(a, b Property) bool {
 			!sameNumber(x.Max, y.Max) || !sameNumber(x.Step, y.Step) {
 			return false
 		}
-		if a.Type != Number && x.Value != y.Value {
+		if a.Type != prop.Number && x.Value != y.Value {
 			return false
 		}
 	}
@@ -325,7 +326,7 @@ func TestNumbersAreReadInDecimalAndSexagesimal(t *testing.T) {
 		{"abc", 0, false},
 		{"", 0, false},
 	} {
-		got, err := ParseNumber(tc.in)
+		got, err := prop.ParseNumber(tc.in)
 		if (err == nil) != tc.ok || tc.ok && math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("ParseNumber(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}

@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 const (
@@ -52,7 +52,7 @@ type BakerPodInput struct {
 	PersonUID types.UID
 	// Avatar is spec.avatar as written, and Source the same, parsed: an nfs:// or claim://.
 	Avatar string
-	Source pictures.Source
+	Source avatar.Source
 	// Checked is the Person's check-avatar annotation at the time.
 	Checked string
 	// Image is the worker's own image, which holds the `bake` subcommand.
@@ -69,10 +69,10 @@ func BakerPod(in BakerPodInput) (*corev1.Pod, error) {
 		vol corev1.VolumeSource
 	)
 	switch in.Source.Kind {
-	case pictures.KindNFS:
+	case avatar.KindNFS:
 		ns = in.OperatorNamespace
 		vol.NFS = &corev1.NFSVolumeSource{Server: in.Source.Server, Path: in.Source.Dir, ReadOnly: true}
-	case pictures.KindClaim:
+	case avatar.KindClaim:
 		ns = in.Source.Namespace
 		vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: in.Source.Claim, ReadOnly: true}
 	default:
@@ -101,9 +101,9 @@ func BakerPod(in BakerPodInput) (*corev1.Pod, error) {
 			Containers: []corev1.Container{{
 				Name:  BakerContainer,
 				Image: in.Image,
-				Args:  []string{"bake", in.Source.BakerFile(), pictures.Hex(pictures.Colour(in.Person))},
+				Args:  []string{"bake", in.Source.BakerFile(), avatar.Hex(avatar.Colour(in.Person))},
 				VolumeMounts: []corev1.VolumeMount{{
-					Name: BakerVolume, MountPath: pictures.BakerMount, ReadOnly: true,
+					Name: BakerVolume, MountPath: avatar.BakerMount, ReadOnly: true,
 				}},
 				Resources: corev1.ResourceRequirements{
 					Requests: corev1.ResourceList{

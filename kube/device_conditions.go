@@ -9,7 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -39,12 +39,12 @@ type twoState struct {
 	yes, no  bool
 }
 
-func (d twoStates) of(p indi.Property, ok bool) twoState {
-	s := twoState{def: d, prop: p.Name, reported: ok && p.Type == indi.Switch}
+func (d twoStates) of(p prop.Property, ok bool) twoState {
+	s := twoState{def: d, prop: p.Name, reported: ok && p.Type == prop.Switch}
 	if !s.reported {
 		return s
 	}
-	s.moving = p.State == indi.Busy
+	s.moving = p.State == prop.Busy
 	s.yes, s.no = p.SwitchOn(d.yes), p.SwitchOn(d.no)
 	return s
 }
@@ -94,11 +94,11 @@ func mountState(ps propertySet, park twoState) string {
 	switch {
 	case park.moving || park.yes:
 		return capitalized(park.word())
-	case hasEq && eq.State == indi.Busy:
+	case hasEq && eq.State == prop.Busy:
 		return "Slewing"
-	case hasEq && eq.State == indi.Alert:
+	case hasEq && eq.State == prop.Alert:
 		return "Error"
-	case ps["TELESCOPE_TRACK_STATE"].SwitchOn("TRACK_ON") || hasEq && eq.State == indi.Ok:
+	case ps["TELESCOPE_TRACK_STATE"].SwitchOn("TRACK_ON") || hasEq && eq.State == prop.Ok:
 		return "Tracking"
 	case hasEq:
 		return "Idle"
@@ -117,11 +117,11 @@ func cameraCooling(ps propertySet, label string) obsv1.Condition {
 	switch {
 	case hasCooler && cooler.SwitchOn("COOLER_ON"):
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonCooling, label+" is cooling"
-	case hasCooler && cooler.State == indi.Busy:
+	case hasCooler && cooler.State == prop.Busy:
 		c.Reason, c.Message = ReasonMoving, label+" is switching its cooler off"
 	case hasCooler && cooler.SwitchOn("COOLER_OFF"):
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonCoolerOff, label+" has its cooler off"
-	case hasTemp && temp.State == indi.Busy:
+	case hasTemp && temp.State == prop.Busy:
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonCooling, label+" is cooling"
 	default:
 		c.Reason, c.Message = ReasonNotReported, label+" does not report a cooler"
@@ -146,22 +146,22 @@ func weatherSafety(ps propertySet, label string) (obsv1.Condition, string) {
 		if name == "" {
 			name = e.Name
 		}
-		switch indi.State(strings.TrimSpace(e.Value)) {
-		case indi.Busy:
+		switch prop.State(strings.TrimSpace(e.Value)) {
+		case prop.Busy:
 			busy = append(busy, name)
-			if worst != indi.Alert {
-				worst = indi.Busy
+			if worst != prop.Alert {
+				worst = prop.Busy
 			}
-		case indi.Alert:
+		case prop.Alert:
 			alert = append(alert, name)
-			worst = indi.Alert
+			worst = prop.Alert
 		}
 	}
 	switch worst {
-	case indi.Alert:
+	case prop.Alert:
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonDanger, label+" reports danger"+listed(alert)
 		return c, SafetyDanger
-	case indi.Busy:
+	case prop.Busy:
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonWarning, label+" reports a warning"+listed(busy)
 		return c, SafetyWarning
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -19,7 +19,7 @@ func TestADeviceIsStartingWithItsPodAndIdleWithoutItsStateOnceStopped(t *testing
 	parent := obsv1.Condition{Type: obsv1.ConditionParentFound, Status: metav1.ConditionTrue, Reason: ReasonFound}
 	connectedDome := ObservedDeviceStatus(obsv1.DeviceStatus{StatusBase: obsv1.StatusBase{Conditions: []obsv1.Condition{parent}},
 		Procedures: []obsv1.ProcedureRecord{{Trigger: TriggerActivation}}, Pod: "lab-dome", Node: "n1"}, obsv1.KindDome, "Dome Simulator",
-		ObserveDevice(obsv1.KindDome, "lab", []indi.Property{connected, sw("DOME_PARK", indi.Ok, "PARK", "PARK", "UNPARK")}), 1, t0)
+		ObserveDevice(obsv1.KindDome, "lab", []prop.Property{connected, sw("DOME_PARK", prop.Ok, "PARK", "PARK", "UNPARK")}), 1, t0)
 	require.Equal(t, obsv1.DeviceConnected, connectedDome.Phase)
 	require.NotEmpty(t, connectedDome.Readings)
 

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -125,9 +125,9 @@ func gpsReadings(ps propertySet, _ string, r readings) []obsv1.Condition {
 	if geo, ok := ps["GEOGRAPHIC_COORD"]; ok {
 		fix := "No fix"
 		switch geo.State {
-		case indi.Ok:
+		case prop.Ok:
 			fix = "Fix"
-		case indi.Busy:
+		case prop.Busy:
 			fix = "Searching"
 		}
 		r.set(obsv1.ReadingFix, fix, fix)

@@ -14,7 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -91,14 +91,14 @@ type DeviceObservation struct {
 
 // ObserveDevice reads the properties of one device of the given kind and name (the name
 // goes into the messages: "Dome lab is parked").
-func ObserveDevice(kind obsv1.Kind, name string, props []indi.Property) DeviceObservation {
+func ObserveDevice(kind obsv1.Kind, name string, props []prop.Property) DeviceObservation {
 	ps := propertySet{}
 	for _, p := range props {
 		ps[p.Name] = p
 	}
 	obs := DeviceObservation{Properties: StatusProperties(props)}
 	conn, ok := ps["CONNECTION"]
-	obs.Connected = ok && conn.SwitchOn("CONNECT") && conn.State != indi.Busy
+	obs.Connected = ok && conn.SwitchOn("CONNECT") && conn.State != prop.Busy
 	if !obs.Connected {
 		return obs
 	}
@@ -170,7 +170,7 @@ func observeFlatPanel(ps propertySet, label string, r readings) []obsv1.Conditio
 	light := lightState.of(ps["FLAT_LIGHT_CONTROL"], ps.has("FLAT_LIGHT_CONTROL"))
 	r.setState(obsv1.ReadingLight, light)
 	if p, ok := ps["FLAT_LIGHT_INTENSITY"]; ok {
-		if e, ok := p.Element("FLAT_LIGHT_INTENSITY_VALUE"); ok && p.Type == indi.Number {
+		if e, ok := p.Element("FLAT_LIGHT_INTENSITY_VALUE"); ok && p.Type == prop.Number {
 			text := decimal(e.Number, 2)
 			if e.Max > e.Min {
 				text += "/" + decimal(e.Max, 2)
@@ -185,7 +185,7 @@ func observeCamera(ps propertySet, label string, r readings) []obsv1.Condition {
 	if v, ok := ps.number("CCD_TEMPERATURE", "CCD_TEMPERATURE_VALUE"); ok {
 		r.set(obsv1.ReadingTemperature, decimal(v, 2), celsius(v))
 	}
-	if p, ok := ps["CCD_COOLER"]; ok && p.Type == indi.Switch {
+	if p, ok := ps["CCD_COOLER"]; ok && p.Type == prop.Switch {
 		on := "Off"
 		if p.SwitchOn("COOLER_ON") {
 			on = "On"
@@ -199,9 +199,9 @@ func observeCamera(ps propertySet, label string, r readings) []obsv1.Condition {
 	if p, ok := ps["CCD_EXPOSURE"]; ok {
 		left, _ := p.Number("CCD_EXPOSURE_VALUE")
 		switch p.State {
-		case indi.Busy:
+		case prop.Busy:
 			r.set(obsv1.ReadingExposure, decimal(left, 2), decimal(left, 1)+" s left")
-		case indi.Alert:
+		case prop.Alert:
 			r.set(obsv1.ReadingExposure, "0", "Failed")
 		default:
 			r.set(obsv1.ReadingExposure, "0", "Idle")
@@ -215,7 +215,7 @@ func observeFilterWheel(ps propertySet, _ string, r readings) []obsv1.Condition 
 		slot := int(math.Round(v))
 		n := strconv.Itoa(slot)
 		text := n
-		if ps["FILTER_SLOT"].State == indi.Busy {
+		if ps["FILTER_SLOT"].State == prop.Busy {
 			text = "moving to " + n
 		}
 		r.set(obsv1.ReadingSlot, n, text)
@@ -245,7 +245,7 @@ func observeWeatherStation(ps propertySet, label string, r readings) []obsv1.Con
 	if verdict != "" {
 		r.set(obsv1.ReadingSafety, verdict, verdict)
 	}
-	if p, ok := ps["WEATHER_PARAMETERS"]; ok && p.Type == indi.Number {
+	if p, ok := ps["WEATHER_PARAMETERS"]; ok && p.Type == prop.Number {
 		for _, e := range p.Elements {
 			r.set(weatherKey(e.Name), decimal(e.Number, 2), withUnit(decimal(e.Number, 1), unitOf(e.Label)))
 		}
@@ -305,7 +305,7 @@ func DeviceConditionEvents(kind obsv1.Kind, old, updated []obsv1.Condition) []Ev
 
 // StatusProperties are the properties as status.properties shows them: every vector with its
 // elements' values as sent, and BLOBs without their data.
-func StatusProperties(props []indi.Property) []obsv1.Property {
+func StatusProperties(props []prop.Property) []obsv1.Property {
 	if len(props) == 0 {
 		return nil
 	}
@@ -322,7 +322,7 @@ func StatusProperties(props []indi.Property) []obsv1.Property {
 		}
 		for _, e := range p.Elements {
 			v := strings.TrimSpace(e.Value)
-			if p.Type == indi.BLOB {
+			if p.Type == prop.BLOB {
 				v = ""
 			}
 			sp.Elements = append(sp.Elements, obsv1.PropertyElement{Name: e.Name, Label: e.Label, Value: v})
@@ -332,7 +332,7 @@ func StatusProperties(props []indi.Property) []obsv1.Property {
 	return out
 }
 
-type propertySet map[string]indi.Property
+type propertySet map[string]prop.Property
 
 func (ps propertySet) has(name string) bool { _, ok := ps[name]; return ok }
 

@@ -11,40 +11,40 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-func sw(name string, state indi.State, on string, elems ...string) indi.Property {
-	p := indi.Property{Name: name, Type: indi.Switch, State: state, Perm: indi.ReadWrite, Rule: indi.OneOfMany}
+func sw(name string, state prop.State, on string, elems ...string) prop.Property {
+	p := prop.Property{Name: name, Type: prop.Switch, State: state, Perm: prop.ReadWrite, Rule: prop.OneOfMany}
 	for _, e := range elems {
 		v := "Off"
 		if e == on {
 			v = "On"
 		}
-		p.Elements = append(p.Elements, indi.Element{Name: e, Value: v})
+		p.Elements = append(p.Elements, prop.Element{Name: e, Value: v})
 	}
 	return p
 }
 
-func num(name string, state indi.State, pairs ...any) indi.Property {
-	p := indi.Property{Name: name, Type: indi.Number, State: state, Perm: indi.ReadWrite}
+func num(name string, state prop.State, pairs ...any) prop.Property {
+	p := prop.Property{Name: name, Type: prop.Number, State: state, Perm: prop.ReadWrite}
 	for i := 0; i < len(pairs); i += 2 {
 		v := pairs[i+1].(float64)
-		p.Elements = append(p.Elements, indi.Element{Name: pairs[i].(string), Value: indi.FormatNumber(v), Number: v})
+		p.Elements = append(p.Elements, prop.Element{Name: pairs[i].(string), Value: prop.FormatNumber(v), Number: v})
 	}
 	return p
 }
 
-func lights(state indi.State, pairs ...string) indi.Property {
-	p := indi.Property{Name: "WEATHER_STATUS", Type: indi.Light, State: state}
+func lights(state prop.State, pairs ...string) prop.Property {
+	p := prop.Property{Name: "WEATHER_STATUS", Type: prop.Light, State: state}
 	for i := 0; i < len(pairs); i += 2 {
-		p.Elements = append(p.Elements, indi.Element{Name: pairs[i], Label: pairs[i] + " (kph)", Value: pairs[i+1]})
+		p.Elements = append(p.Elements, prop.Element{Name: pairs[i], Label: pairs[i] + " (kph)", Value: pairs[i+1]})
 	}
 	return p
 }
 
-var connected = sw("CONNECTION", indi.Ok, "CONNECT", "CONNECT", "DISCONNECT")
+var connected = sw("CONNECTION", prop.Ok, "CONNECT", "CONNECT", "DISCONNECT")
 
 func stateCond(typ string, status metav1.ConditionStatus, reason, msg string) obsv1.Condition {
 	return obsv1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
@@ -55,58 +55,58 @@ func TestEachKindsStateConditionsNameTheStateAndTheDevice(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		kind  obsv1.Kind
-		props []indi.Property
+		props []prop.Property
 		want  []obsv1.Condition
 	}{
-		{"a parked dome with its shutter closed", obsv1.KindDome, []indi.Property{
-			sw("DOME_PARK", indi.Ok, "PARK", "PARK", "UNPARK"), sw("DOME_SHUTTER", indi.Ok, "SHUTTER_CLOSE", "SHUTTER_OPEN", "SHUTTER_CLOSE")},
+		{"a parked dome with its shutter closed", obsv1.KindDome, []prop.Property{
+			sw("DOME_PARK", prop.Ok, "PARK", "PARK", "UNPARK"), sw("DOME_SHUTTER", prop.Ok, "SHUTTER_CLOSE", "SHUTTER_OPEN", "SHUTTER_CLOSE")},
 			[]obsv1.Condition{stateCond("Parked", T, "Parked", "Dome lab is parked"), stateCond("Open", F, "Closed", "Dome lab is closed")}},
-		{"an unparking dome with its shutter opening", obsv1.KindDome, []indi.Property{
-			sw("DOME_PARK", indi.Busy, "UNPARK", "PARK", "UNPARK"), sw("DOME_SHUTTER", indi.Busy, "SHUTTER_OPEN", "SHUTTER_OPEN", "SHUTTER_CLOSE")},
+		{"an unparking dome with its shutter opening", obsv1.KindDome, []prop.Property{
+			sw("DOME_PARK", prop.Busy, "UNPARK", "PARK", "UNPARK"), sw("DOME_SHUTTER", prop.Busy, "SHUTTER_OPEN", "SHUTTER_OPEN", "SHUTTER_CLOSE")},
 			[]obsv1.Condition{stateCond("Parked", U, "Moving", "Dome lab is unparking"), stateCond("Open", U, "Moving", "Dome lab is opening")}},
-		{"a dome (a roof) without a shutter", obsv1.KindDome, []indi.Property{sw("DOME_PARK", indi.Ok, "UNPARK", "PARK", "UNPARK")},
+		{"a dome (a roof) without a shutter", obsv1.KindDome, []prop.Property{sw("DOME_PARK", prop.Ok, "UNPARK", "PARK", "UNPARK")},
 			[]obsv1.Condition{stateCond("Parked", F, "Unparked", "Dome lab is unparked"),
 				stateCond("Open", U, "NotReported", "Dome lab does not report whether it is open")}},
-		{"a mount whose park was refused is still unparked", obsv1.KindMount, []indi.Property{sw("TELESCOPE_PARK", indi.Alert, "UNPARK", "PARK", "UNPARK")},
+		{"a mount whose park was refused is still unparked", obsv1.KindMount, []prop.Property{sw("TELESCOPE_PARK", prop.Alert, "UNPARK", "PARK", "UNPARK")},
 			[]obsv1.Condition{stateCond("Parked", F, "Unparked", "Mount lab is unparked")}},
-		{"a parked dust cap is closed", obsv1.KindDustCap, []indi.Property{sw("CAP_PARK", indi.Ok, "PARK", "PARK", "UNPARK")},
+		{"a parked dust cap is closed", obsv1.KindDustCap, []prop.Property{sw("CAP_PARK", prop.Ok, "PARK", "PARK", "UNPARK")},
 			[]obsv1.Condition{stateCond("Open", F, "Closed", "DustCap lab is closed")}},
-		{"an unparked dust cap is open", obsv1.KindDustCap, []indi.Property{sw("CAP_PARK", indi.Idle, "UNPARK", "PARK", "UNPARK")},
+		{"an unparked dust cap is open", obsv1.KindDustCap, []prop.Property{sw("CAP_PARK", prop.Idle, "UNPARK", "PARK", "UNPARK")},
 			[]obsv1.Condition{stateCond("Open", T, "Open", "DustCap lab is open")}},
-		{"a lit flat panel", obsv1.KindFlatPanel, []indi.Property{sw("FLAT_LIGHT_CONTROL", indi.Ok, "FLAT_LIGHT_ON", "FLAT_LIGHT_ON", "FLAT_LIGHT_OFF")},
+		{"a lit flat panel", obsv1.KindFlatPanel, []prop.Property{sw("FLAT_LIGHT_CONTROL", prop.Ok, "FLAT_LIGHT_ON", "FLAT_LIGHT_ON", "FLAT_LIGHT_OFF")},
 			[]obsv1.Condition{stateCond("Lit", T, "Lit", "FlatPanel lab is lit")}},
 		{"a flat panel that says nothing of its light", obsv1.KindFlatPanel, nil,
 			[]obsv1.Condition{stateCond("Lit", U, "NotReported", "FlatPanel lab does not report whether it is lit")}},
-		{"a camera with its cooler on", obsv1.KindCamera, []indi.Property{sw("CCD_COOLER", indi.Ok, "COOLER_ON", "COOLER_ON", "COOLER_OFF")},
+		{"a camera with its cooler on", obsv1.KindCamera, []prop.Property{sw("CCD_COOLER", prop.Ok, "COOLER_ON", "COOLER_ON", "COOLER_OFF")},
 			[]obsv1.Condition{stateCond("Cooling", T, "Cooling", "Camera lab is cooling")}},
 		{"a camera whose cooler works (Busy, as libindi keeps it)", obsv1.KindCamera,
-			[]indi.Property{sw("CCD_COOLER", indi.Busy, "COOLER_ON", "COOLER_ON", "COOLER_OFF")},
+			[]prop.Property{sw("CCD_COOLER", prop.Busy, "COOLER_ON", "COOLER_ON", "COOLER_OFF")},
 			[]obsv1.Condition{stateCond("Cooling", T, "Cooling", "Camera lab is cooling")}},
 		{"a camera switching its cooler off", obsv1.KindCamera,
-			[]indi.Property{sw("CCD_COOLER", indi.Busy, "COOLER_OFF", "COOLER_ON", "COOLER_OFF")},
+			[]prop.Property{sw("CCD_COOLER", prop.Busy, "COOLER_OFF", "COOLER_ON", "COOLER_OFF")},
 			[]obsv1.Condition{stateCond("Cooling", U, "Moving", "Camera lab is switching its cooler off")}},
-		{"a camera with its cooler off", obsv1.KindCamera, []indi.Property{sw("CCD_COOLER", indi.Idle, "COOLER_OFF", "COOLER_ON", "COOLER_OFF")},
+		{"a camera with its cooler off", obsv1.KindCamera, []prop.Property{sw("CCD_COOLER", prop.Idle, "COOLER_OFF", "COOLER_ON", "COOLER_OFF")},
 			[]obsv1.Condition{stateCond("Cooling", F, "CoolerOff", "Camera lab has its cooler off")}},
 		{"a camera without a cooler switch on its way to a set point", obsv1.KindCamera,
-			[]indi.Property{num("CCD_TEMPERATURE", indi.Busy, "CCD_TEMPERATURE_VALUE", -3.0)},
+			[]prop.Property{num("CCD_TEMPERATURE", prop.Busy, "CCD_TEMPERATURE_VALUE", -3.0)},
 			[]obsv1.Condition{stateCond("Cooling", T, "Cooling", "Camera lab is cooling")}},
-		{"a camera without a cooler", obsv1.KindCamera, []indi.Property{num("CCD_TEMPERATURE", indi.Idle, "CCD_TEMPERATURE_VALUE", 20.0)},
+		{"a camera without a cooler", obsv1.KindCamera, []prop.Property{num("CCD_TEMPERATURE", prop.Idle, "CCD_TEMPERATURE_VALUE", 20.0)},
 			[]obsv1.Condition{stateCond("Cooling", U, "NotReported", "Camera lab does not report a cooler")}},
-		{"calm weather", obsv1.KindWeatherStation, []indi.Property{lights(indi.Ok, "WEATHER_WIND_SPEED", "Ok")},
+		{"calm weather", obsv1.KindWeatherStation, []prop.Property{lights(prop.Ok, "WEATHER_WIND_SPEED", "Ok")},
 			[]obsv1.Condition{stateCond("Safe", T, "Safe", "WeatherStation lab reports safe weather")}},
-		{"weather not yet refreshed is safe", obsv1.KindWeatherStation, []indi.Property{lights(indi.Idle, "WEATHER_WIND_SPEED", "Idle")},
+		{"weather not yet refreshed is safe", obsv1.KindWeatherStation, []prop.Property{lights(prop.Idle, "WEATHER_WIND_SPEED", "Idle")},
 			[]obsv1.Condition{stateCond("Safe", T, "Safe", "WeatherStation lab reports safe weather")}},
-		{"wind near its limit warns", obsv1.KindWeatherStation, []indi.Property{lights(indi.Busy, "WEATHER_WIND_SPEED", "Busy", "WEATHER_RAIN_HOUR", "Ok")},
+		{"wind near its limit warns", obsv1.KindWeatherStation, []prop.Property{lights(prop.Busy, "WEATHER_WIND_SPEED", "Busy", "WEATHER_RAIN_HOUR", "Ok")},
 			[]obsv1.Condition{stateCond("Safe", F, "Warning", "WeatherStation lab reports a warning: WEATHER_WIND_SPEED")}},
 		{"wind past its limit is a danger, whatever the vector says", obsv1.KindWeatherStation,
-			[]indi.Property{lights(indi.Busy, "WEATHER_WIND_SPEED", "Alert", "WEATHER_RAIN_HOUR", "Busy")},
+			[]prop.Property{lights(prop.Busy, "WEATHER_WIND_SPEED", "Alert", "WEATHER_RAIN_HOUR", "Busy")},
 			[]obsv1.Condition{stateCond("Safe", F, "Danger", "WeatherStation lab reports danger: WEATHER_WIND_SPEED")}},
 		{"a weather station without a status", obsv1.KindWeatherStation, nil,
 			[]obsv1.Condition{stateCond("Safe", U, "NotReported", "WeatherStation lab does not report WEATHER_STATUS")}},
 		{"a focuser has no state condition", obsv1.KindFocuser, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			obs := ObserveDevice(tc.kind, "lab", append([]indi.Property{connected}, tc.props...))
+			obs := ObserveDevice(tc.kind, "lab", append([]prop.Property{connected}, tc.props...))
 			assert.True(t, obs.Connected)
 			assert.Equal(t, tc.want, obs.Conditions)
 			var types []string
@@ -119,21 +119,21 @@ func TestEachKindsStateConditionsNameTheStateAndTheDevice(t *testing.T) {
 }
 
 func TestTheWeatherSimulatorsLabelsNameTheParametersWithoutTheirUnits(t *testing.T) {
-	p := indi.Property{Name: "WEATHER_STATUS", Type: indi.Light, State: indi.Alert, Elements: []indi.Element{
+	p := prop.Property{Name: "WEATHER_STATUS", Type: prop.Light, State: prop.Alert, Elements: []prop.Element{
 		{Name: "WEATHER_FORECAST", Label: "Weather", Value: "Ok"},
 		{Name: "WEATHER_WIND_SPEED", Label: "Wind (kph)", Value: "Alert"},
 	}}
-	obs := ObserveDevice(obsv1.KindWeatherStation, "lab", []indi.Property{connected, p})
+	obs := ObserveDevice(obsv1.KindWeatherStation, "lab", []prop.Property{connected, p})
 	assert.Equal(t, "WeatherStation lab reports danger: Wind", obs.Conditions[0].Message)
 	assert.Equal(t, SafetyDanger, obs.Readings[obsv1.ReadingSafety])
 }
 
 func TestADeviceThatIsNotConnectedHasNoStateConditionsAndNoReadings(t *testing.T) {
-	for _, c := range []indi.Property{
-		sw("CONNECTION", indi.Ok, "DISCONNECT", "CONNECT", "DISCONNECT"),
-		sw("CONNECTION", indi.Busy, "CONNECT", "CONNECT", "DISCONNECT"),
+	for _, c := range []prop.Property{
+		sw("CONNECTION", prop.Ok, "DISCONNECT", "CONNECT", "DISCONNECT"),
+		sw("CONNECTION", prop.Busy, "CONNECT", "CONNECT", "DISCONNECT"),
 	} {
-		obs := ObserveDevice(obsv1.KindDome, "lab", []indi.Property{c, sw("DOME_PARK", indi.Ok, "PARK", "PARK", "UNPARK")})
+		obs := ObserveDevice(obsv1.KindDome, "lab", []prop.Property{c, sw("DOME_PARK", prop.Ok, "PARK", "PARK", "UNPARK")})
 		assert.False(t, obs.Connected)
 		assert.Nil(t, obs.Conditions)
 		assert.Nil(t, obs.Readings)
@@ -143,78 +143,78 @@ func TestADeviceThatIsNotConnectedHasNoStateConditionsAndNoReadings(t *testing.T
 }
 
 func TestEachKindReadsItsMainValuesWithUnitsForPeople(t *testing.T) {
-	wheelNames := indi.Property{Name: "FILTER_NAME", Type: indi.Text, Elements: []indi.Element{
+	wheelNames := prop.Property{Name: "FILTER_NAME", Type: prop.Text, Elements: []prop.Element{
 		{Name: "FILTER_SLOT_NAME_1", Value: "Red"}, {Name: "FILTER_SLOT_NAME_2", Value: "Green"}}}
-	weather := num("WEATHER_PARAMETERS", indi.Ok, "WEATHER_TEMPERATURE", 15.0, "WEATHER_WIND_SPEED", 19.0, "WEATHER_FORECAST", 0.0)
+	weather := num("WEATHER_PARAMETERS", prop.Ok, "WEATHER_TEMPERATURE", 15.0, "WEATHER_WIND_SPEED", 19.0, "WEATHER_FORECAST", 0.0)
 	weather.Elements[0].Label, weather.Elements[1].Label, weather.Elements[2].Label = "Temperature (C)", "Wind (kph)", "Weather"
-	intensity := num("FLAT_LIGHT_INTENSITY", indi.Idle, "FLAT_LIGHT_INTENSITY_VALUE", 128.0)
+	intensity := num("FLAT_LIGHT_INTENSITY", prop.Idle, "FLAT_LIGHT_INTENSITY_VALUE", 128.0)
 	intensity.Elements[0].Max = 255
-	utc := indi.Property{Name: "TIME_UTC", Type: indi.Text, Elements: []indi.Element{{Name: "UTC", Value: "2026-11-30T01:50:35"}}}
+	utc := prop.Property{Name: "TIME_UTC", Type: prop.Text, Elements: []prop.Element{{Name: "UTC", Value: "2026-11-30T01:50:35"}}}
 	for _, tc := range []struct {
 		name          string
 		kind          obsv1.Kind
-		props         []indi.Property
+		props         []prop.Property
 		want, display map[string]string
 	}{
-		{"a tracking mount", obsv1.KindMount, []indi.Property{
-			num("EQUATORIAL_EOD_COORD", indi.Ok, "RA", 5.575538888, "DEC", -5.389),
-			sw("TELESCOPE_PARK", indi.Ok, "UNPARK", "PARK", "UNPARK")},
+		{"a tracking mount", obsv1.KindMount, []prop.Property{
+			num("EQUATORIAL_EOD_COORD", prop.Ok, "RA", 5.575538888, "DEC", -5.389),
+			sw("TELESCOPE_PARK", prop.Ok, "UNPARK", "PARK", "UNPARK")},
 			map[string]string{"ra": "5.575539", "dec": "-5.389", "state": "Tracking"},
 			map[string]string{"ra": "05h34m32s", "dec": "-05°23'20\"", "state": "Tracking"}},
-		{"a slewing mount", obsv1.KindMount, []indi.Property{
-			num("EQUATORIAL_EOD_COORD", indi.Busy, "RA", 23.99999, "DEC", 90.0),
-			sw("TELESCOPE_PARK", indi.Ok, "UNPARK", "PARK", "UNPARK")},
+		{"a slewing mount", obsv1.KindMount, []prop.Property{
+			num("EQUATORIAL_EOD_COORD", prop.Busy, "RA", 23.99999, "DEC", 90.0),
+			sw("TELESCOPE_PARK", prop.Ok, "UNPARK", "PARK", "UNPARK")},
 			map[string]string{"ra": "23.99999", "dec": "90", "state": "Slewing"},
 			map[string]string{"ra": "00h00m00s", "dec": "+90°00'00\"", "state": "Slewing"}},
-		{"a parking mount", obsv1.KindMount, []indi.Property{
-			num("EQUATORIAL_EOD_COORD", indi.Busy, "RA", 0.0, "DEC", 0.0), sw("TELESCOPE_PARK", indi.Busy, "PARK", "PARK", "UNPARK")},
+		{"a parking mount", obsv1.KindMount, []prop.Property{
+			num("EQUATORIAL_EOD_COORD", prop.Busy, "RA", 0.0, "DEC", 0.0), sw("TELESCOPE_PARK", prop.Busy, "PARK", "PARK", "UNPARK")},
 			map[string]string{"ra": "0", "dec": "0", "state": "Parking"},
 			map[string]string{"ra": "00h00m00s", "dec": "+00°00'00\"", "state": "Parking"}},
-		{"a dome", obsv1.KindDome, []indi.Property{
-			num("ABS_DOME_POSITION", indi.Ok, "DOME_ABSOLUTE_POSITION", 90.0),
-			sw("DOME_PARK", indi.Ok, "PARK", "PARK", "UNPARK"), sw("DOME_SHUTTER", indi.Busy, "SHUTTER_CLOSE", "SHUTTER_OPEN", "SHUTTER_CLOSE")},
+		{"a dome", obsv1.KindDome, []prop.Property{
+			num("ABS_DOME_POSITION", prop.Ok, "DOME_ABSOLUTE_POSITION", 90.0),
+			sw("DOME_PARK", prop.Ok, "PARK", "PARK", "UNPARK"), sw("DOME_SHUTTER", prop.Busy, "SHUTTER_CLOSE", "SHUTTER_OPEN", "SHUTTER_CLOSE")},
 			map[string]string{"azimuth": "90", "shutter": "Closing", "park": "Parked"},
 			map[string]string{"azimuth": "90.0°", "shutter": "Closing", "park": "Parked"}},
-		{"a dust cap", obsv1.KindDustCap, []indi.Property{sw("CAP_PARK", indi.Ok, "PARK", "PARK", "UNPARK")},
+		{"a dust cap", obsv1.KindDustCap, []prop.Property{sw("CAP_PARK", prop.Ok, "PARK", "PARK", "UNPARK")},
 			map[string]string{"cover": "Closed"}, map[string]string{"cover": "Closed"}},
-		{"a flat panel", obsv1.KindFlatPanel, []indi.Property{sw("FLAT_LIGHT_CONTROL", indi.Ok, "FLAT_LIGHT_ON", "FLAT_LIGHT_ON", "FLAT_LIGHT_OFF"), intensity},
+		{"a flat panel", obsv1.KindFlatPanel, []prop.Property{sw("FLAT_LIGHT_CONTROL", prop.Ok, "FLAT_LIGHT_ON", "FLAT_LIGHT_ON", "FLAT_LIGHT_OFF"), intensity},
 			map[string]string{"light": "Lit", "brightness": "128"}, map[string]string{"light": "Lit", "brightness": "128/255"}},
-		{"a cooling camera in an exposure", obsv1.KindCamera, []indi.Property{
-			num("CCD_TEMPERATURE", indi.Busy, "CCD_TEMPERATURE_VALUE", -9.504),
-			sw("CCD_COOLER", indi.Ok, "COOLER_ON", "COOLER_ON", "COOLER_OFF"),
-			num("CCD_COOLER_POWER", indi.Ok, "CCD_COOLER_VALUE", 45.2),
-			num("CCD_EXPOSURE", indi.Busy, "CCD_EXPOSURE_VALUE", 12.54)},
+		{"a cooling camera in an exposure", obsv1.KindCamera, []prop.Property{
+			num("CCD_TEMPERATURE", prop.Busy, "CCD_TEMPERATURE_VALUE", -9.504),
+			sw("CCD_COOLER", prop.Ok, "COOLER_ON", "COOLER_ON", "COOLER_OFF"),
+			num("CCD_COOLER_POWER", prop.Ok, "CCD_COOLER_VALUE", 45.2),
+			num("CCD_EXPOSURE", prop.Busy, "CCD_EXPOSURE_VALUE", 12.54)},
 			map[string]string{"temperature": "-9.5", "cooler": "On", "exposure": "12.54"},
 			map[string]string{"temperature": "-9.5 °C", "cooler": "On, 45%", "exposure": "12.5 s left"}},
-		{"an idle camera", obsv1.KindCamera, []indi.Property{num("CCD_EXPOSURE", indi.Idle, "CCD_EXPOSURE_VALUE", 1.0)},
+		{"an idle camera", obsv1.KindCamera, []prop.Property{num("CCD_EXPOSURE", prop.Idle, "CCD_EXPOSURE_VALUE", 1.0)},
 			map[string]string{"exposure": "0"}, map[string]string{"exposure": "Idle"}},
-		{"a filter wheel", obsv1.KindFilterWheel, []indi.Property{num("FILTER_SLOT", indi.Ok, "FILTER_SLOT_VALUE", 2.0), wheelNames},
+		{"a filter wheel", obsv1.KindFilterWheel, []prop.Property{num("FILTER_SLOT", prop.Ok, "FILTER_SLOT_VALUE", 2.0), wheelNames},
 			map[string]string{"slot": "2", "filter": "Green"}, map[string]string{"slot": "2", "filter": "Green"}},
-		{"a turning filter wheel", obsv1.KindFilterWheel, []indi.Property{num("FILTER_SLOT", indi.Busy, "FILTER_SLOT_VALUE", 1.0), wheelNames},
+		{"a turning filter wheel", obsv1.KindFilterWheel, []prop.Property{num("FILTER_SLOT", prop.Busy, "FILTER_SLOT_VALUE", 1.0), wheelNames},
 			map[string]string{"slot": "1", "filter": "Red"}, map[string]string{"slot": "moving to 1", "filter": "Red"}},
-		{"a focuser", obsv1.KindFocuser, []indi.Property{num("ABS_FOCUS_POSITION", indi.Ok, "FOCUS_ABSOLUTE_POSITION", 50000.0)},
+		{"a focuser", obsv1.KindFocuser, []prop.Property{num("ABS_FOCUS_POSITION", prop.Ok, "FOCUS_ABSOLUTE_POSITION", 50000.0)},
 			map[string]string{"position": "50000"}, map[string]string{"position": "50000 steps"}},
-		{"a rotator", obsv1.KindRotator, []indi.Property{num("ABS_ROTATOR_ANGLE", indi.Ok, "ANGLE", 12.345)},
+		{"a rotator", obsv1.KindRotator, []prop.Property{num("ABS_ROTATOR_ANGLE", prop.Ok, "ANGLE", 12.345)},
 			map[string]string{"angle": "12.35"}, map[string]string{"angle": "12.3°"}},
-		{"a weather station", obsv1.KindWeatherStation, []indi.Property{lights(indi.Busy, "WEATHER_WIND_SPEED", "Busy"), weather},
+		{"a weather station", obsv1.KindWeatherStation, []prop.Property{lights(prop.Busy, "WEATHER_WIND_SPEED", "Busy"), weather},
 			map[string]string{"safety": "Warning", "temperature": "15", "windSpeed": "19", "forecast": "0"},
 			map[string]string{"safety": "Warning", "temperature": "15 °C", "windSpeed": "19 kph", "forecast": "0"}},
-		{"a sky quality meter", obsv1.KindSkyQualityMeter, []indi.Property{num("SKY_QUALITY", indi.Ok, "SKY_BRIGHTNESS", 16.899999999999998579)},
+		{"a sky quality meter", obsv1.KindSkyQualityMeter, []prop.Property{num("SKY_QUALITY", prop.Ok, "SKY_BRIGHTNESS", 16.899999999999998579)},
 			map[string]string{"brightness": "16.9"}, map[string]string{"brightness": "16.90 mag/arcsec²"}},
-		{"a switch", obsv1.KindSwitch, []indi.Property{
-			sw("DIGITAL_OUTPUT_2", indi.Ok, "OFF", "ON", "OFF"), sw("DIGITAL_OUTPUT_1", indi.Ok, "ON", "ON", "OFF"),
-			sw("DIGITAL_OUTPUT_10", indi.Ok, "ON", "ON", "OFF"), sw("DIGITAL_INPUT_1", indi.Ok, "ON", "ON", "OFF")},
+		{"a switch", obsv1.KindSwitch, []prop.Property{
+			sw("DIGITAL_OUTPUT_2", prop.Ok, "OFF", "ON", "OFF"), sw("DIGITAL_OUTPUT_1", prop.Ok, "ON", "ON", "OFF"),
+			sw("DIGITAL_OUTPUT_10", prop.Ok, "ON", "ON", "OFF"), sw("DIGITAL_INPUT_1", prop.Ok, "ON", "ON", "OFF")},
 			map[string]string{"outputs": "3", "on": "1,10", "inputs": "1=On"},
 			map[string]string{"outputs": "3", "on": "1, 10", "inputs": "1 on"}},
-		{"a receiver", obsv1.KindReceiver, []indi.Property{num("RECEIVER_SETTINGS", indi.Ok, "RECEIVER_FREQUENCY", 1420.405751)},
+		{"a receiver", obsv1.KindReceiver, []prop.Property{num("RECEIVER_SETTINGS", prop.Ok, "RECEIVER_FREQUENCY", 1420.405751)},
 			map[string]string{"frequency": "1420.405751"}, map[string]string{"frequency": "1420.406 MHz"}},
-		{"a GPS west of Greenwich", obsv1.KindGPS, []indi.Property{num("GEOGRAPHIC_COORD", indi.Ok, "LAT", 51.0, "LONG", 357.7, "ELEV", 72.0), utc},
+		{"a GPS west of Greenwich", obsv1.KindGPS, []prop.Property{num("GEOGRAPHIC_COORD", prop.Ok, "LAT", 51.0, "LONG", 357.7, "ELEV", 72.0), utc},
 			map[string]string{"fix": "Fix", "position": "51,-2.3,72", "time": "2026-11-30T01:50:35"},
 			map[string]string{"fix": "Fix", "position": "51.0000° N, 2.3000° W, 72 m", "time": "2026-11-30 01:50:35 UTC"}},
-		{"a polar aligner reads nothing", obsv1.KindPolarAligner, []indi.Property{num("ABS_FOCUS_POSITION", indi.Ok, "FOCUS_ABSOLUTE_POSITION", 1.0)}, nil, nil},
+		{"a polar aligner reads nothing", obsv1.KindPolarAligner, []prop.Property{num("ABS_FOCUS_POSITION", prop.Ok, "FOCUS_ABSOLUTE_POSITION", 1.0)}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			obs := ObserveDevice(tc.kind, "lab", append([]indi.Property{connected}, tc.props...))
+			obs := ObserveDevice(tc.kind, "lab", append([]prop.Property{connected}, tc.props...))
 			assert.Equal(t, tc.want, obs.Readings)
 			assert.Equal(t, tc.display, obs.Display)
 		})
@@ -222,11 +222,11 @@ func TestEachKindReadsItsMainValuesWithUnitsForPeople(t *testing.T) {
 }
 
 func TestThePropertiesShowEveryVectorWithoutBLOBData(t *testing.T) {
-	blob := indi.Property{Name: "CCD1", Type: indi.BLOB, State: indi.Ok, Perm: indi.ReadOnly,
-		Elements: []indi.Element{{Name: "CCD1", Label: "Image", Value: "iVBORw0KGgo="}}}
-	temp := num("CCD_TEMPERATURE", indi.Busy, "CCD_TEMPERATURE_VALUE", -9.5)
+	blob := prop.Property{Name: "CCD1", Type: prop.BLOB, State: prop.Ok, Perm: prop.ReadOnly,
+		Elements: []prop.Element{{Name: "CCD1", Label: "Image", Value: "iVBORw0KGgo="}}}
+	temp := num("CCD_TEMPERATURE", prop.Busy, "CCD_TEMPERATURE_VALUE", -9.5)
 	temp.Label, temp.Group, temp.Elements[0].Value = "Temperature", "Main Control", "\n-9.5\n"
-	got := StatusProperties([]indi.Property{connected, temp, blob, temp})
+	got := StatusProperties([]prop.Property{connected, temp, blob, temp})
 	assert.Equal(t, []obsv1.Property{
 		{Name: "CONNECTION", Type: "Switch", State: "Ok", Permission: "rw", Rule: "OneOfMany",
 			Elements: []obsv1.PropertyElement{{Name: "CONNECT", Value: "On"}, {Name: "DISCONNECT", Value: "Off"}}},
@@ -244,12 +244,12 @@ func TestAnObservedStatusKeepsTheTransitionTimeUntilTheStateChanges(t *testing.T
 		Procedures: []obsv1.ProcedureRecord{{Trigger: TriggerActivation}}}
 	ready := obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionTrue, ObservedGeneration: 2,
 		LastTransitionTime: metav1.NewTime(t0), Reason: "Connected", Message: "Connected as Dome Simulator"}
-	dome := func(park string, state indi.State) DeviceObservation {
-		return ObserveDevice(obsv1.KindDome, "lab", []indi.Property{connected, sw("DOME_PARK", state, park, "PARK", "UNPARK"),
-			sw("DOME_SHUTTER", indi.Ok, "SHUTTER_CLOSE", "SHUTTER_OPEN", "SHUTTER_CLOSE")})
+	dome := func(park string, state prop.State) DeviceObservation {
+		return ObserveDevice(obsv1.KindDome, "lab", []prop.Property{connected, sw("DOME_PARK", state, park, "PARK", "UNPARK"),
+			sw("DOME_SHUTTER", prop.Ok, "SHUTTER_CLOSE", "SHUTTER_OPEN", "SHUTTER_CLOSE")})
 	}
 
-	parked := ObservedDeviceStatus(st, obsv1.KindDome, "Dome Simulator", dome("PARK", indi.Ok), 2, t0)
+	parked := ObservedDeviceStatus(st, obsv1.KindDome, "Dome Simulator", dome("PARK", prop.Ok), 2, t0)
 	assert.Equal(t, obsv1.DeviceConnected, parked.Phase)
 	assert.Equal(t, "Dome Simulator", parked.IndiDevice)
 	assert.Equal(t, "lab-dome", parked.Pod, "what others write stays")
@@ -263,31 +263,31 @@ func TestAnObservedStatusKeepsTheTransitionTimeUntilTheStateChanges(t *testing.T
 	assert.Empty(t, st.Phase, "the input is not changed")
 
 	// The same again later: nothing moves.
-	again := ObservedDeviceStatus(parked, obsv1.KindDome, "Dome Simulator", dome("PARK", indi.Ok), 2, t0.Add(time.Minute))
+	again := ObservedDeviceStatus(parked, obsv1.KindDome, "Dome Simulator", dome("PARK", prop.Ok), 2, t0.Add(time.Minute))
 	assert.Equal(t, parked, again)
 	assert.Empty(t, DeviceConditionEvents(obsv1.KindDome, parked.Conditions, again.Conditions))
 
 	// Unparking: Unknown/Moving, then False/Unparked, each with its own time.
 	t1, t2 := t0.Add(time.Hour), t0.Add(time.Hour+time.Minute)
-	moving := ObservedDeviceStatus(again, obsv1.KindDome, "Dome Simulator", dome("UNPARK", indi.Busy), 2, t1)
+	moving := ObservedDeviceStatus(again, obsv1.KindDome, "Dome Simulator", dome("UNPARK", prop.Busy), 2, t1)
 	assert.Equal(t, metav1.NewTime(t1), moving.Conditions[2].LastTransitionTime)
 	assert.Equal(t, []Event{{Type: corev1.EventTypeNormal, Reason: "Moving", Message: "Dome lab is unparking"}},
 		DeviceConditionEvents(obsv1.KindDome, again.Conditions, moving.Conditions))
-	unparked := ObservedDeviceStatus(moving, obsv1.KindDome, "Dome Simulator", dome("UNPARK", indi.Ok), 2, t2)
+	unparked := ObservedDeviceStatus(moving, obsv1.KindDome, "Dome Simulator", dome("UNPARK", prop.Ok), 2, t2)
 	assert.Equal(t, metav1.NewTime(t2), unparked.Conditions[2].LastTransitionTime)
 	assert.Equal(t, metav1.NewTime(t0), unparked.Conditions[3].LastTransitionTime, "the shutter stayed closed")
 
 	// The site guard had parked it: once unparked (by the site's own rules), that is over.
-	guarded := ObservedDeviceStatus(again, obsv1.KindDome, "Dome Simulator", dome("PARK", indi.Ok), 2, t0)
+	guarded := ObservedDeviceStatus(again, obsv1.KindDome, "Dome Simulator", dome("PARK", prop.Ok), 2, t0)
 	guarded.Conditions = WithCondition(guarded.Conditions, ParkedBySafetyCondition("Weather", "Closed by the site guard"), 2, t0)
-	stillParked := ObservedDeviceStatus(guarded, obsv1.KindDome, "Dome Simulator", dome("PARK", indi.Ok), 2, t1)
+	stillParked := ObservedDeviceStatus(guarded, obsv1.KindDome, "Dome Simulator", dome("PARK", prop.Ok), 2, t1)
 	assert.True(t, hasCondition(stillParked.Conditions, obsv1.ConditionParkedBySafety), "it stays while the dome is parked")
-	reopened := ObservedDeviceStatus(stillParked, obsv1.KindDome, "Dome Simulator", dome("UNPARK", indi.Ok), 2, t2)
+	reopened := ObservedDeviceStatus(stillParked, obsv1.KindDome, "Dome Simulator", dome("UNPARK", prop.Ok), 2, t2)
 	assert.False(t, hasCondition(reopened.Conditions, obsv1.ConditionParkedBySafety), "it goes once the dome unparks")
 
 	// Disconnected: Connecting, and the state conditions and readings go; Ready says so.
 	off := ObservedDeviceStatus(unparked, obsv1.KindDome, "Dome Simulator", ObserveDevice(obsv1.KindDome, "lab",
-		[]indi.Property{sw("CONNECTION", indi.Ok, "DISCONNECT", "CONNECT", "DISCONNECT")}), 2, t2)
+		[]prop.Property{sw("CONNECTION", prop.Ok, "DISCONNECT", "CONNECT", "DISCONNECT")}), 2, t2)
 	assert.Equal(t, obsv1.DeviceConnecting, off.Phase)
 	connecting := obsv1.Condition{Type: obsv1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: 2,
 		LastTransitionTime: metav1.NewTime(t2), Reason: "Connecting", Message: "Connecting Dome Simulator"}

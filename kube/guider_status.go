@@ -11,14 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/guiding"
 )
 
 // ObservedGuiderStatus is st with what PHD2 told (g) and its image scale in arc-seconds per
 // pixel (0: unknown, and then there is no RMS, which is in arc-seconds). The RMS covers the
 // steps PHD2 kept since guiding last started; the star is the last step's. Times are in
 // whole seconds, as the API server keeps them. The input is not changed.
-func ObservedGuiderStatus(st obsv1.GuiderStatus, g phd2.Guiding, pixelScale float64) obsv1.GuiderStatus {
+func ObservedGuiderStatus(st obsv1.GuiderStatus, g guiding.Status, pixelScale float64) obsv1.GuiderStatus {
 	out := *st.DeepCopy()
 	out.State = obsv1.GuiderState(g.State)
 	out.Calibrated = g.Calibrated

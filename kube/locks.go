@@ -12,7 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -47,11 +47,11 @@ type ParkReport struct {
 }
 
 // ParkReportOf reads a device's park vector; ok says whether the driver defines it.
-func ParkReportOf(label string, p indi.Property, ok bool) ParkReport {
+func ParkReportOf(label string, p prop.Property, ok bool) ParkReport {
 	if !ok {
 		return ParkReport{Label: label}
 	}
-	return ParkReport{Label: label, Reported: true, Parked: p.SwitchOn("PARK"), Moving: p.State == indi.Busy}
+	return ParkReport{Label: label, Reported: true, Parked: p.SwitchOn("PARK"), Moving: p.State == prop.Busy}
 }
 
 // DomeParked is the dome state relayed to the mounts: a dome that is silent or moving counts

@@ -8,25 +8,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
 func TestAParkReportReadsTheSwitchAndWhetherItMoves(t *testing.T) {
-	park := func(state indi.State, on string) indi.Property {
-		return indi.Property{Name: MountParkVector, Type: indi.Switch, State: state, Elements: []indi.Element{
+	park := func(state prop.State, on string) prop.Property {
+		return prop.Property{Name: MountParkVector, Type: prop.Switch, State: state, Elements: []prop.Element{
 			{Name: "PARK", Value: map[bool]string{true: "On", false: "Off"}[on == "PARK"]},
 			{Name: "UNPARK", Value: map[bool]string{true: "On", false: "Off"}[on == "UNPARK"]},
 		}}
 	}
 	for name, tc := range map[string]struct {
-		p    indi.Property
+		p    prop.Property
 		ok   bool
 		want ParkReport
 	}{
-		"parked":    {park(indi.Ok, "PARK"), true, ParkReport{Label: "Mount east", Reported: true, Parked: true}},
-		"unparking": {park(indi.Busy, "UNPARK"), true, ParkReport{Label: "Mount east", Reported: true, Moving: true}},
-		"silent":    {indi.Property{}, false, ParkReport{Label: "Mount east"}},
+		"parked":    {park(prop.Ok, "PARK"), true, ParkReport{Label: "Mount east", Reported: true, Parked: true}},
+		"unparking": {park(prop.Busy, "UNPARK"), true, ParkReport{Label: "Mount east", Reported: true, Moving: true}},
+		"silent":    {prop.Property{}, false, ParkReport{Label: "Mount east"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Equal(t, tc.want, ParkReportOf("Mount east", tc.p, tc.ok))

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 var (
@@ -27,9 +27,10 @@ var (
 	later  = t0.Add(time.Hour).Add(500 * time.Millisecond)
 	photo  = "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD"
 	photo2 = "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAE"
-	// initials is a thumbnail with the initials marker: the real drawing is not needed here.
-	initials  = pictures.DataURI(pictures.DrawInitials("AL", pictures.Colour("ada")))
-	initials2 = pictures.DataURI(pictures.DrawInitials("A", pictures.Colour("ada")))
+	// initials are thumbnails that begin with the initials marker: the rules here read only
+	// the marker, so nothing is drawn.
+	initials  = avatar.DataURI([]byte(avatar.InitialsMarker + "AL"))
+	initials2 = avatar.DataURI([]byte(avatar.InitialsMarker + "A"))
 )
 
 func cond(status metav1.ConditionStatus, reason, msg string, gen int64, at time.Time) peoplev1.Condition {
@@ -377,8 +378,8 @@ func TestABakerPodIsNamedAfterItsPersonAndStaysAValidName(t *testing.T) {
 }
 
 func TestABakerPodIsBuiltAsTheSpecSays(t *testing.T) {
-	src := func(avatar string) pictures.Source {
-		s, err := pictures.ParseSource(avatar)
+	src := func(uri string) avatar.Source {
+		s, err := avatar.ParseSource(uri)
 		require.NoError(t, err)
 		return s
 	}
@@ -415,7 +416,7 @@ func TestABakerPodIsBuiltAsTheSpecSays(t *testing.T) {
 			assert.Equal(t, "bake", c.Name)
 			assert.Equal(t, "ghcr.io/liken-sh/people-operator:v1", c.Image)
 			assert.Empty(t, c.Command, "the image's entrypoint is the worker binary")
-			assert.Equal(t, []string{"bake", tc.file, pictures.Hex(pictures.Colour("ada"))}, c.Args)
+			assert.Equal(t, []string{"bake", tc.file, avatar.Hex(avatar.Colour("ada"))}, c.Args)
 			assert.Regexp(t, `^#[0-9a-f]{6}$`, c.Args[2])
 			assert.Equal(t, []corev1.VolumeMount{{Name: "source", MountPath: "/source", ReadOnly: true}}, c.VolumeMounts)
 			assert.True(t, resource.MustParse("10m").Equal(c.Resources.Requests[corev1.ResourceCPU]))
@@ -438,11 +439,11 @@ func TestABakerPodIsBuiltAsTheSpecSays(t *testing.T) {
 }
 
 func TestABakerPodIsOnlyForFiles(t *testing.T) {
-	for _, avatar := range []string{"", "https://x/a.png", "data:,x"} {
-		s, err := pictures.ParseSource(avatar)
+	for _, uri := range []string{"", "https://x/a.png", "data:,x"} {
+		s, err := avatar.ParseSource(uri)
 		require.NoError(t, err)
-		_, err = BakerPod(BakerPodInput{Person: "ada", Avatar: avatar, Source: s, Image: "i"})
-		assert.Error(t, err, avatar)
+		_, err = BakerPod(BakerPodInput{Person: "ada", Avatar: uri, Source: s, Image: "i"})
+		assert.Error(t, err, uri)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // KeptPictureNote ends the message of a failed read when the status keeps a photo.
@@ -47,7 +47,7 @@ func (r AvatarRead) Succeeded() bool { return SuccessReason(r.Reason) }
 // SuccessReason tells whether an AvatarReady reason is a success.
 func SuccessReason(reason string) bool {
 	switch reason {
-	case pictures.ReasonInitials, pictures.ReasonFetched, pictures.ReasonInline, pictures.ReasonBaked:
+	case avatar.ReasonInitials, avatar.ReasonFetched, avatar.ReasonInline, avatar.ReasonBaked:
 		return true
 	}
 	return false
@@ -56,7 +56,7 @@ func SuccessReason(reason string) bool {
 // IsPhoto tells whether a thumbnail is a picture that was read, not drawn initials: the
 // picture a failed read keeps.
 func IsPhoto(thumbnail string) bool {
-	return thumbnail != "" && !pictures.IsInitials(thumbnail)
+	return thumbnail != "" && !avatar.IsInitials(thumbnail)
 }
 
 // PersonStatusAfter is the status a Person has after a read of its picture, given the status

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"liken.sh/runner/phd2/guiding"
 	"net"
 	"sync"
 	"time"
@@ -24,17 +25,6 @@ const (
 	MethodGetAppState   = "get_app_state"   // the state the last AppState event would say
 	MethodGetCalibrated = "get_calibrated"  // true when PHD2 has a calibration for the mount
 	MethodGetPixelScale = "get_pixel_scale" // the guide camera's arc-seconds per pixel
-)
-
-// The app states, as PHD2 names them in AppState events and get_app_state.
-const (
-	StateStopped     = "Stopped"
-	StateSelected    = "Selected"
-	StateCalibrating = "Calibrating"
-	StateGuiding     = "Guiding"
-	StateLostLock    = "LostLock"
-	StatePaused      = "Paused"
-	StateLooping     = "Looping"
 )
 
 const (
@@ -54,36 +44,6 @@ type Limits struct {
 	MaxLine int
 }
 
-// Alert is the last alert PHD2 showed: its message and type (info, question, warning, error),
-// and when.
-type Alert struct {
-	Message, Type string
-	Time          time.Time
-}
-
-// MaxSteps is how many of the last guide steps the client keeps.
-const MaxSteps = 100
-
-// GuideStep is one guide step (a GuideStep event): when, the star's distance from the lock
-// position on each axis in pixels (RADistanceRaw, DECDistanceRaw), and the star's
-// signal-to-noise ratio and half-flux diameter.
-type GuideStep struct {
-	Time     time.Time
-	RA, Dec  float64
-	SNR, HFD float64
-}
-
-// Guiding is what PHD2's events have told since the client connected.
-type Guiding struct {
-	State string
-	// Calibrated: a calibration completed (or get_calibrated said so), and none has started
-	// or failed since.
-	Calibrated bool
-	// Steps are the guide steps since guiding last started, the last MaxSteps of them.
-	Steps []GuideStep
-	Alert *Alert
-}
-
 // Client is a connection to one PHD2 event server. Its methods are safe for concurrent use.
 type Client struct {
 	server string
@@ -97,10 +57,10 @@ type Client struct {
 	waiting *pendingCall
 	state   string
 	version string
-	alert   *Alert
+	alert   *guiding.Alert
 	// calibrated and steps are Guiding's; events counts the events read.
 	calibrated bool
-	steps      []GuideStep
+	steps      []guiding.Step
 	events     uint64
 	greeted    chan struct{} // closed at the first AppState
 	skipped    int
@@ -203,20 +163,20 @@ func (c *Client) Version() string {
 }
 
 // LastAlert is the last alert PHD2 showed since the client connected.
-func (c *Client) LastAlert() (Alert, bool) {
+func (c *Client) LastAlert() (guiding.Alert, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.alert == nil {
-		return Alert{}, false
+		return guiding.Alert{}, false
 	}
 	return *c.alert, true
 }
 
 // Guiding is what the events have told of PHD2's guiding; the Steps are a copy.
-func (c *Client) Guiding() Guiding {
+func (c *Client) Guiding() guiding.Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := Guiding{State: c.state, Calibrated: c.calibrated, Steps: append([]GuideStep(nil), c.steps...)}
+	g := guiding.Status{State: c.state, Calibrated: c.calibrated, Steps: append([]guiding.Step(nil), c.steps...)}
 	if c.alert != nil {
 		a := *c.alert
 		g.Alert = &a

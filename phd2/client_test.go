@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/guiding"
 	"liken.sh/runner/phd2/phd2test"
 )
 
@@ -51,9 +52,9 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestDialWaitsForTheGreetingSoTheStateAndVersionAreKnown(t *testing.T) {
 	t.Parallel()
 	s := phd2test.New(t)
-	s.SetState(phd2.StateGuiding)
+	s.SetState(guiding.StateGuiding)
 	c := dial(t, s)
-	if got := c.AppState(); got != phd2.StateGuiding {
+	if got := c.AppState(); got != guiding.StateGuiding {
 		t.Errorf("AppState = %q, want Guiding", got)
 	}
 	if got := c.Version(); got != "2.6.13" {
@@ -152,17 +153,17 @@ func TestStopCaptureStopsGuidingAndTheEventsSaySo(t *testing.T) {
 	t.Parallel()
 	s := phd2test.New(t)
 	c := dial(t, s)
-	s.SetState(phd2.StateGuiding)
-	eventually(t, "AppState Guiding", func() bool { return c.AppState() == phd2.StateGuiding })
+	s.SetState(guiding.StateGuiding)
+	eventually(t, "AppState Guiding", func() bool { return c.AppState() == guiding.StateGuiding })
 	ctx := testContext(t)
 	if err := c.StopCapture(ctx); err != nil {
 		t.Fatal(err)
 	}
 	st, err := c.GetAppState(ctx)
-	if err != nil || st != phd2.StateStopped {
+	if err != nil || st != guiding.StateStopped {
 		t.Fatalf("get_app_state = %q, %v", st, err)
 	}
-	eventually(t, "AppState Stopped", func() bool { return c.AppState() == phd2.StateStopped })
+	eventually(t, "AppState Stopped", func() bool { return c.AppState() == guiding.StateStopped })
 	if len(s.Calls(phd2.MethodStopCapture)) != 1 {
 		t.Errorf("calls: %+v", s.Calls(""))
 	}
@@ -173,16 +174,16 @@ func TestPHD2sEventsMoveTheAppState(t *testing.T) {
 	s := phd2test.New(t)
 	c := dial(t, s)
 	for _, tc := range []struct{ line, want string }{
-		{`{"Event":"LoopingExposures","Frame":3}`, phd2.StateLooping},
-		{`{"Event":"StartCalibration","Mount":"INDI Mount [Telescope Simulator]"}`, phd2.StateCalibrating},
-		{`{"Event":"GuideStep","Frame":1,"dx":0.2,"dy":-0.1}`, phd2.StateGuiding},
-		{`{"Event":"StarLost","Frame":2,"Status":"star lost"}`, phd2.StateLostLock},
-		{`{"Event":"Paused"}`, phd2.StatePaused},
-		{`{"Event":"GuidingStopped"}`, phd2.StateStopped},
-		{`{"Event":"AppState","State":"Selected"}`, phd2.StateSelected},
+		{`{"Event":"LoopingExposures","Frame":3}`, guiding.StateLooping},
+		{`{"Event":"StartCalibration","Mount":"INDI Mount [Telescope Simulator]"}`, guiding.StateCalibrating},
+		{`{"Event":"GuideStep","Frame":1,"dx":0.2,"dy":-0.1}`, guiding.StateGuiding},
+		{`{"Event":"StarLost","Frame":2,"Status":"star lost"}`, guiding.StateLostLock},
+		{`{"Event":"Paused"}`, guiding.StatePaused},
+		{`{"Event":"GuidingStopped"}`, guiding.StateStopped},
+		{`{"Event":"AppState","State":"Selected"}`, guiding.StateSelected},
 		// SettleDone's "Error" is a string, not JSON-RPC's error: no state change, no skip.
-		{`{"Event":"SettleDone","Status":1,"Error":"timed out","TotalFrames":3,"DroppedFrames":0}`, phd2.StateSelected},
-		{`{"Event":"LoopingExposuresStopped"}`, phd2.StateStopped},
+		{`{"Event":"SettleDone","Status":1,"Error":"timed out","TotalFrames":3,"DroppedFrames":0}`, guiding.StateSelected},
+		{`{"Event":"LoopingExposuresStopped"}`, guiding.StateStopped},
 	} {
 		s.Send(tc.line)
 		// A call's answer comes after every line sent before it.
@@ -207,7 +208,7 @@ func TestAnAlertIsKept(t *testing.T) {
 	}
 	s.Send(`{"Event":"Alert","Msg":"Guide star lost","Type":"warning"}`)
 	eventually(t, "the alert", func() bool { _, ok := c.LastAlert(); return ok })
-	if a, _ := c.LastAlert(); a != (phd2.Alert{Message: "Guide star lost", Type: "warning"}) {
+	if a, _ := c.LastAlert(); a != (guiding.Alert{Message: "Guide star lost", Type: "warning"}) {
 		t.Errorf("got %+v", a)
 	}
 }
@@ -404,7 +405,7 @@ func TestGuidingKeepsTheLastStepsTheCalibrationAndTheAlert(t *testing.T) {
 		t.Fatalf("get_pixel_scale = %v, %v", v, err)
 	}
 	s.Calibrate()
-	for i := range phd2.MaxSteps + 5 {
+	for i := range guiding.MaxSteps + 5 {
 		s.Step(float64(i), -float64(i), 20, 2.5)
 	}
 	s.Alert("Star lost", "warning")
@@ -413,11 +414,11 @@ func TestGuidingKeepsTheLastStepsTheCalibrationAndTheAlert(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := c.Guiding()
-	if g.State != phd2.StateGuiding || !g.Calibrated {
+	if g.State != guiding.StateGuiding || !g.Calibrated {
 		t.Errorf("state %q, calibrated %v", g.State, g.Calibrated)
 	}
-	if len(g.Steps) != phd2.MaxSteps || g.Steps[0].RA != 5 || g.Steps[phd2.MaxSteps-1].Dec != -104 {
-		t.Errorf("kept %d steps, from RA %v to Dec %v: want the last %d", len(g.Steps), g.Steps[0].RA, g.Steps[len(g.Steps)-1].Dec, phd2.MaxSteps)
+	if len(g.Steps) != guiding.MaxSteps || g.Steps[0].RA != 5 || g.Steps[guiding.MaxSteps-1].Dec != -104 {
+		t.Errorf("kept %d steps, from RA %v to Dec %v: want the last %d", len(g.Steps), g.Steps[0].RA, g.Steps[len(g.Steps)-1].Dec, guiding.MaxSteps)
 	}
 	if st := g.Steps[0]; st.SNR != 20 || st.HFD != 2.5 || time.Since(st.Time) > time.Minute {
 		t.Errorf("step %+v", st)

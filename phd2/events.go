@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"liken.sh/runner/phd2/guiding"
 	"strconv"
 	"time"
 )
@@ -20,13 +21,13 @@ import (
 // PHD2 sends AppState only in its greeting. GuidingStopped is not in that table, but PHD2
 // sends it when guiding stops without looping going on, as its own client code reads it.
 var stateOfEvent = map[string]string{
-	"GuideStep":               StateGuiding,
-	"Paused":                  StatePaused,
-	"StartCalibration":        StateCalibrating,
-	"LoopingExposures":        StateLooping,
-	"LoopingExposuresStopped": StateStopped,
-	"GuidingStopped":          StateStopped,
-	"StarLost":                StateLostLock,
+	"GuideStep":               guiding.StateGuiding,
+	"Paused":                  guiding.StatePaused,
+	"StartCalibration":        guiding.StateCalibrating,
+	"LoopingExposures":        guiding.StateLooping,
+	"LoopingExposuresStopped": guiding.StateStopped,
+	"GuidingStopped":          guiding.StateStopped,
+	"StarLost":                guiding.StateLostLock,
 }
 
 // read runs until the connection ends. bufio's buffer is the line limit: a line that does not
@@ -102,10 +103,10 @@ func (c *Client) event(name string, m map[string]json.RawMessage) {
 	case "StartGuiding":
 		c.steps = nil
 	case "GuideStep":
-		if len(c.steps) == MaxSteps {
+		if len(c.steps) == guiding.MaxSteps {
 			c.steps = append(c.steps[:0], c.steps[1:]...)
 		}
-		c.steps = append(c.steps, GuideStep{Time: at(), RA: num("RADistanceRaw"), Dec: num("DECDistanceRaw"),
+		c.steps = append(c.steps, guiding.Step{Time: at(), RA: num("RADistanceRaw"), Dec: num("DECDistanceRaw"),
 			SNR: num("SNR"), HFD: num("HFD")})
 	case "StartCalibration", "CalibrationFailed":
 		c.calibrated = false
@@ -125,7 +126,7 @@ func (c *Client) event(name string, m map[string]json.RawMessage) {
 			close(c.greeted)
 		}
 	case "Alert":
-		c.alert = &Alert{Message: str("Msg"), Type: str("Type"), Time: at()}
+		c.alert = &guiding.Alert{Message: str("Msg"), Type: str("Type"), Time: at()}
 	default:
 		if st, ok := stateOfEvent[name]; ok {
 			c.state = st

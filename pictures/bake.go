@@ -19,6 +19,7 @@ import (
 	"image/color"
 	"io"
 	"io/fs"
+	"liken.sh/runner/pictures/avatar"
 	"os"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ const (
 // <file> <#rrggbb>. It returns the exit code.
 func BakeMain(args []string, stdout io.Writer) int {
 	if len(args) != 2 {
-		writeLine(stdout, bakeLine{Reason: ReasonBakeFailed, Error: "the baker takes two arguments, <file> <#rrggbb>, and was given " + strings.Join(quoteAll(args), " ")})
+		writeLine(stdout, bakeLine{Reason: avatar.ReasonBakeFailed, Error: "the baker takes two arguments, <file> <#rrggbb>, and was given " + strings.Join(quoteAll(args), " ")})
 		return bakeBadArgs
 	}
 	return Bake(args[0], args[1], stdout)
@@ -65,18 +66,18 @@ func BakeMain(args []string, stdout io.Writer) int {
 // and prints the one JSON line of the result to stdout. It returns the exit
 // code.
 func Bake(path, colour string, stdout io.Writer) int {
-	c, err := ParseHex(colour)
+	c, err := avatar.ParseHex(colour)
 	if err != nil {
-		writeLine(stdout, bakeLine{Reason: ReasonBakeFailed, Error: "the baker was given a bad colour: " + err.Error()})
+		writeLine(stdout, bakeLine{Reason: avatar.ReasonBakeFailed, Error: "the baker was given a bad colour: " + err.Error()})
 		return bakeBadArgs
 	}
 	if path == "" {
-		writeLine(stdout, bakeLine{Reason: ReasonBakeFailed, Error: "the baker was given no file"})
+		writeLine(stdout, bakeLine{Reason: avatar.ReasonBakeFailed, Error: "the baker was given no file"})
 		return bakeBadArgs
 	}
 	res, err := bake(path, c)
 	if err != nil {
-		writeLine(stdout, bakeLine{Reason: ReasonOf(err, ReasonBakeFailed), Error: err.Error()})
+		writeLine(stdout, bakeLine{Reason: avatar.ReasonOf(err, avatar.ReasonBakeFailed), Error: err.Error()})
 		return bakeFailed
 	}
 	size := res.Size
@@ -89,22 +90,22 @@ func bake(path string, colour color.RGBA) (BakeResult, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return BakeResult{}, Errorf(ReasonBakeFailed, "the file %s does not exist", path)
+			return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the file %s does not exist", path)
 		case errors.Is(err, fs.ErrPermission):
-			return BakeResult{}, Errorf(ReasonBakeFailed, "the file %s cannot be read: permission denied", path)
+			return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the file %s cannot be read: permission denied", path)
 		}
-		return BakeResult{}, Errorf(ReasonBakeFailed, "the file %s cannot be opened: %w", path, err)
+		return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the file %s cannot be opened: %w", path, err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return BakeResult{}, Errorf(ReasonBakeFailed, "the file %s cannot be read: %w", path, err)
+		return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the file %s cannot be read: %w", path, err)
 	}
 	if info.IsDir() {
-		return BakeResult{}, Errorf(ReasonBakeFailed, "%s is a directory, not a file", path)
+		return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "%s is a directory, not a file", path)
 	}
 	if !info.Mode().IsRegular() {
-		return BakeResult{}, Errorf(ReasonBakeFailed, "%s is not a regular file", path)
+		return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "%s is not a regular file", path)
 	}
 	// Refuse a big file from its size alone, and read at most one byte more
 	// than the limit in case it grows while it is read.
@@ -113,7 +114,7 @@ func bake(path string, colour color.RGBA) (BakeResult, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
 	if err != nil {
-		return BakeResult{}, Errorf(ReasonBakeFailed, "the file %s cannot be read: %w", path, err)
+		return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the file %s cannot be read: %w", path, err)
 	}
 	if len(data) > MaxBytes {
 		return BakeResult{}, fileTooBig(path, int64(len(data)))
@@ -122,11 +123,11 @@ func bake(path string, colour color.RGBA) (BakeResult, error) {
 	if err != nil {
 		return BakeResult{}, err
 	}
-	return BakeResult{Thumbnail: DataURI(thumb), ModTime: info.ModTime().UTC(), Size: info.Size()}, nil
+	return BakeResult{Thumbnail: avatar.DataURI(thumb), ModTime: info.ModTime().UTC(), Size: info.Size()}, nil
 }
 
-func fileTooBig(path string, n int64) *Error {
-	return Errorf(ReasonBakeFailed, "the file %s is %d bytes, over the limit of 10 MiB (%d bytes); make it smaller", path, n, MaxBytes)
+func fileTooBig(path string, n int64) *avatar.Error {
+	return avatar.Errorf(avatar.ReasonBakeFailed, "the file %s is %d bytes, over the limit of 10 MiB (%d bytes); make it smaller", path, n, MaxBytes)
 }
 
 func writeLine(w io.Writer, line bakeLine) {
@@ -140,7 +141,7 @@ func writeLine(w io.Writer, line bakeLine) {
 func quoteAll(args []string) []string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		q[i] = quote(a)
+		q[i] = avatar.Quote(a)
 	}
 	if len(q) == 0 {
 		return []string{"none"}
@@ -167,29 +168,29 @@ func ParseBakeOutput(log []byte) (BakeResult, error) {
 		return line.result()
 	}
 	if len(bytes.TrimSpace(log)) == 0 {
-		return BakeResult{}, Errorf(ReasonBakeFailed, "the baker pod wrote nothing to its log")
+		return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the baker pod wrote nothing to its log")
 	}
-	return BakeResult{}, Errorf(ReasonBakeFailed, "the baker pod's log holds no result: %s", quote(lastLine(log)))
+	return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the baker pod's log holds no result: %s", avatar.Quote(lastLine(log)))
 }
 
 func (l bakeLine) result() (BakeResult, error) {
 	if l.Reason != "" || l.Error != "" {
 		reason := l.Reason
 		switch reason {
-		case ReasonDecodeFailed, ReasonBakeFailed:
+		case avatar.ReasonDecodeFailed, avatar.ReasonBakeFailed:
 		default:
-			reason = ReasonBakeFailed
+			reason = avatar.ReasonBakeFailed
 		}
 		msg := l.Error
 		if msg == "" {
 			msg = "the baker pod failed and said nothing about why"
 		}
-		return BakeResult{}, &Error{Reason: reason, Message: msg}
+		return BakeResult{}, &avatar.Error{Reason: reason, Message: msg}
 	}
 	garbled := func(why string) (BakeResult, error) {
-		return BakeResult{}, Errorf(ReasonBakeFailed, "the baker pod's result is garbled: %s", why)
+		return BakeResult{}, avatar.Errorf(avatar.ReasonBakeFailed, "the baker pod's result is garbled: %s", why)
 	}
-	b64, ok := strings.CutPrefix(l.Thumbnail, dataURIPrefix)
+	b64, ok := strings.CutPrefix(l.Thumbnail, avatar.DataURIPrefix)
 	if !ok {
 		return garbled("the thumbnail is not a JPEG data URI")
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"image/color"
+	"liken.sh/runner/pictures/avatar"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -80,7 +81,7 @@ func TestABakedFileReportsItsThumbnailModificationTimeAndSize(t *testing.T) {
 	if got := decodeJPEG(t, jpg).At(Size/2, Size/2); !near(got, color.RGBA{0x2e, 0x7d, 0x32, 0xFF}, 8) {
 		t.Errorf("the transparent picture baked to %v, not the colour it was given", got)
 	}
-	if IsInitials(res.Thumbnail) {
+	if avatar.IsInitials(res.Thumbnail) {
 		t.Error("a baked photo looks like initials")
 	}
 }
@@ -108,15 +109,15 @@ func TestAFailedBakeIsOneJSONLineWithAReason(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, reason, says string
 	}{
-		{"a missing file", filepath.Join(dir, "gone.jpg"), ReasonBakeFailed, "gone.jpg does not exist"},
-		{"a missing directory", filepath.Join(dir, "no", "such.jpg"), ReasonBakeFailed, "does not exist"},
-		{"a directory", dir, ReasonBakeFailed, "is a directory, not a file"},
-		{"a device", os.DevNull, ReasonBakeFailed, "is not a regular file"},
-		{"a file over 10 MiB", big, ReasonBakeFailed, "is 11534336 bytes, over the limit of 10 MiB"},
-		{"text", write("notes.jpg", []byte("not a picture")), ReasonDecodeFailed, "not a JPEG, PNG, GIF, or WebP"},
-		{"an empty file", write("empty.png", nil), ReasonDecodeFailed, "the picture is empty"},
-		{"a bomb", write("bomb.png", pngHeader(9000, 10)), ReasonDecodeFailed, "the picture is 9000x10 pixels; each side must be at most 8192"},
-		{"a truncated PNG", write("cut.png", pngOf(t, solid(64, 64, color.White))[:40]), ReasonDecodeFailed, "not a valid PNG"},
+		{"a missing file", filepath.Join(dir, "gone.jpg"), avatar.ReasonBakeFailed, "gone.jpg does not exist"},
+		{"a missing directory", filepath.Join(dir, "no", "such.jpg"), avatar.ReasonBakeFailed, "does not exist"},
+		{"a directory", dir, avatar.ReasonBakeFailed, "is a directory, not a file"},
+		{"a device", os.DevNull, avatar.ReasonBakeFailed, "is not a regular file"},
+		{"a file over 10 MiB", big, avatar.ReasonBakeFailed, "is 11534336 bytes, over the limit of 10 MiB"},
+		{"text", write("notes.jpg", []byte("not a picture")), avatar.ReasonDecodeFailed, "not a JPEG, PNG, GIF, or WebP"},
+		{"an empty file", write("empty.png", nil), avatar.ReasonDecodeFailed, "the picture is empty"},
+		{"a bomb", write("bomb.png", pngHeader(9000, 10)), avatar.ReasonDecodeFailed, "the picture is 9000x10 pixels; each side must be at most 8192"},
+		{"a truncated PNG", write("cut.png", pngOf(t, solid(64, 64, color.White))[:40]), avatar.ReasonDecodeFailed, "not a valid PNG"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var code int
@@ -168,7 +169,7 @@ func TestBadArgumentsExitWithTwo(t *testing.T) {
 			if code != 2 {
 				t.Errorf("the baker exited %d, want 2", code)
 			}
-			if fields["reason"] != ReasonBakeFailed || fields["error"] == "" {
+			if fields["reason"] != avatar.ReasonBakeFailed || fields["error"] == "" {
 				t.Errorf("the baker said %s, want BakeFailed with a message", line)
 			}
 		})
@@ -232,28 +233,28 @@ func TestALogWithNoGoodResultIsABakeFailure(t *testing.T) {
 	for _, tc := range []struct {
 		name, log, reason, says string
 	}{
-		{"an empty log", "", ReasonBakeFailed, "wrote nothing"},
-		{"blank lines", "\n \n", ReasonBakeFailed, "wrote nothing"},
-		{"a panic", "panic: boom\n\ngoroutine 1 [running]:\n", ReasonBakeFailed, "holds no result"},
-		{"a line cut short", `{"thumbnail": "data:image/jpeg;base64,/9j/4AA`, ReasonBakeFailed, "holds no result"},
-		{"an empty object", `{}`, ReasonBakeFailed, "holds no result"},
-		{"a JSON array", `["thumbnail"]`, ReasonBakeFailed, "holds no result"},
-		{"a reported decode failure", `{"reason":"DecodeFailed","error":"the picture is empty"}`, ReasonDecodeFailed, "the picture is empty"},
-		{"a reported bake failure", `{"reason":"BakeFailed","error":"the file x does not exist"}`, ReasonBakeFailed, "the file x does not exist"},
-		{"an unknown reason", `{"reason":"Exploded","error":"it exploded"}`, ReasonBakeFailed, "it exploded"},
-		{"a reason with no message", `{"reason":"DecodeFailed"}`, ReasonDecodeFailed, "said nothing about why"},
-		{"a thumbnail that is no data URI", `{"thumbnail":"https://x/y.jpg","modTime":"2024-01-01T00:00:00Z","size":1}`, ReasonBakeFailed, "garbled"},
-		{"a thumbnail that is no JPEG", `{"thumbnail":"data:image/jpeg;base64,aGVsbG8=","modTime":"2024-01-01T00:00:00Z","size":1}`, ReasonBakeFailed, "not a JPEG"},
-		{"a bad modTime", `{"thumbnail":"` + thumb + `","modTime":"yesterday","size":1}`, ReasonBakeFailed, "modTime"},
-		{"no modTime", `{"thumbnail":"` + thumb + `","size":1}`, ReasonBakeFailed, "modTime"},
-		{"no size", `{"thumbnail":"` + thumb + `","modTime":"2024-01-01T00:00:00Z"}`, ReasonBakeFailed, "size"},
-		{"a negative size", `{"thumbnail":"` + thumb + `","modTime":"2024-01-01T00:00:00Z","size":-1}`, ReasonBakeFailed, "size"},
+		{"an empty log", "", avatar.ReasonBakeFailed, "wrote nothing"},
+		{"blank lines", "\n \n", avatar.ReasonBakeFailed, "wrote nothing"},
+		{"a panic", "panic: boom\n\ngoroutine 1 [running]:\n", avatar.ReasonBakeFailed, "holds no result"},
+		{"a line cut short", `{"thumbnail": "data:image/jpeg;base64,/9j/4AA`, avatar.ReasonBakeFailed, "holds no result"},
+		{"an empty object", `{}`, avatar.ReasonBakeFailed, "holds no result"},
+		{"a JSON array", `["thumbnail"]`, avatar.ReasonBakeFailed, "holds no result"},
+		{"a reported decode failure", `{"reason":"DecodeFailed","error":"the picture is empty"}`, avatar.ReasonDecodeFailed, "the picture is empty"},
+		{"a reported bake failure", `{"reason":"BakeFailed","error":"the file x does not exist"}`, avatar.ReasonBakeFailed, "the file x does not exist"},
+		{"an unknown reason", `{"reason":"Exploded","error":"it exploded"}`, avatar.ReasonBakeFailed, "it exploded"},
+		{"a reason with no message", `{"reason":"DecodeFailed"}`, avatar.ReasonDecodeFailed, "said nothing about why"},
+		{"a thumbnail that is no data URI", `{"thumbnail":"https://x/y.jpg","modTime":"2024-01-01T00:00:00Z","size":1}`, avatar.ReasonBakeFailed, "garbled"},
+		{"a thumbnail that is no JPEG", `{"thumbnail":"data:image/jpeg;base64,aGVsbG8=","modTime":"2024-01-01T00:00:00Z","size":1}`, avatar.ReasonBakeFailed, "not a JPEG"},
+		{"a bad modTime", `{"thumbnail":"` + thumb + `","modTime":"yesterday","size":1}`, avatar.ReasonBakeFailed, "modTime"},
+		{"no modTime", `{"thumbnail":"` + thumb + `","size":1}`, avatar.ReasonBakeFailed, "modTime"},
+		{"no size", `{"thumbnail":"` + thumb + `","modTime":"2024-01-01T00:00:00Z"}`, avatar.ReasonBakeFailed, "size"},
+		{"a negative size", `{"thumbnail":"` + thumb + `","modTime":"2024-01-01T00:00:00Z","size":-1}`, avatar.ReasonBakeFailed, "size"},
 	} {
 		_, err := ParseBakeOutput([]byte(tc.log))
 		if reasonOf(t, err) != tc.reason || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: read %v, want %s saying %q", tc.name, err, tc.reason, tc.says)
 		}
-		var e *Error
+		var e *avatar.Error
 		if !errors.As(err, &e) {
 			t.Errorf("%s: the error is not an *Error", tc.name)
 		}

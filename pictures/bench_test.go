@@ -7,11 +7,12 @@ package pictures
 import (
 	"image"
 	"image/color"
+	"liken.sh/runner/pictures/avatar"
 	"testing"
 )
 
 func BenchmarkDrawingInitials(b *testing.B) {
-	colour := Colour("ada")
+	colour := avatar.Colour("ada")
 	b.ReportAllocs()
 	for b.Loop() {
 		DrawInitials("AL", colour)
@@ -29,7 +30,7 @@ func BenchmarkThumbnailOfA4000x3000JPEG(b *testing.B) {
 	}
 	data := jpegOf(b, img)
 	b.SetBytes(int64(len(data)))
-	colour := Colour("ada")
+	colour := avatar.Colour("ada")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Thumbnail(data, colour); err != nil {
@@ -40,7 +41,7 @@ func BenchmarkThumbnailOfA4000x3000JPEG(b *testing.B) {
 
 func BenchmarkRefusingAPNGBomb(b *testing.B) {
 	data := pngHeader(100000, 100000)
-	colour := Colour("ada")
+	colour := avatar.Colour("ada")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Thumbnail(data, colour); err == nil {

@@ -5,6 +5,7 @@
 package pictures
 
 import (
+	"liken.sh/runner/pictures/avatar"
 	"path"
 	"strings"
 	"testing"
@@ -14,9 +15,9 @@ import (
 // DecodeFailed; none panics.
 func FuzzThumbnail(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := Thumbnail(data, Colour("fuzz"))
+		out, err := Thumbnail(data, avatar.Colour("fuzz"))
 		if err != nil {
-			if reasonOf(t, err) != ReasonDecodeFailed || err.Error() == "" {
+			if reasonOf(t, err) != avatar.ReasonDecodeFailed || err.Error() == "" {
 				t.Fatalf("the error is %v, want DecodeFailed with a message", err)
 			}
 			return
@@ -28,11 +29,11 @@ func FuzzThumbnail(f *testing.F) {
 // FuzzParseSource: any avatar either parses to a source that a pod can
 // mount safely, or fails with one of the spec's reasons and a message.
 func FuzzParseSource(f *testing.F) {
-	f.Fuzz(func(t *testing.T, avatar string) {
-		src, err := ParseSource(avatar)
+	f.Fuzz(func(t *testing.T, uri string) {
+		src, err := avatar.ParseSource(uri)
 		if err != nil {
 			switch reasonOf(t, err) {
-			case ReasonDecodeFailed, ReasonBakeFailed, ReasonUnsupportedScheme, ReasonFetchFailed:
+			case avatar.ReasonDecodeFailed, avatar.ReasonBakeFailed, avatar.ReasonUnsupportedScheme, avatar.ReasonFetchFailed:
 			default:
 				t.Fatalf("the error %v has an unexpected reason", err)
 			}
@@ -50,30 +51,30 @@ func FuzzParseSource(f *testing.F) {
 			return true
 		}
 		switch src.Kind {
-		case KindInitials:
-			if avatar != "" {
-				t.Fatalf("%q gives initials", avatar)
+		case avatar.KindInitials:
+			if uri != "" {
+				t.Fatalf("%q gives initials", uri)
 			}
-		case KindHTTP:
-			if src.URL != avatar {
-				t.Fatalf("the URL %q is not the avatar %q", src.URL, avatar)
+		case avatar.KindHTTP:
+			if src.URL != uri {
+				t.Fatalf("the URL %q is not the avatar %q", src.URL, uri)
 			}
-		case KindData:
-		case KindNFS:
+		case avatar.KindData:
+		case avatar.KindNFS:
 			if src.Server == "" || src.File == "" || strings.Contains(src.File, "/") || src.File == ".." ||
 				!strings.HasPrefix(src.Dir, "/") || !noDotDot(src.Dir) {
-				t.Fatalf("%q gives the unsafe NFS source %+v", avatar, src)
+				t.Fatalf("%q gives the unsafe NFS source %+v", uri, src)
 			}
-		case KindClaim:
+		case avatar.KindClaim:
 			if src.Namespace == "" || src.Claim == "" || src.Path == "" || strings.HasPrefix(src.Path, "/") ||
 				path.Clean(src.Path) != src.Path || !noDotDot(src.Path) {
-				t.Fatalf("%q gives the unsafe claim source %+v", avatar, src)
+				t.Fatalf("%q gives the unsafe claim source %+v", uri, src)
 			}
 		default:
-			t.Fatalf("%q gives the kind %q", avatar, src.Kind)
+			t.Fatalf("%q gives the kind %q", uri, src.Kind)
 		}
-		if file := src.BakerFile(); file != "" && !strings.HasPrefix(path.Clean(file), BakerMount+"/") {
-			t.Fatalf("%q makes the baker read %q, outside its mount", avatar, file)
+		if file := src.BakerFile(); file != "" && !strings.HasPrefix(path.Clean(file), avatar.BakerMount+"/") {
+			t.Fatalf("%q makes the baker read %q, outside its mount", uri, file)
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"liken.sh/runner/pictures/avatar"
 	"os"
 	"runtime"
 	"testing"
@@ -162,7 +163,7 @@ func reasonOf(t testing.TB, err error) string {
 	if err == nil {
 		return ""
 	}
-	var e *Error
+	var e *avatar.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("the error %v (%T) carries no reason", err, err)
 	}

@@ -8,7 +8,6 @@ package pictures
 
 import (
 	"bytes"
-	"encoding/base64"
 	"image"
 	"image/color"
 	"image/draw"
@@ -22,15 +21,8 @@ import (
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
+	"liken.sh/runner/pictures/avatar"
 )
-
-// marker is the start of every JPEG of drawn initials: SOI (FF D8), then a
-// COM segment (FF FE) of length 0x1A, which counts its own two length bytes
-// and the 24 of the text. 30 bytes, so exactly 40 base64 characters.
-const marker = "\xFF\xD8\xFF\xFE\x00\x1Apeople-operator initials"
-
-// initialsPrefix is how every data URI of drawn initials begins.
-var initialsPrefix = dataURIPrefix + base64.StdEncoding.EncodeToString([]byte(marker))
 
 // Font sizes in points at 72 DPI, so in pixels: one letter fills half the
 // picture, two letters a little less so that "MW" still fits.
@@ -130,11 +122,5 @@ func DrawInitials(initials string, colour color.RGBA) []byte {
 	b := out.Bytes()
 	// The encoder begins with SOI; put the marker, which begins with SOI too,
 	// in its place.
-	return append([]byte(marker), b[2:]...)
-}
-
-// IsInitials tells whether a thumbnail (a data URI, as in status.thumbnail)
-// is drawn initials rather than a photo, by the marker DrawInitials writes.
-func IsInitials(thumbnail string) bool {
-	return strings.HasPrefix(thumbnail, initialsPrefix)
+	return append([]byte(avatar.InitialsMarker), b[2:]...)
 }

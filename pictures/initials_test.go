@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"liken.sh/runner/pictures/avatar"
 	"math"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestDrawnInitialsBeginWithTheMarker(t *testing.T) {
 		t.Fatalf("the spec's marker is %d bytes, want 30", len(specMarker))
 	}
 	for _, initials := range []string{"", "A", "AL", "É"} {
-		b := DrawInitials(initials, Colour("ada"))
+		b := DrawInitials(initials, avatar.Colour("ada"))
 		if !bytes.HasPrefix(b, []byte(specMarker)) {
 			t.Errorf("DrawInitials(%q) begins % x, want % x", initials, b[:30], specMarker)
 		}
@@ -106,7 +107,7 @@ func TestDrawnInitialsBeginWithTheMarker(t *testing.T) {
 
 func TestTheFirstFortyBase64CharactersOfDrawnInitialsAreFixed(t *testing.T) {
 	for _, name := range []string{"ada", "grace", "linus"} {
-		uri := DataURI(DrawInitials(Initials(name, ""), Colour(name)))
+		uri := avatar.DataURI(DrawInitials(Initials(name, ""), avatar.Colour(name)))
 		want := "data:image/jpeg;base64," + specMarkerBase64
 		if !strings.HasPrefix(uri, want) {
 			t.Errorf("the initials of %s begin %q, want %q", name, uri[:len(want)], want)
@@ -115,7 +116,7 @@ func TestTheFirstFortyBase64CharactersOfDrawnInitialsAreFixed(t *testing.T) {
 }
 
 func TestIsInitialsTellsDrawnInitialsFromAPhoto(t *testing.T) {
-	photo, err := Thumbnail(pngOf(t, solid(40, 30, color.RGBA{200, 10, 10, 255})), Colour("ada"))
+	photo, err := Thumbnail(pngOf(t, solid(40, 30, color.RGBA{200, 10, 10, 255})), avatar.Colour("ada"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,14 +125,14 @@ func TestIsInitialsTellsDrawnInitialsFromAPhoto(t *testing.T) {
 		thumbnail string
 		want      bool
 	}{
-		{"drawn initials", DataURI(DrawInitials("AL", Colour("ada"))), true},
-		{"drawn blank initials", DataURI(DrawInitials("", Colour("ada"))), true},
-		{"a photo", DataURI(photo), false},
+		{"drawn initials", avatar.DataURI(DrawInitials("AL", avatar.Colour("ada"))), true},
+		{"drawn blank initials", avatar.DataURI(DrawInitials("", avatar.Colour("ada"))), true},
+		{"a photo", avatar.DataURI(photo), false},
 		{"no thumbnail", "", false},
 		{"the marker alone, cut short", "data:image/jpeg;base64," + specMarkerBase64[:39], false},
 		{"the marker under another media type", "data:image/png;base64," + specMarkerBase64, false},
 	} {
-		if got := IsInitials(tc.thumbnail); got != tc.want {
+		if got := avatar.IsInitials(tc.thumbnail); got != tc.want {
 			t.Errorf("IsInitials(%s) = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -155,11 +156,11 @@ func TestInitialsAreDrawnWhiteAndCentredOnThePersonsColour(t *testing.T) {
 	for _, tc := range []struct{ initials, name string }{
 		{"A", "ada"}, {"AL", "ada"}, {"MW", "mw"}, {"J", "jo"}, {"É", "emile"}, {"GH", "grace"},
 	} {
-		colour := Colour(tc.name)
+		colour := avatar.Colour(tc.name)
 		img := decodeJPEG(t, DrawInitials(tc.initials, colour))
 		for _, p := range []image.Point{{2, 2}, {Size - 3, 2}, {2, Size - 3}, {Size - 3, Size - 3}} {
 			if got := img.At(p.X, p.Y); !near(got, colour, 6) {
-				t.Errorf("%s: the pixel at %v is %v, want near %s", tc.initials, p, got, Hex(colour))
+				t.Errorf("%s: the pixel at %v is %v, want near %s", tc.initials, p, got, avatar.Hex(colour))
 			}
 		}
 		box := ink(img)
@@ -177,8 +178,8 @@ func TestInitialsAreDrawnWhiteAndCentredOnThePersonsColour(t *testing.T) {
 }
 
 func TestOneLetterIsDrawnAt128PointsAndTwoAt104(t *testing.T) {
-	one := ink(decodeJPEG(t, DrawInitials("H", Colour("h"))))
-	two := ink(decodeJPEG(t, DrawInitials("HH", Colour("h"))))
+	one := ink(decodeJPEG(t, DrawInitials("H", avatar.Colour("h"))))
+	two := ink(decodeJPEG(t, DrawInitials("HH", avatar.Colour("h"))))
 	// The cap height of Go Bold is 0.729 em, so an H is 93 px at 128 points
 	// and 76 px at 104.
 	for _, tc := range []struct {
@@ -196,17 +197,17 @@ func TestOneLetterIsDrawnAt128PointsAndTwoAt104(t *testing.T) {
 }
 
 func TestDrawnInitialsAreAJPEGOfQuality85(t *testing.T) {
-	if got, want := dqt(t, DrawInitials("AL", Colour("ada"))), quality85Tables(t); !bytes.Equal(got, want) {
+	if got, want := dqt(t, DrawInitials("AL", avatar.Colour("ada"))), quality85Tables(t); !bytes.Equal(got, want) {
 		t.Error("the initials' quantisation tables are not those of quality 85")
 	}
 }
 
 func TestNoInitialsDrawTheColourAlone(t *testing.T) {
-	img := decodeJPEG(t, DrawInitials("", Colour("x")))
+	img := decodeJPEG(t, DrawInitials("", avatar.Colour("x")))
 	if box := ink(img); !box.Empty() {
 		t.Errorf("blank initials drew ink at %v", box)
 	}
-	if got := img.At(Size/2, Size/2); !near(got, Colour("x"), 6) {
-		t.Errorf("the centre is %v, want near %s", got, Hex(Colour("x")))
+	if got := img.At(Size/2, Size/2); !near(got, avatar.Colour("x"), 6) {
+		t.Errorf("the centre is %v, want near %s", got, avatar.Hex(avatar.Colour("x")))
 	}
 }

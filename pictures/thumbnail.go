@@ -9,7 +9,6 @@ package pictures
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"image"
 	"image/color"
@@ -21,6 +20,7 @@ import (
 
 	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // The spec's limits and the thumbnail's shape. An HTTP reader caps its body
@@ -36,8 +36,6 @@ const (
 	Quality = 85
 )
 
-const dataURIPrefix = "data:image/jpeg;base64,"
-
 // Thumbnail makes the Size x Size JPEG of a picture: its centre square,
 // scaled with Catmull-Rom over the colour. It accepts JPEG, PNG, GIF (the
 // first frame) and WebP. Every failure is an *Error with ReasonDecodeFailed
@@ -47,7 +45,7 @@ func Thumbnail(data []byte, colour color.RGBA) ([]byte, error) {
 		return nil, tooBig(int64(len(data)))
 	}
 	if len(data) == 0 {
-		return nil, Errorf(ReasonDecodeFailed, "the picture is empty")
+		return nil, avatar.Errorf(avatar.ReasonDecodeFailed, "the picture is empty")
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
@@ -83,37 +81,32 @@ func Thumbnail(data []byte, colour color.RGBA) ([]byte, error) {
 	var out bytes.Buffer
 	out.Grow(32 << 10)
 	if err := jpeg.Encode(&out, canvas, &jpeg.Options{Quality: Quality}); err != nil {
-		return nil, Errorf(ReasonDecodeFailed, "the thumbnail could not be encoded: %w", err)
+		return nil, avatar.Errorf(avatar.ReasonDecodeFailed, "the thumbnail could not be encoded: %w", err)
 	}
 	return out.Bytes(), nil
 }
 
 func checkSides(w, h int) error {
 	if w > MaxSide || h > MaxSide {
-		return Errorf(ReasonDecodeFailed, "the picture is %dx%d pixels; each side must be at most %d", w, h, MaxSide)
+		return avatar.Errorf(avatar.ReasonDecodeFailed, "the picture is %dx%d pixels; each side must be at most %d", w, h, MaxSide)
 	}
 	if w <= 0 || h <= 0 {
-		return Errorf(ReasonDecodeFailed, "the picture is %dx%d pixels; it has nothing to show", w, h)
+		return avatar.Errorf(avatar.ReasonDecodeFailed, "the picture is %dx%d pixels; it has nothing to show", w, h)
 	}
 	return nil
 }
 
 func decodeError(format string, err error) error {
 	if errors.Is(err, image.ErrFormat) || format == "" {
-		return Errorf(ReasonDecodeFailed, "the picture is not a JPEG, PNG, GIF, or WebP image")
+		return avatar.Errorf(avatar.ReasonDecodeFailed, "the picture is not a JPEG, PNG, GIF, or WebP image")
 	}
-	return Errorf(ReasonDecodeFailed, "the picture is not a valid %s image (%v); save it again or use another file", formatNames[format], err)
+	return avatar.Errorf(avatar.ReasonDecodeFailed, "the picture is not a valid %s image (%v); save it again or use another file", formatNames[format], err)
 }
 
 // formatNames are the formats the spec reads, by image's name for them.
 var formatNames = map[string]string{"jpeg": "JPEG", "png": "PNG", "gif": "GIF", "webp": "WebP"}
 
 // tooBig is the error for a picture over MaxBytes.
-func tooBig(n int64) *Error {
-	return Errorf(ReasonDecodeFailed, "the picture is %d bytes, over the limit of 10 MiB (%d bytes); make it smaller", n, MaxBytes)
-}
-
-// DataURI is the form a thumbnail takes in status.thumbnail.
-func DataURI(jpegBytes []byte) string {
-	return dataURIPrefix + base64.StdEncoding.EncodeToString(jpegBytes)
+func tooBig(n int64) *avatar.Error {
+	return avatar.Errorf(avatar.ReasonDecodeFailed, "the picture is %d bytes, over the limit of 10 MiB (%d bytes); make it smaller", n, MaxBytes)
 }

@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"liken.sh/runner/pictures/avatar"
 	"strings"
 	"testing"
 )
@@ -27,7 +28,7 @@ func TestEachFormatMakesAThumbnail(t *testing.T) {
 		{"WebP", webpFile(t), webpGreen},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
-			b, err := Thumbnail(tc.data, Colour("ada"))
+			b, err := Thumbnail(tc.data, avatar.Colour("ada"))
 			if err != nil {
 				t.Fatalf("Thumbnail of a %s: %v", tc.format, err)
 			}
@@ -52,7 +53,7 @@ func TestTheWebPInTestdataDecodes(t *testing.T) {
 }
 
 func TestTransparencyShowsThePersonsColour(t *testing.T) {
-	colour := Colour("grace")
+	colour := avatar.Colour("grace")
 	clear := color.NRGBA{0xFF, 0xFF, 0xFF, 0}
 	// A GIF with one transparent palette entry.
 	pal := image.NewPaletted(image.Rect(0, 0, 20, 20), color.Palette{color.NRGBA{}, color.Black})
@@ -71,7 +72,7 @@ func TestTransparencyShowsThePersonsColour(t *testing.T) {
 			img := decodeJPEG(t, b)
 			for _, p := range []image.Point{{0, 0}, {Size / 2, Size / 2}, {Size - 1, Size - 1}} {
 				if got := img.At(p.X, p.Y); !near(got, colour, 8) {
-					t.Errorf("the pixel at %v is %v, want near %s", p, got, Hex(colour))
+					t.Errorf("the pixel at %v is %v, want near %s", p, got, avatar.Hex(colour))
 				}
 			}
 		})
@@ -79,7 +80,7 @@ func TestTransparencyShowsThePersonsColour(t *testing.T) {
 }
 
 func TestHalfTransparencyBlendsWithThePersonsColour(t *testing.T) {
-	colour := Colour("ada") // #2e7d32
+	colour := avatar.Colour("ada") // #2e7d32
 	b, err := Thumbnail(pngOf(t, solid(32, 32, color.NRGBA{0xFF, 0xFF, 0xFF, 0x80})), colour)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestHalfTransparencyBlendsWithThePersonsColour(t *testing.T) {
 		0xFF,
 	}
 	if got := decodeJPEG(t, b).At(Size/2, Size/2); !near(got, want, 8) {
-		t.Errorf("half-transparent white over %s is %v, want near %v", Hex(colour), got, want)
+		t.Errorf("half-transparent white over %s is %v, want near %v", avatar.Hex(colour), got, want)
 	}
 }
 
@@ -120,7 +121,7 @@ func TestTheCentreSquareOfAPictureIsKept(t *testing.T) {
 		{"a tall picture", bands(200, 600, red, green, blue)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := Thumbnail(pngOf(t, tc.img), Colour("x"))
+			b, err := Thumbnail(pngOf(t, tc.img), avatar.Colour("x"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestTheCentreSquareOfAPictureIsKept(t *testing.T) {
 }
 
 func TestAThumbnailIsAJPEGOfQuality85(t *testing.T) {
-	b, err := Thumbnail(pngOf(t, solid(10, 10, color.White)), Colour("x"))
+	b, err := Thumbnail(pngOf(t, solid(10, 10, color.White)), avatar.Colour("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +169,8 @@ func TestAPictureTooLargeInPixelsFailsFromItsHeaderAlone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
-			used := allocated(func() { _, err = Thumbnail(tc.data, Colour("x")) })
-			if reasonOf(t, err) != ReasonDecodeFailed {
+			used := allocated(func() { _, err = Thumbnail(tc.data, avatar.Colour("x")) })
+			if reasonOf(t, err) != avatar.ReasonDecodeFailed {
 				t.Fatalf("the error is %v, want DecodeFailed", err)
 			}
 			want := "the picture is " + tc.want + " pixels; each side must be at most 8192"
@@ -188,7 +189,7 @@ func TestAPictureTooLargeInPixelsFailsFromItsHeaderAlone(t *testing.T) {
 }
 
 func TestASideOfExactly8192PixelsIsAllowed(t *testing.T) {
-	b, err := Thumbnail(pngOf(t, solid(8192, 1, color.White)), Colour("x"))
+	b, err := Thumbnail(pngOf(t, solid(8192, 1, color.White)), avatar.Colour("x"))
 	if err != nil {
 		t.Fatalf("an 8192x1 PNG fails: %v", err)
 	}
@@ -207,8 +208,8 @@ func TestATruncatedPictureFailsToDecode(t *testing.T) {
 		{"WebP", webpFile(t)},
 	} {
 		for _, keep := range []int{len(tc.data) / 2, len(tc.data) - 8, 30, 8} {
-			_, err := Thumbnail(tc.data[:keep], Colour("x"))
-			if reasonOf(t, err) != ReasonDecodeFailed {
+			_, err := Thumbnail(tc.data[:keep], avatar.Colour("x"))
+			if reasonOf(t, err) != avatar.ReasonDecodeFailed {
 				t.Errorf("a %s cut to %d bytes: the error is %v, want DecodeFailed", tc.format, keep, err)
 			}
 		}
@@ -227,8 +228,8 @@ func TestBytesThatAreNoPictureFailToDecode(t *testing.T) {
 		{"a BMP", append([]byte("BM"), make([]byte, 60)...), "the picture is not a JPEG, PNG, GIF, or WebP image"},
 		{"a PNG signature and garbage", append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0xAB}, 64)...), "the picture is not a valid PNG image"},
 	} {
-		_, err := Thumbnail(tc.data, Colour("x"))
-		if reasonOf(t, err) != ReasonDecodeFailed {
+		_, err := Thumbnail(tc.data, avatar.Colour("x"))
+		if reasonOf(t, err) != avatar.ReasonDecodeFailed {
 			t.Errorf("%s: the error is %v, want DecodeFailed", tc.name, err)
 			continue
 		}
@@ -242,8 +243,8 @@ func TestAPictureOverTenMiBIsRefusedBeforeDecoding(t *testing.T) {
 	// A real PNG at the front, so only the size can be the reason.
 	data := append(pngOf(t, solid(4, 4, color.White)), make([]byte, 11<<20)...)
 	var err error
-	used := allocated(func() { _, err = Thumbnail(data, Colour("x")) })
-	if reasonOf(t, err) != ReasonDecodeFailed {
+	used := allocated(func() { _, err = Thumbnail(data, avatar.Colour("x")) })
+	if reasonOf(t, err) != avatar.ReasonDecodeFailed {
 		t.Fatalf("the error is %v, want DecodeFailed", err)
 	}
 	if !strings.Contains(err.Error(), "over the limit of 10 MiB") {
@@ -261,18 +262,18 @@ func TestThePublishedLimitsAreTheSpecs(t *testing.T) {
 }
 
 func TestADataURIIsBase64JPEG(t *testing.T) {
-	if got := DataURI([]byte{0xFF, 0xD8, 0xFF}); got != "data:image/jpeg;base64,/9j/" {
+	if got := avatar.DataURI([]byte{0xFF, 0xD8, 0xFF}); got != "data:image/jpeg;base64,/9j/" {
 		t.Errorf("DataURI = %q", got)
 	}
 }
 
 func TestAnErrorCarriesItsReasonAndCause(t *testing.T) {
 	cause := bytes.ErrTooLarge
-	err := Errorf(ReasonFetchFailed, "the server said %d: %w", 500, cause)
-	if err.Error() != "the server said 500: "+cause.Error() || err.Reason != ReasonFetchFailed {
+	err := avatar.Errorf(avatar.ReasonFetchFailed, "the server said %d: %w", 500, cause)
+	if err.Error() != "the server said 500: "+cause.Error() || err.Reason != avatar.ReasonFetchFailed {
 		t.Errorf("Errorf made %+v", err)
 	}
-	if ReasonOf(err, "x") != ReasonFetchFailed || ReasonOf(cause, "x") != "x" {
+	if avatar.ReasonOf(err, "x") != avatar.ReasonFetchFailed || avatar.ReasonOf(cause, "x") != "x" {
 		t.Error("ReasonOf does not find the reason")
 	}
 	if err.Unwrap() != cause {
@@ -287,8 +288,8 @@ func TestAFormatRegisteredElsewhereInTheBinaryIsRefused(t *testing.T) {
 	}, func(io.Reader) (image.Config, error) {
 		return image.Config{ColorModel: color.NRGBAModel, Width: 4, Height: 4}, nil
 	})
-	_, err := Thumbnail([]byte("PTST and more"), Colour("x"))
-	if reasonOf(t, err) != ReasonDecodeFailed || !strings.Contains(err.Error(), "not a JPEG, PNG, GIF, or WebP") {
+	_, err := Thumbnail([]byte("PTST and more"), avatar.Colour("x"))
+	if reasonOf(t, err) != avatar.ReasonDecodeFailed || !strings.Contains(err.Error(), "not a JPEG, PNG, GIF, or WebP") {
 		t.Errorf("the error is %v, want DecodeFailed naming the four formats", err)
 	}
 }

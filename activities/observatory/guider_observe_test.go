@@ -14,7 +14,7 @@ import (
 
 	"liken.sh/runner/indi/inditest"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/guiding"
 	"liken.sh/runner/phd2/phd2test"
 )
 
@@ -68,7 +68,7 @@ func TestAGuidersStatusFollowsPHD2sEventsWhileReady(t *testing.T) {
 	require.NotNil(t, g.Status.LastStepTime)
 
 	phd.Alert("Star lost", "warning")
-	phd.SetState(phd2.StateLostLock)
+	phd.SetState(guiding.StateLostLock)
 	await("the lost star", func(st obsv1.GuiderStatus) bool { return st.State == obsv1.GuiderLostLock && st.Alert != nil })
 	assert.Equal(t, "Star lost", g.Status.Alert.Message)
 	assert.Equal(t, "warning", g.Status.Alert.Type)

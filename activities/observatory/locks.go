@@ -18,6 +18,7 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -189,7 +190,7 @@ func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Co
 	}
 	// The report after the guard took this config; once it reaches the mounts, the dome's state
 	// has reached their locks, and theirs the dome's.
-	p, err := sc.Wait(gctx, guard.Device, guard.PropStatus, func(p indi.Property) bool {
+	p, err := sc.Wait(gctx, guard.Device, guard.PropStatus, func(p prop.Property) bool {
 		r := reportOf(p)
 		return r.ConfigVersion > taken && r.Sees(cfg)
 	})
@@ -203,7 +204,7 @@ func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Co
 }
 
 // reportOf reads the guard's report from GUARD_STATUS; a missing or unreadable one is empty.
-func reportOf(p indi.Property) guard.Report {
+func reportOf(p prop.Property) guard.Report {
 	text, _ := p.Text(guard.ElemReport)
 	r, _ := guard.DecodeReport(text)
 	return r

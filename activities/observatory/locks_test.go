@@ -18,6 +18,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -52,7 +53,7 @@ func TestWithoutADomeTheMountsIgnoreDomesAndLocksRelayedGoes(t *testing.T) {
 	summary, err := a.writeDomePolicies(ctx, site)
 	require.NoError(t, err)
 	assert.Empty(t, summary, "no lock to write, and the site's server does not run")
-	_, err = c.Wait(ctx, mount, "DOME_POLICY", func(p indi.Property) bool { return p.SwitchOn("DOME_IGNORED") })
+	_, err = c.Wait(ctx, mount, "DOME_POLICY", func(p prop.Property) bool { return p.SwitchOn("DOME_IGNORED") })
 	assert.NoError(t, err, "the mount ignores domes")
 	var o obsv1.Observatory
 	readObject(t, obsv1.KindObservatory, ns, "lab", &o)

@@ -21,6 +21,7 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -109,10 +110,10 @@ func mountThatRefusesToMove(t *testing.T, device, on, message string) *inditest.
 	t.Helper()
 	f := inditest.NewFake(t)
 	f.Device(device)
-	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{on}, "PARK", "UNPARK"))
-	f.Handle(device, "TELESCOPE_PARK", func(f *inditest.Fake, _ indi.Property) {
-		f.Update(device, "TELESCOPE_PARK", func(p *indi.Property) {
-			p.State = indi.Alert
+	f.Define(inditest.Switches(device, "TELESCOPE_PARK", prop.OneOfMany, []string{on}, "PARK", "UNPARK"))
+	f.Handle(device, "TELESCOPE_PARK", func(f *inditest.Fake, _ prop.Property) {
+		f.Update(device, "TELESCOPE_PARK", func(p *prop.Property) {
+			p.State = prop.Alert
 			p.Message = message
 		})
 	})
@@ -251,7 +252,7 @@ func TestADeviceWhosePodNeverRanIsPassedOverByDeactivation(t *testing.T) {
 	const device = "Telescope Simulator"
 	f := inditest.NewFake(t)
 	f.Device(device)
-	f.Define(inditest.Switches(device, "TELESCOPE_PARK", indi.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
+	f.Define(inditest.Switches(device, "TELESCOPE_PARK", prop.OneOfMany, []string{"UNPARK"}, "PARK", "UNPARK"))
 	ns := observatoryNamespace(t, "proc-never-ran")
 	createLab(t, ns)
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{

@@ -28,6 +28,7 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows/contract"
@@ -444,7 +445,7 @@ func definedDevice(c *indi.Client, driver string) string {
 // writeObserved writes the device's status as its properties make it, when that differs from
 // what the object holds, and then posts an Event per state transition. It says whether the
 // device is done with; a failure is logged and the device is tried again at the next look.
-func (a *Activities) writeObserved(ctx context.Context, d *observedDevice, props []indi.Property) bool {
+func (a *Activities) writeObserved(ctx context.Context, d *observedDevice, props []prop.Property) bool {
 	obs := kube.ObserveDevice(d.Kind, d.Name, props)
 	id := kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: d.UID}
 	w, err := writeStatus(ctx, a, id, d.obj, func(cur obsv1.DeviceStatus, m metav1.Object) obsv1.DeviceStatus {

@@ -21,6 +21,7 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/guiding"
 	"liken.sh/runner/phd2/phd2test"
 )
 
@@ -87,12 +88,12 @@ func TestAGuiderGetsItsConfigMapPodAndServiceAndWithoutOneTheGuiderStepsAreSkipp
 	assert.Len(t, phd.Calls(phd2.MethodSetConnected), 1)
 
 	// Abort stops PHD2's guiding before it aborts the mount and camera.
-	phd.SetState(phd2.StateGuiding)
+	phd.SetState(guiding.StateGuiding)
 	res, err = a.Abort(ctx, stepInput(ns, kube.StepAbort))
 	require.NoError(t, err)
 	assert.Equal(t, "Stopped PHD2's capture on Guider east; Nothing ran on Mount east, Camera east-main", res.Summary)
 	assert.Len(t, phd.Calls(phd2.MethodStopCapture), 1)
-	assert.Equal(t, phd2.StateStopped, phd.State())
+	assert.Equal(t, guiding.StateStopped, phd.State())
 
 	// A PHD2 that is gone does not fail Abort: the summary says it was not told.
 	phd.Close()

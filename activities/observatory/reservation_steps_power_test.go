@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
-	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -27,10 +27,10 @@ func (s oneServer) Address(context.Context, INDIServer) (string, error) { return
 func fakePowerBox(t *testing.T) *inditest.Fake {
 	f := inditest.NewFake(t)
 	f.Device("Power Box")
-	f.Define(indi.Property{Device: "Power Box", Name: "DRIVER_INFO", Type: indi.Text, Perm: indi.ReadOnly,
-		Elements: []indi.Element{{Name: "DRIVER_EXEC", Value: "indi_fake_power"}}})
+	f.Define(prop.Property{Device: "Power Box", Name: "DRIVER_INFO", Type: prop.Text, Perm: prop.ReadOnly,
+		Elements: []prop.Element{{Name: "DRIVER_EXEC", Value: "indi_fake_power"}}})
 	for _, n := range []string{"DIGITAL_OUTPUT_1", "DIGITAL_OUTPUT_2"} {
-		f.Define(inditest.Switches("Power Box", n, indi.OneOfMany, []string{"OFF"}, "ON", "OFF"))
+		f.Define(inditest.Switches("Power Box", n, prop.OneOfMany, []string{"OFF"}, "ON", "OFF"))
 	}
 	return f
 }
@@ -107,12 +107,12 @@ func TestADriverThatAnswersAlertFailsTheStepWithItsOwnWords(t *testing.T) {
 	ns := observatoryNamespace(t, "steps-alert-"+utilrand.String(5))
 	createTelescopeWithASwitch(t, ns)
 	f := inditest.NewFake(t)
-	f.Define(inditest.Switches("Power Box", "CONNECTION", indi.OneOfMany, []string{"DISCONNECT"}, "CONNECT", "DISCONNECT"))
-	f.Define(indi.Property{Device: "Power Box", Name: "DRIVER_INFO", Type: indi.Text, Perm: indi.ReadOnly,
-		Elements: []indi.Element{{Name: "DRIVER_EXEC", Value: "indi_fake_power"}}})
-	f.Handle("Power Box", "CONNECTION", func(f *inditest.Fake, _ indi.Property) {
-		f.Update("Power Box", "CONNECTION", func(p *indi.Property) {
-			p.State = indi.Alert
+	f.Define(inditest.Switches("Power Box", "CONNECTION", prop.OneOfMany, []string{"DISCONNECT"}, "CONNECT", "DISCONNECT"))
+	f.Define(prop.Property{Device: "Power Box", Name: "DRIVER_INFO", Type: prop.Text, Perm: prop.ReadOnly,
+		Elements: []prop.Element{{Name: "DRIVER_EXEC", Value: "indi_fake_power"}}})
+	f.Handle("Power Box", "CONNECTION", func(f *inditest.Fake, _ prop.Property) {
+		f.Update("Power Box", "CONNECTION", func(p *prop.Property) {
+			p.State = prop.Alert
 			p.Message = "[ERROR] Failed to connect to port /dev/ttyUSB0"
 		})
 	})

@@ -19,6 +19,7 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows/contract"
@@ -32,7 +33,7 @@ const beatTimeout = 3 * time.Second
 func beat(ctx context.Context, site *indi.Client, telescope, state string) error {
 	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
 	defer cancel()
-	return site.Send(ctx, indi.Property{Device: guard.Device, Name: guard.PropHeartbeat, Elements: []indi.Element{
+	return site.Send(ctx, prop.Property{Device: guard.Device, Name: guard.PropHeartbeat, Elements: []prop.Element{
 		{Name: guard.ElemTelescope, Value: telescope}, {Name: guard.ElemBeatState, Value: state}}})
 }
 

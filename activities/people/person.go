@@ -25,6 +25,7 @@ import (
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // PersonPass asks for one look at a Person.
@@ -110,18 +111,18 @@ func (a *Activities) SyncPerson(ctx context.Context, in PersonPass) (PersonOutco
 	if err := a.deleteBakers(ctx, p.Name, func(pod *metav1.ObjectMeta) bool { return staleBaker(pod, p) }); err != nil {
 		return out, err
 	}
-	src, perr := pictures.ParseSource(p.Spec.Avatar)
-	if !kube.AvatarReadDue(p, in.Recheck, perr == nil && src.Kind == pictures.KindData) {
+	src, perr := avatar.ParseSource(p.Spec.Avatar)
+	if !kube.AvatarReadDue(p, in.Recheck, perr == nil && src.Kind == avatar.KindData) {
 		return out, nil
 	}
 
 	read, quick := quickRead(p, src, perr)
 	switch {
 	case quick:
-	case src.Kind == pictures.KindNFS || src.Kind == pictures.KindClaim:
+	case src.Kind == avatar.KindNFS || src.Kind == avatar.KindClaim:
 		out.NeedsBake = true
 		return out, nil
-	case src.Kind == pictures.KindHTTP:
+	case src.Kind == avatar.KindHTTP:
 		var since *peoplev1.AvatarStatus
 		if conditionalRecheck(p, in.Recheck) {
 			since = p.Status.Avatar
@@ -166,9 +167,9 @@ func outcomeOf(p *peoplev1.Person) PersonOutcome {
 	if c := kube.AvatarCondition(&p.Status); c != nil {
 		out.Reason = c.Reason
 	}
-	if src, err := pictures.ParseSource(p.Spec.Avatar); err == nil {
+	if src, err := avatar.ParseSource(p.Spec.Avatar); err == nil {
 		switch src.Kind {
-		case pictures.KindHTTP, pictures.KindNFS, pictures.KindClaim:
+		case avatar.KindHTTP, avatar.KindNFS, avatar.KindClaim:
 			out.Recheck = true
 		}
 	}
@@ -184,41 +185,41 @@ func conditionalRecheck(p *peoplev1.Person, recheck bool) bool {
 	}
 	c := kube.AvatarCondition(&p.Status)
 	av := p.Status.Avatar
-	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == pictures.ReasonFetched &&
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == avatar.ReasonFetched &&
 		av != nil && (av.ETag != "" || av.LastModified != "") && kube.IsPhoto(p.Status.Thumbnail)
 }
 
 // quickRead reads a picture that needs neither the network nor a pod: initials, a data:
-// picture, or a source no reader takes (src and perr are what pictures.ParseSource said).
+// picture, or a source no reader takes (src and perr are what avatar.ParseSource said).
 // quick is false for http(s), nfs:// and claim://.
-func quickRead(p *peoplev1.Person, src pictures.Source, perr error) (read kube.AvatarRead, quick bool) {
+func quickRead(p *peoplev1.Person, src avatar.Source, perr error) (read kube.AvatarRead, quick bool) {
 	switch {
 	case perr != nil:
-		return failedRead(p.Spec.Avatar, perr, pictures.ReasonUnsupportedScheme), true
-	case src.Kind == pictures.KindInitials:
-		return kube.AvatarRead{Reason: pictures.ReasonInitials, Thumbnail: drawInitials(p)}, true
-	case src.Kind == pictures.KindData:
+		return failedRead(p.Spec.Avatar, perr, avatar.ReasonUnsupportedScheme), true
+	case src.Kind == avatar.KindInitials:
+		return kube.AvatarRead{Reason: avatar.ReasonInitials, Thumbnail: drawInitials(p)}, true
+	case src.Kind == avatar.KindData:
 		return thumbnailRead(p, src), true
 	}
 	return kube.AvatarRead{}, false
 }
 
 func drawInitials(p *peoplev1.Person) string {
-	return pictures.DataURI(pictures.DrawInitials(pictures.Initials(p.Spec.DisplayName, p.Spec.Nickname), pictures.Colour(p.Name)))
+	return avatar.DataURI(pictures.DrawInitials(pictures.Initials(p.Spec.DisplayName, p.Spec.Nickname), avatar.Colour(p.Name)))
 }
 
 // thumbnailRead makes the thumbnail of a data: picture.
-func thumbnailRead(p *peoplev1.Person, src pictures.Source) kube.AvatarRead {
-	jpg, err := pictures.Thumbnail(src.Data, pictures.Colour(p.Name))
+func thumbnailRead(p *peoplev1.Person, src avatar.Source) kube.AvatarRead {
+	jpg, err := pictures.Thumbnail(src.Data, avatar.Colour(p.Name))
 	if err != nil {
-		return failedRead(p.Spec.Avatar, err, pictures.ReasonDecodeFailed)
+		return failedRead(p.Spec.Avatar, err, avatar.ReasonDecodeFailed)
 	}
-	return kube.AvatarRead{Source: p.Spec.Avatar, Reason: pictures.ReasonInline, Thumbnail: pictures.DataURI(jpg)}
+	return kube.AvatarRead{Source: p.Spec.Avatar, Reason: avatar.ReasonInline, Thumbnail: avatar.DataURI(jpg)}
 }
 
 // failedRead is a read that failed with err, whose reason is the error's own or fallback.
 func failedRead(source string, err error, fallback string) kube.AvatarRead {
-	return kube.AvatarRead{Source: source, Reason: pictures.ReasonOf(err, fallback), Message: err.Error()}
+	return kube.AvatarRead{Source: source, Reason: avatar.ReasonOf(err, fallback), Message: err.Error()}
 }
 
 // finish writes the status a read leads to, when it differs from the Person's, then posts the

@@ -22,6 +22,7 @@ import (
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // bakePoll is how often a bake that waits looks at its Person (deleted? a new avatar?) and
@@ -43,21 +44,21 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 		return PersonOutcome{}, err
 	}
 	out := outcomeOf(p)
-	src, perr := pictures.ParseSource(p.Spec.Avatar)
-	if perr != nil || (src.Kind != pictures.KindNFS && src.Kind != pictures.KindClaim) || !kube.AvatarReadDue(p, in.Recheck, false) {
+	src, perr := avatar.ParseSource(p.Spec.Avatar)
+	if perr != nil || (src.Kind != avatar.KindNFS && src.Kind != avatar.KindClaim) || !kube.AvatarReadDue(p, in.Recheck, false) {
 		// The avatar changed since the pass that asked for this bake; that change woke the
 		// workflow, and its next pass answers it.
 		return out, nil
 	}
 	checked := p.Annotations[kube.AnnotationCheckAvatar]
 	nsFound, claimFound := true, true
-	if src.Kind == pictures.KindClaim {
+	if src.Kind == avatar.KindClaim {
 		if nsFound, claimFound, err = a.claimThere(ctx, src); err != nil {
 			return out, err
 		}
 	}
 	if why := bakeBlocker(src, nsFound, claimFound, cfg.BakerImage); why != "" {
-		return a.finish(ctx, u, p, kube.AvatarRead{Source: p.Spec.Avatar, Reason: pictures.ReasonBakeFailed, Message: why}, checked, out)
+		return a.finish(ctx, u, p, kube.AvatarRead{Source: p.Spec.Avatar, Reason: avatar.ReasonBakeFailed, Message: why}, checked, out)
 	}
 	want, err := kube.BakerPod(kube.BakerPodInput{
 		Person: p.Name, PersonUID: p.UID, Avatar: p.Spec.Avatar, Source: src, Checked: checked,
@@ -81,7 +82,7 @@ func (a *Activities) BakePerson(ctx context.Context, in PersonPass) (PersonOutco
 	case bakeSuperseded:
 		return out, a.deletePod(ctx, pod)
 	case bakeTimedOut:
-		read = kube.AvatarRead{Source: p.Spec.Avatar, Reason: pictures.ReasonBakeFailed,
+		read = kube.AvatarRead{Source: p.Spec.Avatar, Reason: avatar.ReasonBakeFailed,
 			Message: fmt.Sprintf("the baker pod %s/%s did not finish within %s", pod.Namespace, pod.Name, cfg.BakeDeadline)}
 	case bakeFinished:
 		if read, err = a.bakeResult(ctx, p, pod); err != nil {
@@ -136,11 +137,11 @@ func (a *Activities) writeBake(ctx context.Context, name string, out PersonOutco
 // bakeBlocker says what keeps a bake from starting, in the order that helps a person fix it:
 // a claim's namespace that does not exist, then its claim, and only then a worker that does
 // not know which image bakes. Empty: nothing does.
-func bakeBlocker(src pictures.Source, nsFound, claimFound bool, image string) string {
+func bakeBlocker(src avatar.Source, nsFound, claimFound bool, image string) string {
 	switch {
-	case src.Kind == pictures.KindClaim && !nsFound:
+	case src.Kind == avatar.KindClaim && !nsFound:
 		return fmt.Sprintf("the namespace %s does not exist", src.Namespace)
-	case src.Kind == pictures.KindClaim && !claimFound:
+	case src.Kind == avatar.KindClaim && !claimFound:
 		return fmt.Sprintf("the PersistentVolumeClaim %s/%s does not exist: create it, or name another claim in claim://<namespace>/<claim>/<path>", src.Namespace, src.Claim)
 	case image == "":
 		return errNoImage.Error()
@@ -150,7 +151,7 @@ func bakeBlocker(src pictures.Source, nsFound, claimFound bool, image string) st
 
 // claimThere looks for a claim:// source's namespace and claim. A worker whose RBAC predates
 // these reads cannot tell, and goes on as if both were there: the pod's start tells.
-func (a *Activities) claimThere(ctx context.Context, src pictures.Source) (nsFound, claimFound bool, err error) {
+func (a *Activities) claimThere(ctx context.Context, src avatar.Source) (nsFound, claimFound bool, err error) {
 	_, err = a.Kube.CoreV1().Namespaces().Get(ctx, src.Namespace, metav1.GetOptions{})
 	if nsFound, err = found(err, "namespace "+src.Namespace); err != nil || !nsFound {
 		return nsFound, false, err
@@ -193,7 +194,7 @@ func (a *Activities) startBaker(ctx context.Context, want *corev1.Pod, deadline 
 		},
 	})
 	refuse := func(format string, args ...any) (*corev1.Pod, *kube.AvatarRead, error) {
-		return nil, &kube.AvatarRead{Source: want.Annotations[kube.AnnotationSource], Reason: pictures.ReasonBakeFailed, Message: fmt.Sprintf(format, args...)}, nil
+		return nil, &kube.AvatarRead{Source: want.Annotations[kube.AnnotationSource], Reason: avatar.ReasonBakeFailed, Message: fmt.Sprintf(format, args...)}, nil
 	}
 	switch {
 	case err == nil:
@@ -342,16 +343,16 @@ func (a *Activities) bakeResult(ctx context.Context, p *peoplev1.Person, pod *co
 		}
 		// The API server answered but had no log to give (the node is gone, the container
 		// never ran): that pod has no answer, and another would likely fare no better.
-		return kube.AvatarRead{Source: p.Spec.Avatar, Reason: pictures.ReasonBakeFailed,
+		return kube.AvatarRead{Source: p.Spec.Avatar, Reason: avatar.ReasonBakeFailed,
 			Message: fmt.Sprintf("the log of the baker pod %s/%s could not be read: %s", pod.Namespace, pod.Name, status.Status().Message)}, nil
 	}
 	res, err := pictures.ParseBakeOutput(log)
 	if err != nil {
-		return failedRead(p.Spec.Avatar, err, pictures.ReasonBakeFailed), nil
+		return failedRead(p.Spec.Avatar, err, avatar.ReasonBakeFailed), nil
 	}
 	read := kube.AvatarRead{
 		Source:       p.Spec.Avatar,
-		Reason:       pictures.ReasonBaked,
+		Reason:       avatar.ReasonBaked,
 		Thumbnail:    res.Thumbnail,
 		LastModified: res.ModTime.UTC().Format(time.RFC3339Nano),
 		Size:         res.Size,
@@ -365,7 +366,7 @@ func (a *Activities) bakeResult(ctx context.Context, p *peoplev1.Person, pod *co
 func sameFile(p *peoplev1.Person, res pictures.BakeResult) bool {
 	av, c := p.Status.Avatar, kube.AvatarCondition(&p.Status)
 	if av == nil || av.Source != p.Spec.Avatar || av.LastModified == "" || av.Size != res.Size ||
-		c == nil || c.Status != metav1.ConditionTrue || c.Reason != pictures.ReasonBaked || !kube.IsPhoto(p.Status.Thumbnail) {
+		c == nil || c.Status != metav1.ConditionTrue || c.Reason != avatar.ReasonBaked || !kube.IsPhoto(p.Status.Thumbnail) {
 		return false
 	}
 	t, err := time.Parse(time.RFC3339Nano, av.LastModified)

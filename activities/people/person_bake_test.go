@@ -33,6 +33,7 @@ import (
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/test/testkubelet"
@@ -157,12 +158,12 @@ func podsOf(t *testing.T, person string) []corev1.Pod {
 }
 
 // startBakerPod creates a Person's baker pod directly, as an earlier attempt would have.
-func startBakerPod(t *testing.T, p *peoplev1.Person, avatar string) *corev1.Pod {
+func startBakerPod(t *testing.T, p *peoplev1.Person, uri string) *corev1.Pod {
 	t.Helper()
-	src, err := pictures.ParseSource(avatar)
+	src, err := avatar.ParseSource(uri)
 	require.NoError(t, err)
 	want, err := kube.BakerPod(kube.BakerPodInput{
-		Person: p.Name, PersonUID: p.UID, Avatar: avatar, Source: src,
+		Person: p.Name, PersonUID: p.UID, Avatar: uri, Source: src,
 		Checked: p.Annotations[kube.AnnotationCheckAvatar], Image: testImage, OperatorNamespace: DefaultOperatorNamespace,
 	})
 	require.NoError(t, err)
@@ -188,12 +189,12 @@ func (b bakery) aClaimPictureIsBaked(t *testing.T) {
 	writeFile(t, file, data)
 	info, err := os.Stat(file)
 	require.NoError(t, err)
-	avatar := "claim://lab/pictures/people/ada.png"
-	p := createPerson(t, "baked-ada", peoplev1.PersonSpec{DisplayName: "Ada Lovelace", Avatar: avatar}, map[string]string{kube.AnnotationCheckAvatar: "1"})
+	uri := "claim://lab/pictures/people/ada.png"
+	p := createPerson(t, "baked-ada", peoplev1.PersonSpec{DisplayName: "Ada Lovelace", Avatar: uri}, map[string]string{kube.AnnotationCheckAvatar: "1"})
 	a := newActivities()
 
 	out := pass(t, a, p.Name, false)
-	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Source: avatar, NeedsBake: true, Recheck: true}, out)
+	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Source: uri, NeedsBake: true, Recheck: true}, out)
 	assert.Empty(t, readPerson(t, p.Name).Status.Thumbnail, "the quick pass writes nothing for a file")
 
 	var beats atomic.Int32
@@ -205,15 +206,15 @@ func (b bakery) aClaimPictureIsBaked(t *testing.T) {
 	require.NoError(t, err)
 	out = PersonOutcome{} // a payload leaves out the fields it does not set
 	require.NoError(t, val.Get(&out))
-	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Source: avatar, Reason: "Baked", Recheck: true, Wrote: true}, out)
+	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Source: uri, Reason: "Baked", Recheck: true, Wrote: true}, out)
 	assert.Positive(t, beats.Load(), "the bake heartbeats while it waits")
 
 	p = readPerson(t, p.Name)
-	thumb, err := pictures.Thumbnail(data, pictures.Colour(p.Name))
+	thumb, err := pictures.Thumbnail(data, avatar.Colour(p.Name))
 	require.NoError(t, err)
-	assert.Equal(t, pictures.DataURI(thumb), p.Status.Thumbnail)
+	assert.Equal(t, avatar.DataURI(thumb), p.Status.Thumbnail)
 	assert.Equal(t, &peoplev1.AvatarStatus{
-		Source: avatar, LastModified: info.ModTime().UTC().Format(time.RFC3339Nano), Size: info.Size(), Checked: "1",
+		Source: uri, LastModified: info.ModTime().UTC().Format(time.RFC3339Nano), Size: info.Size(), Checked: "1",
 	}, p.Status.Avatar)
 	c := avatarReady(t, p)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
@@ -283,9 +284,9 @@ func (b bakery) anNFSPictureIsBaked(t *testing.T) {
 	out := mustBake(t, newActivities(), p.Name, false)
 	assert.Equal(t, "Baked", out.Reason)
 	assert.True(t, out.Wrote)
-	thumb, err := pictures.Thumbnail(data, pictures.Colour(p.Name))
+	thumb, err := pictures.Thumbnail(data, avatar.Colour(p.Name))
 	require.NoError(t, err)
-	assert.Equal(t, pictures.DataURI(thumb), readPerson(t, p.Name).Status.Thumbnail)
+	assert.Equal(t, avatar.DataURI(thumb), readPerson(t, p.Name).Status.Thumbnail)
 	assert.Len(t, b.k.Ran(DefaultOperatorNamespace, "avatar-nfs-hedy"), 1, "the pod ran in the operator namespace")
 	waitForPodGone(t, DefaultOperatorNamespace, "avatar-nfs-hedy", "")
 }
@@ -298,7 +299,7 @@ func (b bakery) aMissingFileIsBakeFailed(t *testing.T) {
 	c := avatarReady(t, p)
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	assert.Equal(t, "the file /source/people/nobody.png does not exist", c.Message)
-	assert.True(t, pictures.IsInitials(p.Status.Thumbnail))
+	assert.True(t, avatar.IsInitials(p.Status.Thumbnail))
 	ev := eventWith(t, p, "BakeFailed")
 	assert.Equal(t, corev1.EventTypeWarning, ev.Type)
 	assert.Equal(t, c.Message, ev.Message)
@@ -374,7 +375,7 @@ func (b bakery) theBakerPodIsBuiltAsTheSpecSays(t *testing.T) {
 	c := s.Containers[0]
 	assert.Equal(t, "bake", c.Name)
 	assert.Equal(t, testImage, c.Image)
-	assert.Equal(t, []string{"bake", "/source/spec-mary.png", pictures.Hex(pictures.Colour("spec-mary"))}, c.Args)
+	assert.Equal(t, []string{"bake", "/source/spec-mary.png", avatar.Hex(avatar.Colour("spec-mary"))}, c.Args)
 	assert.Equal(t, []corev1.VolumeMount{{Name: "source", MountPath: "/source", ReadOnly: true}}, c.VolumeMounts)
 	assert.Empty(t, c.Env)
 	assert.Equal(t, "10m", ptr.To(c.Resources.Requests[corev1.ResourceCPU]).String())
@@ -436,10 +437,10 @@ func (b bakery) aMissingClaimIsToldBeforeAMissingImage(t *testing.T) {
 }
 
 func TestWhatKeepsABakeFromStartingIsToldInTheOrderThatHelps(t *testing.T) {
-	claim := pictures.Source{Kind: pictures.KindClaim, Namespace: "people", Claim: "portraits", Path: "grace.png"}
-	nfs := pictures.Source{Kind: pictures.KindNFS, Server: "files", Dir: "/photos", File: "grace.png"}
+	claim := avatar.Source{Kind: avatar.KindClaim, Namespace: "people", Claim: "portraits", Path: "grace.png"}
+	nfs := avatar.Source{Kind: avatar.KindNFS, Server: "files", Dir: "/photos", File: "grace.png"}
 	for _, c := range []struct {
-		src                 pictures.Source
+		src                 avatar.Source
 		nsFound, claimFound bool
 		image, want         string
 	}{

@@ -16,6 +16,7 @@ import (
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // maxRedirects is how many redirects a fetch follows, as browsers and Go's default do.
@@ -45,14 +46,14 @@ func (a *Activities) httpClient() *http.Client {
 
 // fetch reads an http(s) picture. With since, the GET is conditional on the version recorded
 // there, and a 304 is an Unchanged read.
-func (a *Activities) fetch(ctx context.Context, p *peoplev1.Person, src pictures.Source, since *peoplev1.AvatarStatus) (kube.AvatarRead, error) {
+func (a *Activities) fetch(ctx context.Context, p *peoplev1.Person, src avatar.Source, since *peoplev1.AvatarStatus) (kube.AvatarRead, error) {
 	fail := func(reason, format string, args ...any) (kube.AvatarRead, error) {
 		return kube.AvatarRead{Source: p.Spec.Avatar, Reason: reason, Message: fmt.Sprintf(format, args...)}, nil
 	}
 	client := a.httpClient()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
 	if err != nil {
-		return fail(pictures.ReasonFetchFailed, "the picture's URL %s cannot be requested: %v", src.URL, err)
+		return fail(avatar.ReasonFetchFailed, "the picture's URL %s cannot be requested: %v", src.URL, err)
 	}
 	req.Header.Set("User-Agent", kube.PeopleComponent)
 	req.Header.Set("Accept", "image/jpeg, image/png, image/gif, image/webp, image/*;q=0.8")
@@ -70,36 +71,36 @@ func (a *Activities) fetch(ctx context.Context, p *peoplev1.Person, src pictures
 		if ctx.Err() != nil {
 			return kube.AvatarRead{}, ctx.Err()
 		}
-		return fail(pictures.ReasonFetchFailed, "the picture at %s could not be fetched: %s", src.URL, fetchError(err, client))
+		return fail(avatar.ReasonFetchFailed, "the picture at %s could not be fetched: %s", src.URL, fetchError(err, client))
 	}
 	defer resp.Body.Close()
 
 	switch {
 	case resp.StatusCode == http.StatusNotModified && since != nil:
-		return kube.AvatarRead{Source: p.Spec.Avatar, Reason: pictures.ReasonFetched, Unchanged: true}, nil
+		return kube.AvatarRead{Source: p.Spec.Avatar, Reason: avatar.ReasonFetched, Unchanged: true}, nil
 	case resp.StatusCode != http.StatusOK:
-		return fail(pictures.ReasonFetchFailed, "the server answered %s for %s", resp.Status, src.URL)
+		return fail(avatar.ReasonFetchFailed, "the server answered %s for %s", resp.Status, src.URL)
 	case resp.ContentLength > pictures.MaxBytes:
-		return fail(pictures.ReasonFetchFailed, "the picture at %s is %d bytes, over the limit of 10 MiB (%d bytes); make it smaller", src.URL, resp.ContentLength, pictures.MaxBytes)
+		return fail(avatar.ReasonFetchFailed, "the picture at %s is %d bytes, over the limit of 10 MiB (%d bytes); make it smaller", src.URL, resp.ContentLength, pictures.MaxBytes)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, pictures.MaxBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return kube.AvatarRead{}, ctx.Err()
 		}
-		return fail(pictures.ReasonFetchFailed, "the picture at %s could not be read to its end: %s", src.URL, fetchError(err, client))
+		return fail(avatar.ReasonFetchFailed, "the picture at %s could not be read to its end: %s", src.URL, fetchError(err, client))
 	}
 	if len(body) > pictures.MaxBytes {
-		return fail(pictures.ReasonFetchFailed, "the picture at %s is over the limit of 10 MiB (%d bytes); make it smaller", src.URL, pictures.MaxBytes)
+		return fail(avatar.ReasonFetchFailed, "the picture at %s is over the limit of 10 MiB (%d bytes); make it smaller", src.URL, pictures.MaxBytes)
 	}
-	jpg, err := pictures.Thumbnail(body, pictures.Colour(p.Name))
+	jpg, err := pictures.Thumbnail(body, avatar.Colour(p.Name))
 	if err != nil {
-		return failedRead(p.Spec.Avatar, err, pictures.ReasonDecodeFailed), nil
+		return failedRead(p.Spec.Avatar, err, avatar.ReasonDecodeFailed), nil
 	}
 	return kube.AvatarRead{
 		Source:       p.Spec.Avatar,
-		Reason:       pictures.ReasonFetched,
-		Thumbnail:    pictures.DataURI(jpg),
+		Reason:       avatar.ReasonFetched,
+		Thumbnail:    avatar.DataURI(jpg),
 		ETag:         resp.Header.Get("ETag"),
 		LastModified: resp.Header.Get("Last-Modified"),
 	}, nil

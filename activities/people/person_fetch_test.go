@@ -22,6 +22,7 @@ import (
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // pictureServer serves pictures good and bad, and remembers the requests it was sent.
@@ -101,9 +102,9 @@ func TestAnHTTPPictureIsFetchedAndItsVersionRecorded(t *testing.T) {
 	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Source: url, Reason: "Fetched", Recheck: true, Wrote: true}, out)
 
 	p = readPerson(t, p.Name)
-	thumb, err := pictures.Thumbnail(srv.photo, pictures.Colour(p.Name))
+	thumb, err := pictures.Thumbnail(srv.photo, avatar.Colour(p.Name))
 	require.NoError(t, err)
-	assert.Equal(t, pictures.DataURI(thumb), p.Status.Thumbnail)
+	assert.Equal(t, avatar.DataURI(thumb), p.Status.Thumbnail)
 	assert.Equal(t, &peoplev1.AvatarStatus{Source: url, ETag: `"v1"`, LastModified: srv.lastModified, Checked: "first"}, p.Status.Avatar)
 	c := avatarReady(t, p)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
@@ -169,7 +170,7 @@ func TestEveryBadPictureFailsWithItsReasonAndAWarning(t *testing.T) {
 				assert.Contains(t, c.Message, m)
 			}
 			assert.NotContains(t, c.Message, kube.KeptPictureNote, "there was no photo to keep")
-			assert.True(t, pictures.IsInitials(p.Status.Thumbnail), "the initials are drawn instead")
+			assert.True(t, avatar.IsInitials(p.Status.Thumbnail), "the initials are drawn instead")
 			assert.Equal(t, int64(1), c.ObservedGeneration)
 
 			ev := eventWith(t, p, tc.reason)

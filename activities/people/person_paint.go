@@ -15,7 +15,7 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // PaintOutcome counts what PaintPeople did; the names are in its input.
@@ -66,8 +66,8 @@ func (a *Activities) paint(ctx context.Context, name string) (wrote, ok bool) {
 	if err != nil {
 		return false, false
 	}
-	src, perr := pictures.ParseSource(p.Spec.Avatar)
-	if !kube.AvatarReadDue(p, false, perr == nil && src.Kind == pictures.KindData) {
+	src, perr := avatar.ParseSource(p.Spec.Avatar)
+	if !kube.AvatarReadDue(p, false, perr == nil && src.Kind == avatar.KindData) {
 		return false, true
 	}
 	read, quick := quickRead(p, src, perr)

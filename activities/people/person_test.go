@@ -33,6 +33,7 @@ import (
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 	"liken.sh/runner/test/testenv"
 )
 
@@ -180,8 +181,8 @@ func TestAPersonWithoutAnAvatarGetsItsInitialsAndAnEvent(t *testing.T) {
 	assert.Equal(t, PersonOutcome{UID: string(p.UID), Generation: 1, Reason: "Initials", Wrote: true}, out)
 
 	p = readPerson(t, p.Name)
-	assert.True(t, pictures.IsInitials(p.Status.Thumbnail), "the thumbnail is drawn initials")
-	assert.Equal(t, pictures.DataURI(pictures.DrawInitials("AL", pictures.Colour(p.Name))), p.Status.Thumbnail)
+	assert.True(t, avatar.IsInitials(p.Status.Thumbnail), "the thumbnail is drawn initials")
+	assert.Equal(t, avatar.DataURI(pictures.DrawInitials("AL", avatar.Colour(p.Name))), p.Status.Thumbnail)
 	c := avatarReady(t, p)
 	assert.Equal(t, metav1.ConditionTrue, c.Status)
 	assert.Equal(t, "Initials", c.Reason)
@@ -229,7 +230,7 @@ func TestASpecEditRedrawsTheInitialsWithoutMovingTheTransitionTime(t *testing.T)
 	out := pass(t, a, p.Name, false)
 	assert.True(t, out.Wrote)
 	second := readPerson(t, p.Name)
-	assert.Equal(t, pictures.DataURI(pictures.DrawInitials("P", pictures.Colour(p.Name))), second.Status.Thumbnail)
+	assert.Equal(t, avatar.DataURI(pictures.DrawInitials("P", avatar.Colour(p.Name))), second.Status.Thumbnail)
 	assert.Equal(t, int64(2), avatarReady(t, second).ObservedGeneration)
 	assert.True(t, avatarReady(t, first).LastTransitionTime.Time.Equal(avatarReady(t, second).LastTransitionTime.Time),
 		"the status stayed True, so the transition time stays")
@@ -238,18 +239,18 @@ func TestASpecEditRedrawsTheInitialsWithoutMovingTheTransitionTime(t *testing.T)
 
 func TestADataURIIsReadInline(t *testing.T) {
 	data := pngOf(t, 20, 10, color.NRGBA{0, 0, 255, 255})
-	avatar := "data:image/png;base64," + b64(data)
-	p := createPerson(t, "inline-katherine", peoplev1.PersonSpec{DisplayName: "Katherine Johnson", Avatar: avatar}, nil)
+	uri := "data:image/png;base64," + b64(data)
+	p := createPerson(t, "inline-katherine", peoplev1.PersonSpec{DisplayName: "Katherine Johnson", Avatar: uri}, nil)
 	a := newActivities()
 	out := pass(t, a, p.Name, false)
 	assert.Equal(t, "Inline", out.Reason)
 	assert.False(t, out.Recheck, "a data: URI cannot change without a spec change")
 	p = readPerson(t, p.Name)
-	thumb, err := pictures.Thumbnail(data, pictures.Colour(p.Name))
+	thumb, err := pictures.Thumbnail(data, avatar.Colour(p.Name))
 	require.NoError(t, err)
-	assert.Equal(t, pictures.DataURI(thumb), p.Status.Thumbnail)
+	assert.Equal(t, avatar.DataURI(thumb), p.Status.Thumbnail)
 	assert.Equal(t, "Inline", avatarReady(t, p).Reason)
-	assert.Equal(t, avatar, p.Status.Avatar.Source)
+	assert.Equal(t, uri, p.Status.Avatar.Source)
 	assert.False(t, pass(t, a, p.Name, true).Wrote, "the six-hourly re-check skips data: URIs")
 }
 

@@ -37,6 +37,7 @@ import (
 	"liken.sh/runner/internal/version"
 	kubepkg "liken.sh/runner/kube"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 	"liken.sh/runner/workflows"
 )
 
@@ -200,7 +201,7 @@ func pollingCheck(polling *atomic.Bool) func(context.Context) error {
 // the initials' font, parsed once. Neither is needed: a failure here is the first pass's to
 // meet.
 func warm(kube kubernetes.Interface, log *slog.Logger) {
-	pictures.DrawInitials("A", pictures.Colour("warm"))
+	pictures.DrawInitials("A", avatar.Colour("warm"))
 	if _, err := kube.Discovery().ServerVersion(); err != nil {
 		log.Info("the API server did not answer yet", "err", err)
 	}

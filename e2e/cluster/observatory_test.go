@@ -25,6 +25,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/images"
@@ -250,7 +251,7 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
 	require.NoError(t, err)
 	require.NoError(t, site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH"))
-	_, err = site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p indi.Property) bool { return p.State == indi.Alert })
+	_, err = site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p prop.Property) bool { return p.State == prop.Alert })
 	require.NoError(t, err)
 	mounts, closed := parks.ParkedThenClosed(t, time.Now(), 60*time.Second)
 	t.Logf("runner gone, from the Alert: the mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)

@@ -19,7 +19,7 @@ import (
 
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testkubelet"
 )
@@ -86,7 +86,7 @@ func TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt(t *testing
 		}
 		for _, c := range p.Status.Conditions {
 			if c.Type == peoplev1.ConditionAvatarReady {
-				return c.Reason == pictures.ReasonBaked && !pictures.IsInitials(p.Status.Thumbnail), c.Reason + ": " + c.Message
+				return c.Reason == avatar.ReasonBaked && !avatar.IsInitials(p.Status.Thumbnail), c.Reason + ": " + c.Message
 			}
 		}
 		return false, "no AvatarReady condition"

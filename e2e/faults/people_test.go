@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 	"liken.sh/runner/workflows/contract"
 )
 
@@ -54,7 +54,7 @@ func deletePeopleAtEnd(t *testing.T) {
 func painted(p *peoplev1.Person) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == peoplev1.ConditionAvatarReady {
-			return c.Reason == pictures.ReasonInitials && c.ObservedGeneration == p.Generation && pictures.IsInitials(p.Status.Thumbnail)
+			return c.Reason == avatar.ReasonInitials && c.ObservedGeneration == p.Generation && avatar.IsInitials(p.Status.Thumbnail)
 		}
 	}
 	return false

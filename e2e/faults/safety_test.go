@@ -26,6 +26,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows/contract"
@@ -61,7 +62,7 @@ func TestWindParksBothMountsThenTheDomeWithTheRunnerGone(t *testing.T) {
 	_, err := r.site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
 	require.NoError(t, err)
 	require.NoError(t, r.site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH"))
-	_, err = r.site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p indi.Property) bool { return p.State == indi.Alert })
+	_, err = r.site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p prop.Property) bool { return p.State == prop.Alert })
 	require.NoError(t, err)
 	alert := time.Now()
 	mounts, closed := w.ParkedThenClosed(t, alert, 60*time.Second)

@@ -18,6 +18,7 @@ import (
 
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -102,7 +103,7 @@ func theMountHeedsNoDomeOnceTheDomeLeaves(t *testing.T, ctx context.Context, c c
 	// At once, not at the observer's next look (a minute).
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
-	_, err = tel.Wait(wctx, mount, "DOME_POLICY", func(p indi.Property) bool { return p.SwitchOn("DOME_IGNORED") })
+	_, err = tel.Wait(wctx, mount, "DOME_POLICY", func(p prop.Property) bool { return p.SwitchOn("DOME_IGNORED") })
 	require.NoError(t, err, "the mount ignores domes once the Dome left")
 	require.Eventually(t, func() bool { return locksRelayed(t, ns) == nil }, 30*time.Second, 200*time.Millisecond, "no Dome, no LocksRelayed")
 	_, err = tel.SetMountParked(ctx, mount, false)

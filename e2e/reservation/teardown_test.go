@@ -15,8 +15,8 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/activities/observatory"
-	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows/contract"
@@ -41,13 +41,13 @@ func newRefusingMount(t *testing.T, local *observatory.LocalINDI) refusingMount 
 	f := inditest.NewFake(t)
 	for dev, driver := range map[string]string{"Telescope Simulator": "indi_simulator_telescope", "CCD Simulator": "indi_simulator_ccd",
 		"Focuser Simulator": "indi_simulator_focus", "Filter Simulator": "indi_simulator_wheel", "Light Panel Simulator": "indi_simulator_lightpanel"} {
-		f.Define(indi.Property{Device: dev, Name: "DRIVER_INFO", Type: indi.Text, Perm: indi.ReadOnly, State: indi.Idle,
-			Elements: []indi.Element{{Name: "DRIVER_EXEC", Value: driver}}})
-		f.Define(inditest.Switches(dev, "CONNECTION", indi.OneOfMany, []string{"DISCONNECT"}, "CONNECT", "DISCONNECT"))
+		f.Define(prop.Property{Device: dev, Name: "DRIVER_INFO", Type: prop.Text, Perm: prop.ReadOnly, State: prop.Idle,
+			Elements: []prop.Element{{Name: "DRIVER_EXEC", Value: driver}}})
+		f.Define(inditest.Switches(dev, "CONNECTION", prop.OneOfMany, []string{"DISCONNECT"}, "CONNECT", "DISCONNECT"))
 	}
-	f.Handle("Telescope Simulator", "CONNECTION", func(f *inditest.Fake, _ indi.Property) {
-		f.Update("Telescope Simulator", "CONNECTION", func(p *indi.Property) {
-			p.State = indi.Alert
+	f.Handle("Telescope Simulator", "CONNECTION", func(f *inditest.Fake, _ prop.Property) {
+		f.Update("Telescope Simulator", "CONNECTION", func(p *prop.Property) {
+			p.State = prop.Alert
 			p.Message = "[ERROR] no mount answers on /dev/ttyUSB0"
 		})
 	})

@@ -15,6 +15,7 @@ import (
 
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -96,14 +97,14 @@ func TestWindParksTheMountThenTheDomeAndCalmOpensTheDomeAgain(t *testing.T) {
 	require.Eventually(t, func() bool {
 		mount, dome = triggerRun(t, ns, obsv1.KindMount, "east", 0), triggerRun(t, ns, obsv1.KindDome, "lab", 0)
 		m, _ := tel.Property("Telescope Simulator", "TELESCOPE_PARK")
-		parked := m.SwitchOn("PARK") && m.State == indi.Ok
+		parked := m.SwitchOn("PARK") && m.State == prop.Ok
 		if parked && mountParked.IsZero() {
 			mountParked = time.Now()
 		}
-		if p, ok := site.Property("Dome Simulator", "DOME_PARK"); ok && !parked && (p.State == indi.Busy || p.SwitchOn("PARK")) && early == "" {
+		if p, ok := site.Property("Dome Simulator", "DOME_PARK"); ok && !parked && (p.State == prop.Busy || p.SwitchOn("PARK")) && early == "" {
 			early = "the dome's park was " + string(p.State) + " before the mount was parked"
 		}
-		if s, _ := site.Property("Dome Simulator", "DOME_SHUTTER"); s.SwitchOn("SHUTTER_CLOSE") && s.State == indi.Ok && domeClosed.IsZero() {
+		if s, _ := site.Property("Dome Simulator", "DOME_SHUTTER"); s.SwitchOn("SHUTTER_CLOSE") && s.State == prop.Ok && domeClosed.IsZero() {
 			domeClosed = time.Now()
 		}
 		return mount != nil && dome != nil && mount.State == obsv1.RunDone && dome.State == obsv1.RunDone && !domeClosed.IsZero()

@@ -29,6 +29,7 @@ import (
 
 	people "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 func person(name string) *unstructured.Unstructured {
@@ -356,10 +357,10 @@ func (b *bench) reconcileOne(ctx context.Context, inf cache.SharedIndexInformer,
 	if p.Status.Thumbnail != "" {
 		return nil
 	}
-	colour := pictures.Colour(p.Name)
-	p.Status.Thumbnail = pictures.DataURI(pictures.DrawInitials(pictures.Initials(p.Spec.DisplayName, p.Spec.Nickname), colour))
+	colour := avatar.Colour(p.Name)
+	p.Status.Thumbnail = avatar.DataURI(pictures.DrawInitials(pictures.Initials(p.Spec.DisplayName, p.Spec.Nickname), colour))
 	p.Status.Conditions = []people.Condition{{
-		Type: people.ConditionAvatarReady, Status: metav1.ConditionTrue, Reason: pictures.ReasonInitials,
+		Type: people.ConditionAvatarReady, Status: metav1.ConditionTrue, Reason: avatar.ReasonInitials,
 		ObservedGeneration: p.Generation, LastTransitionTime: metav1.Now(),
 	}}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&p)
@@ -373,7 +374,7 @@ func (b *bench) reconcileOne(ctx context.Context, inf cache.SharedIndexInformer,
 	_, err = b.kube.CoreV1().Events("default").Create(ctx, &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{GenerateName: p.Name + "."},
 		InvolvedObject: corev1.ObjectReference{APIVersion: people.SchemeGroupVersion.String(), Kind: "Person", Name: p.Name, UID: p.UID},
-		Reason:         pictures.ReasonInitials, Type: corev1.EventTypeNormal, Source: corev1.EventSource{Component: "plain-reconciler"},
+		Reason:         avatar.ReasonInitials, Type: corev1.EventTypeNormal, Source: corev1.EventSource{Component: "plain-reconciler"},
 		FirstTimestamp: now, LastTimestamp: now, Count: 1,
 	}, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {

@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // split counts the work of each worker process from the histories.
@@ -88,7 +88,7 @@ func (b *bench) initials(ctx context.Context, persons []string) (once int, by ma
 	}
 	of := map[string][]corev1.Event{}
 	for _, e := range l.Items {
-		if e.Reason == pictures.ReasonInitials {
+		if e.Reason == avatar.ReasonInitials {
 			of[e.InvolvedObject.Name] = append(of[e.InvolvedObject.Name], e)
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 )
 
 // Guard is one site's guard.
@@ -222,7 +223,7 @@ func (g *Guard) view() View {
 				v.Domes = append(v.Domes, parkOf(c, dev, DomeParkProp))
 			}
 			if p, ok := c.Property(dev, WeatherProp); ok {
-				v.Weather[dev] = p.State == indi.Alert
+				v.Weather[dev] = p.State == prop.Alert
 			}
 		}
 	}
@@ -234,7 +235,7 @@ func parkOf(c *indi.Client, device, vector string) Park {
 	if !ok {
 		return Park{Device: device}
 	}
-	return Park{Device: device, Reported: true, Parked: p.SwitchOn(parkElement), Moving: p.State == indi.Busy}
+	return Park{Device: device, Reported: true, Parked: p.SwitchOn(parkElement), Moving: p.State == prop.Busy}
 }
 
 // handle answers indiserver: definitions when asked, and the runner's config and beats.
@@ -254,16 +255,16 @@ func (g *Guard) handle(ctx context.Context, m *indi.Message) {
 	}
 	switch p.Name {
 	case "CONNECTION":
-		g.answer(connectionVector(indi.Ok, "The site guard stays connected: it guards the site while its server runs"))
+		g.answer(connectionVector(prop.Ok, "The site guard stays connected: it guards the site while its server runs"))
 	case PropConfig:
 		text, _ := p.Text(ElemConfig)
 		cfg, err := DecodeConfig(text)
 		if err != nil {
-			g.answer(configVector(g.cfg.Encode(), indi.Alert, "GUARD_CONFIG is not a config: "+err.Error()))
+			g.answer(configVector(g.cfg.Encode(), prop.Alert, "GUARD_CONFIG is not a config: "+err.Error()))
 			return
 		}
 		g.configure(ctx, cfg)
-		g.answer(configVector(cfg.Encode(), indi.Ok, ""))
+		g.answer(configVector(cfg.Encode(), prop.Ok, ""))
 	case PropHeartbeat:
 		tel, _ := p.Text(ElemTelescope)
 		state, _ := p.Text(ElemBeatState)
@@ -309,7 +310,7 @@ func (g *Guard) configure(ctx context.Context, cfg Config) {
 	g.Log.Info("took the site's config", "telescopes", len(cfg.Telescopes), "heartbeatTimeout", cfg.HeartbeatTimeout())
 }
 
-func (g *Guard) answer(p indi.Property) { g.send(indi.AppendVector(nil, indi.Set, p)) }
+func (g *Guard) answer(p prop.Property) { g.send(indi.AppendVector(nil, indi.Set, p)) }
 
 func (g *Guard) send(b []byte) {
 	g.outMu.Lock()

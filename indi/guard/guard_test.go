@@ -17,6 +17,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
+	"liken.sh/runner/indi/prop"
 )
 
 func TestMain(m *testing.M) {
@@ -108,7 +109,7 @@ func (s *site) report(t *testing.T) guard.Report {
 }
 
 func (s *site) beat(t *testing.T, telescope string) {
-	p := indi.Property{Device: guard.Device, Name: guard.PropHeartbeat, Type: indi.Text, Elements: []indi.Element{
+	p := prop.Property{Device: guard.Device, Name: guard.PropHeartbeat, Type: prop.Text, Elements: []prop.Element{
 		{Name: guard.ElemTelescope, Value: telescope}, {Name: guard.ElemBeatState, Value: guard.BeatState}}}
 	require.NoError(t, s.site.Send(context.Background(), p))
 }
@@ -124,7 +125,7 @@ func TestWindParksEveryMountThenTheDome(t *testing.T) {
 	_, err := s.site.SetNumber(ctx, weather, "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
 	require.NoError(t, err)
 	require.NoError(t, s.site.Press(ctx, weather, "WEATHER_REFRESH", "REFRESH"))
-	_, err = s.site.Wait(ctx, weather, guard.WeatherProp, func(p indi.Property) bool { return p.State == indi.Alert })
+	_, err = s.site.Wait(ctx, weather, guard.WeatherProp, func(p prop.Property) bool { return p.State == prop.Alert })
 	require.NoError(t, err)
 	alert := time.Now()
 

@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 )
 
 // Handler takes a new vector a client sent. It may answer at once or later, through f.
-type Handler func(f *Fake, req indi.Property)
+type Handler func(f *Fake, req prop.Property)
 
 // Fake is a scripted INDI server listening on 127.0.0.1.
 type Fake struct {
@@ -26,10 +27,10 @@ type Fake struct {
 
 	ln       net.Listener
 	mu       sync.Mutex
-	props    map[[2]string]*indi.Property
+	props    map[[2]string]*prop.Property
 	order    [][2]string
 	handlers map[[2]string]Handler
-	received map[[2]string][]indi.Property
+	received map[[2]string][]prop.Property
 	conns    map[net.Conn]*sync.Mutex
 	closed   bool
 }
@@ -44,9 +45,9 @@ func NewFake(t testing.TB) *Fake {
 	f := &Fake{
 		Addr:     ln.Addr().String(),
 		ln:       ln,
-		props:    make(map[[2]string]*indi.Property),
+		props:    make(map[[2]string]*prop.Property),
 		handlers: make(map[[2]string]Handler),
-		received: make(map[[2]string][]indi.Property),
+		received: make(map[[2]string][]prop.Property),
 		conns:    make(map[net.Conn]*sync.Mutex),
 	}
 	go f.accept()
@@ -156,14 +157,14 @@ func (f *Fake) broadcast(b []byte) {
 }
 
 // Define adds or replaces a property and sends its definition to every client.
-func (f *Fake) Define(p indi.Property) {
+func (f *Fake) Define(p prop.Property) {
 	key := [2]string{p.Device, p.Name}
 	p.Elements = slices.Clone(p.Elements)
 	if p.State == "" {
-		p.State = indi.Idle
+		p.State = prop.Idle
 	}
 	if p.Perm == "" {
-		p.Perm = indi.ReadWrite
+		p.Perm = prop.ReadWrite
 	}
 	f.mu.Lock()
 	if f.props[key] == nil {
@@ -176,7 +177,7 @@ func (f *Fake) Define(p indi.Property) {
 
 // Update changes a defined property through change and sends it as a set vector, as a driver
 // does. It panics if the property is not defined: that is a broken test.
-func (f *Fake) Update(device, name string, change func(p *indi.Property)) {
+func (f *Fake) Update(device, name string, change func(p *prop.Property)) {
 	f.mu.Lock()
 	cur := f.props[[2]string{device, name}]
 	if cur == nil {
@@ -224,12 +225,12 @@ func (f *Fake) Handle(device, name string, h Handler) {
 }
 
 // Property returns a copy of the fake's current property.
-func (f *Fake) Property(device, name string) (indi.Property, bool) {
+func (f *Fake) Property(device, name string) (prop.Property, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := f.props[[2]string{device, name}]
 	if p == nil {
-		return indi.Property{}, false
+		return prop.Property{}, false
 	}
 	q := *p
 	q.Elements = slices.Clone(p.Elements)
@@ -237,7 +238,7 @@ func (f *Fake) Property(device, name string) (indi.Property, bool) {
 }
 
 // Received returns the new vectors clients sent for a property, oldest first.
-func (f *Fake) Received(device, name string) []indi.Property {
+func (f *Fake) Received(device, name string) []prop.Property {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.received[[2]string{device, name}])
@@ -246,16 +247,16 @@ func (f *Fake) Received(device, name string) []indi.Property {
 // Accept applies a new vector like a libindi driver (IUUpdate*): the sent values replace the
 // current ones, a switch turned On under OneOfMany or AtMostOne turns the others Off, and the
 // property goes to Ok.
-func Accept(f *Fake, req indi.Property) {
-	f.Update(req.Device, req.Name, func(p *indi.Property) {
+func Accept(f *Fake, req prop.Property) {
+	f.Update(req.Device, req.Name, func(p *prop.Property) {
 		Apply(p, req)
-		p.State = indi.Ok
+		p.State = prop.Ok
 	})
 }
 
 // Apply copies the values of req into p, following p's switch rule.
-func Apply(p *indi.Property, req indi.Property) {
-	if p.Type == indi.Switch && p.Rule != indi.AnyOfMany {
+func Apply(p *prop.Property, req prop.Property) {
+	if p.Type == prop.Switch && p.Rule != prop.AnyOfMany {
 		for _, e := range req.Elements {
 			if e.On() {
 				for i := range p.Elements {
@@ -274,27 +275,27 @@ func Apply(p *indi.Property, req indi.Property) {
 }
 
 // Switches builds a switch vector; on names the switches that are On.
-func Switches(device, name string, rule indi.Rule, on []string, names ...string) indi.Property {
-	p := indi.Property{Device: device, Name: name, Label: name, Group: "Main Control",
-		Type: indi.Switch, Perm: indi.ReadWrite, Rule: rule, State: indi.Idle, Timeout: 60}
+func Switches(device, name string, rule prop.Rule, on []string, names ...string) prop.Property {
+	p := prop.Property{Device: device, Name: name, Label: name, Group: "Main Control",
+		Type: prop.Switch, Perm: prop.ReadWrite, Rule: rule, State: prop.Idle, Timeout: 60}
 	for _, n := range names {
 		v := "Off"
 		if slices.Contains(on, n) {
 			v = "On"
 		}
-		p.Elements = append(p.Elements, indi.Element{Name: n, Label: n, Value: v})
+		p.Elements = append(p.Elements, prop.Element{Name: n, Label: n, Value: v})
 	}
 	return p
 }
 
 // Numbers builds a number vector from name, value pairs, with no range.
-func Numbers(device, name string, pairs ...any) indi.Property {
-	p := indi.Property{Device: device, Name: name, Label: name, Group: "Main Control",
-		Type: indi.Number, Perm: indi.ReadWrite, State: indi.Idle, Timeout: 60}
+func Numbers(device, name string, pairs ...any) prop.Property {
+	p := prop.Property{Device: device, Name: name, Label: name, Group: "Main Control",
+		Type: prop.Number, Perm: prop.ReadWrite, State: prop.Idle, Timeout: 60}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		v := pairs[i+1].(float64)
-		p.Elements = append(p.Elements, indi.Element{Name: pairs[i].(string), Label: pairs[i].(string),
-			Value: indi.FormatNumber(v), Number: v, Format: "%g"})
+		p.Elements = append(p.Elements, prop.Element{Name: pairs[i].(string), Label: pairs[i].(string),
+			Value: prop.FormatNumber(v), Number: v, Format: "%g"})
 	}
 	return p
 }
@@ -302,7 +303,7 @@ func Numbers(device, name string, pairs ...any) indi.Property {
 // Device defines a connected device: its CONNECTION property, which every libindi device has
 // and the client uses to know a device's definitions are complete.
 func (f *Fake) Device(device string) {
-	p := Switches(device, "CONNECTION", indi.OneOfMany, []string{"CONNECT"}, "CONNECT", "DISCONNECT")
-	p.State = indi.Ok
+	p := Switches(device, "CONNECTION", prop.OneOfMany, []string{"CONNECT"}, "CONNECT", "DISCONNECT")
+	p.State = prop.Ok
 	f.Define(p)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi"
+	"liken.sh/runner/indi/prop"
 )
 
 // Parks holds what the watch saw; read it with ParkedThenClosed.
@@ -25,7 +26,7 @@ type Parks struct {
 // until ctx ends.
 func WatchParks(ctx context.Context, site *indi.Client, dome string, mounts []*indi.Client, mount string) *Parks {
 	w := &Parks{n: len(mounts), mounts: map[int]time.Time{}}
-	follow := func(c *indi.Client, device string, seen func(indi.Property, time.Time)) {
+	follow := func(c *indi.Client, device string, seen func(prop.Property, time.Time)) {
 		sub := c.Subscribe(indi.Filter{Device: device})
 		go func() {
 			defer sub.Close()
@@ -43,18 +44,18 @@ func WatchParks(ctx context.Context, site *indi.Client, dome string, mounts []*i
 		}()
 	}
 	for i, c := range mounts {
-		follow(c, mount, func(p indi.Property, at time.Time) {
-			if p.Name == "TELESCOPE_PARK" && p.SwitchOn("PARK") && p.State == indi.Ok && w.mounts[i].IsZero() {
+		follow(c, mount, func(p prop.Property, at time.Time) {
+			if p.Name == "TELESCOPE_PARK" && p.SwitchOn("PARK") && p.State == prop.Ok && w.mounts[i].IsZero() {
 				w.mounts[i] = at
 			}
 		})
 	}
-	follow(site, dome, func(p indi.Property, at time.Time) {
+	follow(site, dome, func(p prop.Property, at time.Time) {
 		moving := p.Name == "DOME_PARK" || p.Name == "DOME_SHUTTER" || p.Name == "ABS_DOME_POSITION"
-		if moving && p.State == indi.Busy && w.domeMoved.IsZero() {
+		if moving && p.State == prop.Busy && w.domeMoved.IsZero() {
 			w.domeMoved = at
 		}
-		if p.Name == "DOME_SHUTTER" && p.SwitchOn("SHUTTER_CLOSE") && p.State == indi.Ok && w.domeClosed.IsZero() {
+		if p.Name == "DOME_SHUTTER" && p.SwitchOn("SHUTTER_CLOSE") && p.State == prop.Ok && w.domeClosed.IsZero() {
 			w.domeClosed = at
 		}
 	})

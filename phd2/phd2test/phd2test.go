@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/guiding"
 )
 
 // maxRequest is PHD2's read buffer; it answers a longer request "too big".
@@ -81,7 +82,7 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		Addr:     ln.Addr().String(),
 		ln:       ln,
-		state:    phd2.StateStopped,
+		state:    guiding.StateStopped,
 		handlers: map[string]Handler{},
 		conns:    map[net.Conn]*sync.Mutex{},
 	}
@@ -163,17 +164,17 @@ func (s *Server) SetState(state string) {
 	s.state = state
 	s.mu.Unlock()
 	switch state {
-	case phd2.StateGuiding:
+	case guiding.StateGuiding:
 		s.broadcast(event("GuideStep", "Frame", 1, "dx", 0.1, "dy", -0.1))
-	case phd2.StateLooping:
+	case guiding.StateLooping:
 		s.broadcast(event("LoopingExposures", "Frame", 1))
-	case phd2.StateCalibrating:
+	case guiding.StateCalibrating:
 		s.broadcast(event("StartCalibration", "Mount", "INDI Mount"))
-	case phd2.StatePaused:
+	case guiding.StatePaused:
 		s.broadcast(event("Paused"))
-	case phd2.StateLostLock:
+	case guiding.StateLostLock:
 		s.broadcast(event("StarLost", "Frame", 1, "Status", "star lost"))
-	case phd2.StateStopped:
+	case guiding.StateStopped:
 		s.broadcast(event("LoopingExposuresStopped"))
 	default:
 		s.broadcast(event("AppState", "State", state))
@@ -200,7 +201,7 @@ func (s *Server) SetPixelScale(arcsecPerPixel float64) {
 // distance from the lock position on each axis, in pixels, and its SNR and HFD.
 func (s *Server) Step(ra, dec, snr, hfd float64) {
 	s.mu.Lock()
-	s.state = phd2.StateGuiding
+	s.state = guiding.StateGuiding
 	s.frame++
 	frame := s.frame
 	s.mu.Unlock()
@@ -236,11 +237,11 @@ func (s *Server) accept() {
 		s.mu.Unlock()
 		greeting := [][]byte{event("Version", "PHDVersion", "2.6.13", "PHDSubver", "", "MsgVersion", 1, "OverlapSupport", true)}
 		switch st {
-		case phd2.StateGuiding:
+		case guiding.StateGuiding:
 			greeting = append(greeting, event("StartGuiding"))
-		case phd2.StateCalibrating:
+		case guiding.StateCalibrating:
 			greeting = append(greeting, event("StartCalibration", "Mount", "INDI Mount"))
-		case phd2.StatePaused:
+		case guiding.StatePaused:
 			greeting = append(greeting, event("Paused"))
 		}
 		greeting = append(greeting, event("AppState", "State", st))
@@ -353,7 +354,7 @@ func (s *Server) builtin(req Request) (any, error) {
 			s.timer = nil
 		}
 		if !on {
-			s.connected, s.state = false, phd2.StateStopped
+			s.connected, s.state = false, guiding.StateStopped
 			return 0, nil
 		}
 		if s.refusal != "" {
@@ -381,11 +382,11 @@ func (s *Server) builtin(req Request) (any, error) {
 		return s.scale, nil
 	case phd2.MethodStopCapture:
 		was := s.state
-		s.state = phd2.StateStopped
-		if was != phd2.StateStopped {
+		s.state = guiding.StateStopped
+		if was != guiding.StateStopped {
 			// PHD2 tells every client once capturing has stopped, after it answered.
 			s.wg.Go(func() {
-				if was == phd2.StateGuiding || was == phd2.StateLostLock || was == phd2.StateCalibrating {
+				if was == guiding.StateGuiding || was == guiding.StateLostLock || was == guiding.StateCalibrating {
 					s.broadcast(event("GuidingStopped"))
 				}
 				s.broadcast(event("LoopingExposuresStopped"))

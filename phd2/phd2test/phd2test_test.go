@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"liken.sh/runner/phd2"
+	"liken.sh/runner/phd2/guiding"
 	"liken.sh/runner/phd2/phd2test"
 )
 
@@ -47,7 +47,7 @@ func readLine(t *testing.T, r *bufio.Reader) map[string]any {
 func TestTheGreetingIsVersionThenTheStatesEventsThenAppState(t *testing.T) {
 	t.Parallel()
 	s := phd2test.New(t)
-	s.SetState(phd2.StatePaused)
+	s.SetState(guiding.StatePaused)
 	_, r := rawDial(t, s)
 	var events []string
 	for range 3 {
@@ -58,7 +58,7 @@ func TestTheGreetingIsVersionThenTheStatesEventsThenAppState(t *testing.T) {
 			}
 		}
 		events = append(events, fmt.Sprint(m["Event"]))
-		if m["Event"] == "AppState" && m["State"] != phd2.StatePaused {
+		if m["Event"] == "AppState" && m["State"] != guiding.StatePaused {
 			t.Errorf("AppState %v", m["State"])
 		}
 	}

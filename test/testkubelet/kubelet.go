@@ -48,7 +48,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"liken.sh/runner/kube"
-	"liken.sh/runner/pictures"
+	"liken.sh/runner/pictures/avatar"
 )
 
 // Options says where the kubelet runs and what it runs.
@@ -279,7 +279,7 @@ func (k *Kubelet) run(ctx context.Context, pod *corev1.Pod, dir string) {
 	if c == nil {
 		return
 	}
-	mount := pictures.BakerMount + "/"
+	mount := avatar.BakerMount + "/"
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		if rest, ok := strings.CutPrefix(a, mount); ok {

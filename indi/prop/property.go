@@ -4,7 +4,7 @@
 // and writes to them to move hardware, so these types are plain values that are safe to copy
 // and compare.
 
-package indi
+package prop
 
 import (
 	"fmt"
@@ -53,7 +53,7 @@ const (
 	Alert State = "Alert"
 )
 
-func parseState(s string) (State, bool) {
+func ParseState(s string) (State, bool) {
 	switch State(s) {
 	case Idle, Ok, Busy, Alert:
 		return State(s), true
@@ -172,8 +172,9 @@ func (p Property) Summary() string {
 	return b.String()
 }
 
-// clone copies the property with its own Elements, so a stored snapshot is never changed.
-func (p Property) clone() Property {
+// Clone copies the property with its own Elements, so changing the copy never changes a
+// stored snapshot.
+func (p Property) Clone() Property {
 	p.Elements = append([]Element(nil), p.Elements...)
 	return p
 }

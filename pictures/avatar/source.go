@@ -5,7 +5,7 @@
 // would mount the wrong thing, and a malformed URI fails with the reason the
 // spec gives its scheme, so the message lands where the user looks.
 
-package pictures
+package avatar
 
 import (
 	"encoding/base64"
@@ -97,12 +97,12 @@ func ParseSource(avatar string) (Source, error) {
 	}
 	u, err := url.Parse(avatar)
 	if err != nil {
-		return Source{}, Errorf(ReasonUnsupportedScheme, "the avatar %s is not a URI; the schemes read are %s", quote(avatar), schemes)
+		return Source{}, Errorf(ReasonUnsupportedScheme, "the avatar %s is not a URI; the schemes read are %s", Quote(avatar), schemes)
 	}
 	switch u.Scheme {
 	case "http", "https":
 		if u.Host == "" {
-			return Source{}, Errorf(ReasonFetchFailed, "the avatar %s names no host; write %s://<host>/<path>", quote(avatar), u.Scheme)
+			return Source{}, Errorf(ReasonFetchFailed, "the avatar %s names no host; write %s://<host>/<path>", Quote(avatar), u.Scheme)
 		}
 		return Source{Kind: KindHTTP, URL: avatar}, nil
 	case "nfs":
@@ -110,9 +110,9 @@ func ParseSource(avatar string) (Source, error) {
 	case "claim":
 		return parseClaim(avatar, u)
 	case "":
-		return Source{}, Errorf(ReasonUnsupportedScheme, "the avatar %s has no scheme; the schemes read are %s", quote(avatar), schemes)
+		return Source{}, Errorf(ReasonUnsupportedScheme, "the avatar %s has no scheme; the schemes read are %s", Quote(avatar), schemes)
 	}
-	return Source{}, Errorf(ReasonUnsupportedScheme, "the avatar's scheme %s is not read; the schemes read are %s", quote(u.Scheme+":"), schemes)
+	return Source{}, Errorf(ReasonUnsupportedScheme, "the avatar's scheme %s is not read; the schemes read are %s", Quote(u.Scheme+":"), schemes)
 }
 
 // parseData decodes the part of a data: URI after "data:". Per RFC 2397 it
@@ -168,7 +168,7 @@ func parseData(rest string) ([]byte, error) {
 
 func parseNFS(avatar string, u *url.URL) (Source, error) {
 	bad := func(why string) (Source, error) {
-		return Source{}, Errorf(ReasonBakeFailed, "the avatar %s is not a valid nfs:// URI: %s; write nfs://<server>/<path of the file>", quote(avatar), why)
+		return Source{}, Errorf(ReasonBakeFailed, "the avatar %s is not a valid nfs:// URI: %s; write nfs://<server>/<path of the file>", Quote(avatar), why)
 	}
 	if err := checkAuthority(avatar, u); err != "" {
 		return bad(err)
@@ -203,7 +203,7 @@ var (
 
 func parseClaim(avatar string, u *url.URL) (Source, error) {
 	bad := func(why string) (Source, error) {
-		return Source{}, Errorf(ReasonBakeFailed, "the avatar %s is not a valid claim:// URI: %s; write claim://<namespace>/<claim>/<path of the file>", quote(avatar), why)
+		return Source{}, Errorf(ReasonBakeFailed, "the avatar %s is not a valid claim:// URI: %s; write claim://<namespace>/<claim>/<path of the file>", Quote(avatar), why)
 	}
 	if err := checkAuthority(avatar, u); err != "" {
 		return bad(err)
@@ -213,7 +213,7 @@ func parseClaim(avatar string, u *url.URL) (Source, error) {
 		return bad("it names no namespace")
 	}
 	if len(ns) > 63 || !dnsLabel.MatchString(ns) {
-		return bad("the namespace " + quote(ns) + " is not a valid namespace name")
+		return bad("the namespace " + Quote(ns) + " is not a valid namespace name")
 	}
 	// Split before unescaping, so that "%2F" in the claim's name is part of
 	// the name (and refused), not a separator.
@@ -227,7 +227,7 @@ func parseClaim(avatar string, u *url.URL) (Source, error) {
 		return bad("it names no claim")
 	}
 	if len(claim) > 253 || !dnsSubdomain.MatchString(claim) {
-		return bad("the claim " + quote(claim) + " is not a valid claim name")
+		return bad("the claim " + Quote(claim) + " is not a valid claim name")
 	}
 	if strings.Trim(file, "/") == "" {
 		return bad("it names no file in the claim")
@@ -276,8 +276,8 @@ func hasDotDot(p string) bool {
 	return false
 }
 
-// quote quotes a user's string for a message, cut short when it is long.
-func quote(s string) string {
+// Quote quotes a user's string for a message, cut short when it is long.
+func Quote(s string) string {
 	const max = 100
 	if utf8.RuneCountInString(s) > max {
 		r := []rune(s)

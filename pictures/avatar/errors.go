@@ -3,7 +3,7 @@
 // Picture column of `kubectl get people`, so they never change. They are
 // untyped strings so they drop straight into a condition's Reason.
 
-package pictures
+package avatar
 
 import (
 	"errors"

@@ -2,10 +2,11 @@
 // users write: each scheme in its usual and odd forms, and each mistake with
 // the reason the spec gives it.
 
-package pictures
+package avatar
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -212,4 +213,18 @@ func TestALongAvatarIsCutShortInAMessage(t *testing.T) {
 	if err == nil || len(err.Error()) > 300 {
 		t.Errorf("the message is %d bytes long", len(err.Error()))
 	}
+}
+
+// reasonOf is the reason of an *Error, or "" (and a failed test) for any
+// other error.
+func reasonOf(t testing.TB, err error) string {
+	t.Helper()
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("the error %v (%T) carries no reason", err, err)
+	}
+	return e.Reason
 }

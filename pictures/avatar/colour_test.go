@@ -2,7 +2,7 @@
 // the existing operator gave them. So the test computes FNV-1a-32 from its
 // definition and indexes the spec's palette, as written in the spec.
 
-package pictures
+package avatar
 
 import (
 	"fmt"

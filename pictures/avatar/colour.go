@@ -2,7 +2,7 @@
 // transparency. It comes from the Person's name alone, so it is the same on
 // every screen, across restarts, and after the picture changes.
 
-package pictures
+package avatar
 
 import (
 	"fmt"
