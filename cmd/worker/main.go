@@ -105,7 +105,7 @@ func run(args []string) error {
 
 	reg := metrics.New()
 	reg.Kubernetes()
-	reg.INDI()
+	registerINDITraffic(reg)
 	rc, err := cfg.RESTConfig()
 	if err != nil {
 		return err

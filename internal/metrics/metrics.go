@@ -20,7 +20,6 @@ import (
 	clientmetrics "k8s.io/client-go/tools/metrics"
 	"k8s.io/client-go/util/workqueue"
 
-	"liken.sh/runner/indi"
 	"liken.sh/runner/internal/version"
 )
 
@@ -80,20 +79,6 @@ func (r *Registry) Kubernetes() {
 		})
 		workqueue.SetProvider(newQueueMetrics(r))
 	})
-}
-
-// INDI registers the process's INDI traffic (indi.Totals): connections made, writes and
-// messages received, over every client.
-func (r *Registry) INDI() {
-	counter := func(name, help string, f func(indi.Traffic) uint64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "liken_indi_" + name, Help: help},
-			func() float64 { return float64(f(indi.Totals())) })
-	}
-	r.MustRegister(
-		counter("connections_total", "Connections made to INDI servers.", func(t indi.Traffic) uint64 { return t.Connections }),
-		counter("writes_total", "Writes to INDI servers: a request or a vector each.", func(t indi.Traffic) uint64 { return t.Written }),
-		counter("messages_received_total", "Messages read from INDI servers: definitions, updates, messages.", func(t indi.Traffic) uint64 { return t.Received }),
-	)
 }
 
 type latencyFunc func(verb string, u url.URL, d time.Duration)
