@@ -1,4 +1,4 @@
-// The conditions every observatory kind but Reservation shares, and their Events (spec 6):
+// The conditions every observatory kind but Reservation shares, and their Events:
 // each transition of a condition (it is new, or its status or reason changed; a new message
 // alone is not news) posts one Event with the condition's reason and message, a Warning for
 // ParentFound=False, Ready with reason Error and Safe=False. Whoever writes a condition posts

@@ -18,7 +18,7 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// The reasons of the state conditions (spec 6): each names the state.
+// The reasons of the state conditions: each names the state.
 const (
 	ReasonParked      = "Parked"
 	ReasonUnparked    = "Unparked"

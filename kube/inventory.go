@@ -47,7 +47,7 @@ import (
 )
 
 // TelescopeDeviceKinds are the kinds a telescope's server runs, Switches first (PowerOn
-// starts them), then in the spec's Connect order.
+// starts them), then in Connect's order.
 var TelescopeDeviceKinds = []obsv1.Kind{
 	obsv1.KindSwitch,
 	obsv1.KindMount, obsv1.KindGPS, obsv1.KindPolarAligner,
@@ -291,7 +291,7 @@ type link struct {
 }
 
 // ParentFound is the ParentFound condition of a resource whose parents are links (in the
-// order the spec names them; empty names are not set): True/NoParent with none,
+// order listed here; empty names are not set): True/NoParent with none,
 // False/NotFound naming the first resource missing on the way up to the Observatory, else
 // True/Found naming the way up. shelf says whether the way ends on the shelf (an optical
 // train with no telescope), where nothing runs.

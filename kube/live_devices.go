@@ -1,4 +1,4 @@
-// Devices joining and leaving a Ready reservation (spec 3, "While Ready"). A server pod's
+// Devices joining and leaving a Ready reservation. A server pod's
 // drivers annotation says which devices' drivers it runs; a device whose parent now puts it
 // on the server and whose Service the annotation lacks is joining, and a device that still
 // has objects labelled for the server but whose parent no longer puts it there (or that is
@@ -15,7 +15,7 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// Event reasons of a device joining or leaving a running server (spec 3, 6).
+// Event reasons of a device joining or leaving a running server.
 const (
 	ReasonDriverStarted = "DriverStarted"
 	ReasonDriverStopped = "DriverStopped"
@@ -69,7 +69,7 @@ func PlanLiveDevices(server string, want []LiveDevice, linked []string, running 
 	return p
 }
 
-// DuplicateDriverMessage is the spec's words for two devices of one server with one driver.
+// DuplicateDriverMessage says what is wrong with two devices of one server with one driver.
 func DuplicateDriverMessage(first, second, driver, server string) string {
 	return fmt.Sprintf("%s and %s both use the driver %s, which the INDI server %s can run only once",
 		first, second, driver, server)
@@ -113,7 +113,7 @@ func ActivationPending(records []obsv1.ProcedureRecord, since time.Time) bool {
 // FailedJoinerActivation is the activation record of a device whose activation failed after
 // it joined the reservation whose activation began at since (the reservation's own
 // Activation step is retried on the Reservation, not here); nil when there is none. The
-// retry annotation on the device runs it again (spec 3, Retry).
+// retry annotation on the device runs it again.
 func FailedJoinerActivation(records []obsv1.ProcedureRecord, since time.Time) *obsv1.ProcedureRecord {
 	act := FindProcedureRecord(records, TriggerActivation)
 	if act == nil || act.State != obsv1.RunFailed || act.Since == nil || !act.Since.Time.After(since.Truncate(time.Second)) {

@@ -1,4 +1,4 @@
-// Tests of a job action's Job and its outcome: the spec's fields, the environment a job can
+// Tests of a job action's Job and its outcome: its fields, the environment a job can
 // trust, and the summary a failed Job leaves in the action's record.
 package kube
 

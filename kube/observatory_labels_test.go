@@ -1,5 +1,5 @@
-// Tests of the observatory labels and the finalizer helpers: the exact label sets the spec
-// lists, since a user's selectors depend on them, and lists that are never changed in place.
+// Tests of the observatory labels and the finalizer helpers: the exact label sets
+// they carry, since a user's selectors depend on them, and lists that are never changed in place.
 package kube
 
 import (

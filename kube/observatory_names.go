@@ -157,7 +157,7 @@ const (
 
 var obsNotNameChars = regexp.MustCompile(`[^a-z0-9]+`)
 
-// JobName is the name of a job action's Job (spec 4): <readable>-<hash>, where readable is
+// JobName is the name of a job action's Job: <readable>-<hash>, where readable is
 // <Kind>-<name>-<trigger> in lowercase with each run of characters outside [a-z0-9] replaced
 // by '-', trimmed of '-', and cut to 52 characters, and hash is the first 10 hex digits of
 // sha256("<Kind>/<name>\n<trigger>\n<since in unix seconds>\n<action index>"). The hash makes

@@ -1,4 +1,4 @@
-// Tests of the names a reservation gives its objects: the spec's examples, the 63-character
+// Tests of the names a reservation gives its objects: worked examples, the 63-character
 // rule and its message, and the Job name formula computed independently of JobName.
 package kube
 
@@ -106,7 +106,7 @@ func TestANameThatIsNoDNSLabelIsRefusedWithWhatToChange(t *testing.T) {
 	}
 }
 
-// obsTJobHash computes the spec's hash on its own, to check JobName against.
+// obsTJobHash computes the hash on its own, to check JobName against.
 func obsTJobHash(kind, name, trigger string, since int64, index int) string {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%s\n%s\n%d\n%d", kind, name, trigger, since, index))
 	return hex.EncodeToString(sum[:5])
@@ -122,8 +122,8 @@ func TestAJobIsNamedFromItsRunAsTheSpecSays(t *testing.T) {
 		index    int
 		readable string
 	}{
-		// The spec's example has this readable part; its hash comes from a since and index
-		// the spec does not give (none of 2017-2030's whole minutes with index 0-15 gives
+		// The example has this readable part; its hash comes from a since and index
+		// the example does not give (none of 2017-2030's whole minutes with index 0-15 gives
 		// a799431dd4), so the hash is checked against the formula instead.
 		{obsv1.KindObservatory, "lab", "activation", 0, "observatory-lab-activation"},
 		{obsv1.KindTelescope, "east", "triggers[2]", 1, "telescope-east-triggers-2"},

@@ -45,7 +45,7 @@ func AvatarCondition(s *peoplev1.PersonStatus) *peoplev1.Condition {
 	return nil
 }
 
-// AvatarReadDue tells whether the Person's picture must be read now (spec 5): nothing was
+// AvatarReadDue tells whether the Person's picture must be read now: nothing was
 // drawn yet, spec.avatar or the check-avatar annotation changed since the last read, or the
 // spec changed (so a new display name redraws the initials). recheck is the six-hourly
 // re-read, which applies to every source but an inline data: URI, whose bytes cannot change

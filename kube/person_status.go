@@ -1,7 +1,7 @@
 // The status a Person gets after a read of its picture, and the Event that tells a user about
 // it. Both are pure: the activity reads the Person and the picture, this decides what the
 // status becomes and whether the change is worth an Event, and the activity writes both. The
-// rules are the spec's: a photo survives a failed read, the condition's transition time moves
+// rules: a photo survives a failed read, the condition's transition time moves
 // only when its status does, and one Event marks each transition.
 package kube
 

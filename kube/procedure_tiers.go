@@ -33,7 +33,7 @@ type TierScope struct {
 	// Trains are the Telescope's optical trains by name.
 	Trains map[string]bool
 	// LeaveDeleting leaves out the devices being deleted: Activation's rule, as a device
-	// deleted during activation leaves without a procedure (spec 7).
+	// deleted during activation leaves without a procedure.
 	LeaveDeleting bool
 }
 

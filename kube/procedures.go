@@ -13,7 +13,7 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// The procedures' triggers, reasons and messages (spec 4).
+// The procedures' triggers, reasons and messages.
 const (
 	TriggerActivation   = "activation"
 	TriggerDeactivation = "deactivation"
@@ -25,7 +25,7 @@ const (
 	ReasonActive   = "Active"
 	ReasonInactive = "Inactive"
 
-	// A lock refused a move (spec 5).
+	// A lock refused a move.
 	ReasonMountUnparkRefused = "MountUnparkRefused"
 	ReasonDomeParkRefused    = "DomeParkRefused"
 )

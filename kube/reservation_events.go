@@ -1,7 +1,7 @@
 // The core/v1 Events about a Reservation and the other observatory objects, in the object's
 // own namespace. As for a Person (events.go), an Event's name is derived from the object's
 // UID and everything that makes the Event the same, so a retried write, or another worker,
-// counts a repeat on the Event that exists instead of posting a second one (the spec's
+// counts a repeat on the Event that exists instead of posting a second one (a
 // 10-minute dedup, shared by every worker).
 package kube
 

@@ -1,6 +1,6 @@
 // The status of a Reservation as pure functions of its steps: the workflow records what each
 // step did (StepRunning, StepEnded, ReservationEnded), and ComposeReservation derives the rest
-// (phase, step, endpoint, the Ready and SafeToPowerOff conditions) the way the spec words it,
+// (phase, step, endpoint, the Ready and SafeToPowerOff conditions) in the words users read,
 // so the rules are in one place and tested without a server or Temporal. ReservationEvents
 // then says which Events a change deserves. Every time is the caller's (the workflow's clock),
 // in whole seconds, so a status read back from the API server compares equal to the one
@@ -18,7 +18,7 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// The condition reasons of a Reservation, in the spec's words. While a step runs, the Ready
+// The condition reasons of a Reservation, as users read them. While a step runs, the Ready
 // condition's reason is the step's name instead.
 const (
 	ReasonReady        = "Ready"

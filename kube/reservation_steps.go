@@ -1,4 +1,4 @@
-// The steps of a Reservation, in the spec's order, and the deadline of each. The names are
+// The steps of a Reservation, in the order they run, and the deadline of each. The names are
 // the existing operator's words: they appear in status.steps[].name, status.step, the Ready
 // condition's reason and the Events' reasons, so a user's scripts and alerts keep working.
 // Never rename one.
@@ -41,7 +41,7 @@ var DeactivationSteps = []string{
 	StepStopSite,
 }
 
-// stepDeadlines are the spec's. Wait has none (it lasts until the telescope is free), and
+// stepDeadlines bound each step. Wait has none (it lasts until the telescope is free), and
 // Activation and Deactivation have none of their own: each action of their procedures has one.
 var stepDeadlines = map[string]time.Duration{
 	StepStartSite:    10 * time.Minute,

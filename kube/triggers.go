@@ -1,4 +1,4 @@
-// The pure part of triggers (spec 4): whether a trigger's condition holds and since when,
+// The pure part of triggers: whether a trigger's condition holds and since when,
 // and which runs the triggers of a resource ask for. A trigger fires once per transition of
 // its condition into the wanted status: the transition time is the run's `since`, kept in the
 // resource's procedure record, so a restarted worker neither repeats a run nor loses one.

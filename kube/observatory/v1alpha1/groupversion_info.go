@@ -35,7 +35,7 @@ var (
 // +kubebuilder:validation:Enum=Observatory;Telescope;OpticalTube;OpticalTrain;Mount;GPS;PolarAligner;Camera;FilterWheel;Focuser;Rotator;DustCap;FlatPanel;Dome;WeatherStation;SkyQualityMeter;Switch;Receiver;Guider;Reservation
 type Kind string
 
-// The 20 kinds, in the order of the spec's table.
+// The 20 kinds: the site, the telescope and its optical parts, the devices, then Reservation.
 const (
 	KindObservatory     Kind = "Observatory"
 	KindTelescope       Kind = "Telescope"
@@ -59,7 +59,7 @@ const (
 	KindReservation     Kind = "Reservation"
 )
 
-// Kinds lists every kind of the group, in the order of the spec's table.
+// Kinds lists every kind of the group, sites first, then telescopes, then devices, then Reservation.
 var Kinds = []Kind{
 	KindObservatory, KindTelescope, KindOpticalTube, KindOpticalTrain,
 	KindMount, KindGPS, KindPolarAligner,

@@ -70,6 +70,6 @@ func TestExactlyTheKindsWithADeviceStatusAreDevices(t *testing.T) {
 	}
 	if len(devices) != 14 {
 		sort.Strings(devices)
-		t.Errorf("%d device kinds, want the spec's 14: %v", len(devices), devices)
+		t.Errorf("%d device kinds, want 14: %v", len(devices), devices)
 	}
 }
