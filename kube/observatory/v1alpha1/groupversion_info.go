@@ -59,7 +59,7 @@ const (
 	KindReservation     Kind = "Reservation"
 )
 
-// Kinds lists every kind of the group, sites first, then telescopes, then devices, then Reservation.
+// Kinds lists every kind of the group, in the order of the constants above.
 var Kinds = []Kind{
 	KindObservatory, KindTelescope, KindOpticalTube, KindOpticalTrain,
 	KindMount, KindGPS, KindPolarAligner,
