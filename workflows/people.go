@@ -58,7 +58,7 @@ func PeopleShard(name string) int {
 
 // PeopleInput starts (or continues) a shard; Pending holds the changes a run received but
 // did not answer before it continued as new, Waiting those it painted and had not handed on
-// yet, waiting since WaitingSince (see carryWaiting).
+// yet, waiting since WaitingSince: the next run hands them on without painting them again.
 type PeopleInput struct {
 	Shard        int
 	Pending      []PersonChange `json:",omitempty"`
@@ -86,25 +86,13 @@ var signalPeople = workflow.ActivityOptions{
 // handOnLatest after the oldest one waiting: its workflow has nothing urgent to do, and
 // starting thousands of workflows during a burst would slow the burst's own writes. A Person
 // the shard did not paint (a picture to fetch or bake, a Person gone) is handed on at once.
-// Variables for tests.
+// 5,000 Persons created at once paint for about a minute on two cores; starting their
+// workflows from the 30th second on made the paint take 76 s instead of 46. Variables for
+// tests.
 var (
 	handOnQuiet  = time.Second
 	handOnLatest = 5 * time.Minute
 )
-
-// handOnLater is the workflow.GetVersion change after which handOnLatest is five minutes,
-// not 30 seconds: 5,000 Persons created at once paint for about a minute on two cores, and
-// starting their workflows from the 30th second on cost Temporal 58 CPU seconds during the
-// paint, which then took 76 s instead of 46 (make bench-scale, its step to 10,000).
-const handOnLater = "hand-on-later"
-
-// latestHandOn is handOnLatest, or 30 seconds in a run from before handOnLater.
-func latestHandOn(ctx workflow.Context) time.Duration {
-	if workflow.GetVersion(ctx, handOnLater, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return 30 * time.Second
-	}
-	return handOnLatest
-}
 
 // People runs one shard until it continues as new; it never ends on its own.
 func People(ctx workflow.Context, in PeopleInput) error {
@@ -150,7 +138,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 		pending = receiveAll(signals, pending)
 		if len(pending) > 0 {
 			var batch []PersonChange
-			batch, pending = nextSlice(ctx, lastPerPerson(pending))
+			batch, pending = nextSlice(lastPerPerson(pending))
 			batches++
 			painted, left := paintBatch(ctx, batch)
 			if len(left) > 0 {
@@ -166,13 +154,9 @@ func People(ctx workflow.Context, in PeopleInput) error {
 		if checkQuiet {
 			checkQuiet = false
 			now := workflow.Now(ctx)
-			if now.Sub(lastChange) >= handOnQuiet || now.Sub(firstWaiting) >= latestHandOn(ctx) {
-				signals := paintedSignals(ctx, waiting)
-				if workflow.GetVersion(ctx, handOnInChunks, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-					handOn(signals)
-				} else {
-					queued = append(queued, slices.Collect(slices.Chunk(signals, handOnChunk))...)
-				}
+			if now.Sub(lastChange) >= handOnQuiet || now.Sub(firstWaiting) >= handOnLatest {
+				signals := paintedSignals(waiting)
+				queued = append(queued, slices.Collect(slices.Chunk(signals, handOnChunk))...)
 				waiting = nil
 			}
 		}
@@ -194,12 +178,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 
 		if info := workflow.GetInfo(ctx); handing == 0 && len(queued) == 0 && (info.GetContinueAsNewSuggested() ||
 			info.GetCurrentHistoryLength() > peopleHistoryLimit || batches >= peopleBatchLimit) {
-			next := PeopleInput{Shard: in.Shard, Pending: receiveAll(signals, pending)}
-			if workflow.GetVersion(ctx, carryWaiting, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-				next.Pending = append(waiting, next.Pending...)
-			} else {
-				next.Waiting, next.WaitingSince = waiting, firstWaiting
-			}
+			next := PeopleInput{Shard: in.Shard, Pending: receiveAll(signals, pending), Waiting: waiting, WaitingSince: firstWaiting}
 			return workflow.NewContinueAsNewError(ctx, People, next)
 		}
 		sel.Select(ctx)
@@ -215,10 +194,6 @@ func People(ctx workflow.Context, in PeopleInput) error {
 // refuse the activity, and so the shard's workflow task, every time.
 const handOnChunk = 200
 
-// handOnInChunks is the workflow.GetVersion change after which the painted are handed on in
-// chunks of handOnChunk (see there).
-const handOnInChunks = "hand-on-in-chunks"
-
 // paintSliceLimit is how many Persons one workflow task paints at most. The local activity
 // holds the workflow task open while it paints, and Temporal buffers the signals that arrive
 // meanwhile; past 100 buffered it fails the task (FORCE_CLOSE_COMMAND), its paint is lost and
@@ -228,25 +203,13 @@ const handOnInChunks = "hand-on-in-chunks"
 // handed hundreds of Persons on in the middle of the burst.
 const paintSliceLimit = 64
 
-// paintInSlices is the workflow.GetVersion change after which a shard paints at most
-// paintSliceLimit Persons per workflow task (see there).
-const paintInSlices = "paint-in-slices"
-
 // nextSlice splits the changes into the slice to paint now and the rest.
-func nextSlice(ctx workflow.Context, changes []PersonChange) (now, rest []PersonChange) {
-	if len(changes) <= paintSliceLimit ||
-		workflow.GetVersion(ctx, paintInSlices, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+func nextSlice(changes []PersonChange) (now, rest []PersonChange) {
+	if len(changes) <= paintSliceLimit {
 		return changes, nil
 	}
 	return changes[:paintSliceLimit], changes[paintSliceLimit:]
 }
-
-// carryWaiting is the workflow.GetVersion change after which a run that continues as new
-// hands the painted changes it had not handed on to the next run as painted. Before, the next
-// run painted them again: during a burst of thousands a shard continues as new again and
-// again (every 200 batches), and each run read every Person waiting (hundreds per shard)
-// again to find its status current.
-const carryWaiting = "carry-waiting"
 
 // paintBatch paints a batch and splits it: the changes of Persons painted (or already
 // current), and those left to their own workflows at once. A paint that fails leaves all.
@@ -315,17 +278,13 @@ func lastPerPerson(changes []PersonChange) []PersonChange {
 // first list of every Person after a start, or its periodic resync.
 const WhyResync = "resync"
 
-// resyncStartsOnly is the workflow.GetVersion change after which a Person the shard painted
-// (or found current) and heard of only through resyncs is handed on as a start of its
-// workflow if that does not run, rather than a signal. A restarted watcher resyncs every
-// Person: as signals, each running Person's workflow took an event and a workflow task, and
-// read its Person again, to find nothing to do (10,000 Persons kept Temporal busy for
-// minutes); as starts that find the workflow running, Temporal writes nothing.
-const resyncStartsOnly = "resync-starts-only"
-
 // paintedSignals hands on the painted changes, the last of each Person: a start only for the
-// Persons whose every change was a resync (see resyncStartsOnly), a signal for the others.
-func paintedSignals(ctx workflow.Context, waiting []PersonChange) []activities.WorkflowSignal {
+// Persons whose every change was a resync, a signal for the others. A restarted watcher
+// resyncs every Person: as signals, each running Person's workflow took an event and a
+// workflow task, and read its Person again, to find nothing to do (10,000 Persons kept
+// Temporal busy for minutes); as starts that find the workflow running, Temporal writes
+// nothing.
+func paintedSignals(waiting []PersonChange) []activities.WorkflowSignal {
 	changed := map[string]bool{} // a Person with a change that was not a resync
 	for _, c := range waiting {
 		if c.Why != WhyResync || c.Deleted {
@@ -334,9 +293,6 @@ func paintedSignals(ctx workflow.Context, waiting []PersonChange) []activities.W
 	}
 	last := lastPerPerson(waiting)
 	signals := personSignals(last)
-	if len(changed) == len(last) || workflow.GetVersion(ctx, resyncStartsOnly, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return signals
-	}
 	for i, c := range last {
 		signals[i].StartOnly = !changed[c.Name]
 	}

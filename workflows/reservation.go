@@ -133,7 +133,7 @@ type reservation struct {
 
 	// status is what the workflow composed, written what the Reservation holds; endpoint is
 	// where PowerOn said the telescope's server is, devices the telescope's as PowerOn and
-	// LiveDevices last said in this run (for the steps' summaries).
+	// the live plan last said in this run (for the steps' summaries).
 	status, written obsv1.ReservationStatus
 	endpoint        *obsv1.Endpoint
 	devices         []string
@@ -214,7 +214,7 @@ func (r *reservation) begin() (carryOn bool, err error) {
 		return false, err
 	}
 	st := r.state
-	if st.Status.Phase != "" && !st.Gone && workflow.GetVersion(r.ctx, "search-every-run", workflow.DefaultVersion, 1) == 1 {
+	if st.Status.Phase != "" && !st.Gone {
 		// A run that resumes a status (continued as new, or started again after its end)
 		// carries the search attributes from its start, so a list filtered by Telescope or
 		// Holder finds it too. A new reservation's first status write sets them.

@@ -76,12 +76,15 @@ type fakeCluster struct {
 	triggerPasses []time.Time
 	triggerAnswer func(n int) observatory.TriggersResult
 	triggerTakes  time.Duration
-	// reads counts ReadReservation; heals HealPods, LiveDevices and PlanLiveDevices, whose
-	// inputs are live. PlanLiveDevices answers livePlan; liveParts are the parts that ran,
-	// as "LeaveDevice Rotator east-main".
+	// reads counts ReadReservation; heals PlanLiveDevices, whose inputs are live.
+	// PlanLiveDevices answers livePlan; StartLiveDevices answers liveStarted by server, and
+	// RestartGuider liveStarted["guider"], or startFails; liveParts are the parts that ran, as
+	// "LeaveDevice Rotator east-main".
 	reads, heals int
 	live         []observatory.LiveInput
 	livePlan     observatory.LivePlan
+	liveStarted  map[string]observatory.LiveStarted
+	startFails   error
 	liveParts    []string
 }
 
@@ -326,19 +329,6 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	// not on its context: a running activity would keep the test clock from skipping ahead.
 	env.OnActivity(a.ObserveDevices, mock.Anything, mock.Anything).AfterFn(f.observeDuration).Return(f.observed).Maybe()
 	env.OnActivity(a.RunTriggers, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return f.triggerTakes }).Return(f.runTriggers).Maybe()
-	env.OnActivity(a.HealPods, mock.Anything, mock.Anything).Return(func(context.Context, observatory.StepInput) (observatory.HealResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.heals++
-		return observatory.HealResult{}, nil
-	}).Maybe()
-	env.OnActivity(a.LiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveInput) (observatory.LiveResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.heals++
-		f.live = append(f.live, in)
-		return observatory.LiveResult{}, nil
-	}).Maybe()
 	f.mockLivePlan(env)
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		f.noteLivePart(info.ActivityType.Name, args)
@@ -380,8 +370,16 @@ func (f *fakeCluster) mockLivePlan(env *testsuite.TestWorkflowEnvironment) {
 	for _, fn := range []any{a.LeaveDevice, a.RefuseDevices, a.ConnectLiveDevices, a.ActivateDevice} {
 		env.OnActivity(fn, mock.Anything, mock.Anything).Return(nil).Maybe()
 	}
-	env.OnActivity(a.StartLiveDevices, mock.Anything, mock.Anything).Return(observatory.LiveStarted{}, nil).Maybe()
-	env.OnActivity(a.RestartGuider, mock.Anything, mock.Anything).Return(observatory.LiveStarted{}, nil).Maybe()
+	env.OnActivity(a.StartLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveServerInput) (observatory.LiveStarted, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.liveStarted[in.Server.Server], f.startFails
+	}).Maybe()
+	env.OnActivity(a.RestartGuider, mock.Anything, mock.Anything).Return(func(context.Context, observatory.LiveInput) (observatory.LiveStarted, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.liveStarted["guider"], nil
+	}).Maybe()
 }
 
 // noteLivePart writes down a part of a live plan as it starts: "LeaveDevice Rotator

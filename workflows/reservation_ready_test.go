@@ -276,7 +276,7 @@ func TestAReservationThatContinuesAsNewStopsItsObserverAndTheNextRunStartsOne(t 
 }
 
 // TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft: the watcher's signal about a device
-// makes the Ready reservation run LiveDevices, told when its Activation began (a leaver that
+// makes the Ready reservation plan what joined or left (PlanLiveDevices), told when its Activation began (a leaver that
 // activated since then deactivates); a changed condition alone does not.
 func TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft(t *testing.T) {
 	f := newFakeCluster()
@@ -291,7 +291,7 @@ func TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft(t *testing.T) {
 	}, time.Hour)
 	run(t, env)
 
-	require.Len(t, f.live, 1, "one LiveDevices, for the device's signal")
+	require.Len(t, f.live, 1, "one plan, for the device's signal")
 	in := f.live[0]
 	assert.Equal(t, "a", in.Reservation)
 	assert.Equal(t, f.res.Spec.Telescope, in.Telescope)

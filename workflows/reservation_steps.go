@@ -272,15 +272,11 @@ func (r *reservation) failed(step string, stepErr error, res observatory.StepRes
 	return r.write()
 }
 
-// oneWriteBetweenSteps is the workflow.GetVersion change after which a step's end (Wait's
-// too) is not written on its own: the next write, which the caller makes before anything that
-// waits (the next step Running, its site turn's "Waiting for Observatory", Ready, a retry,
-// Released), carries it with its Events. Before, the workflow task wrote the status twice
-// between two steps, one local activity after the other, before the next activity could
-// start: with twenty telescopes at once each write took 100-200 ms, six times before Ready.
-const oneWriteBetweenSteps = "one-write-between-steps"
-
-// succeeded records a step Done (or Skipped, as its activity said), after its hook.
+// succeeded records a step Done (or Skipped, as its activity said), after its hook. The
+// step's end is not written on its own: the next write, which the caller makes before
+// anything that waits (the next step Running, its site turn's "Waiting for Observatory",
+// Ready, a retry, Released), carries it with its Events. With twenty telescopes at once each
+// write takes 100-200 ms, and a write of its own would delay the next step's activity.
 func (r *reservation) succeeded(step string, res observatory.StepResult) error {
 	if hook := steps[step].succeeded; hook != nil {
 		if err := hook(r, &res); err != nil {
@@ -292,19 +288,7 @@ func (r *reservation) succeeded(step string, res observatory.StepResult) error {
 		state = obsv1.RunSkipped
 	}
 	r.status = kube.StepEnded(r.status, step, state, res.Summary, res.Actions, r.now())
-	if err := r.siteRelease(SiteDone, true); err != nil {
-		return err
-	}
-	return r.writeStepEnd()
-}
-
-// writeStepEnd writes a step's end, or, since oneWriteBetweenSteps, leaves it to the next
-// write.
-func (r *reservation) writeStepEnd() error {
-	if workflow.GetVersion(r.ctx, oneWriteBetweenSteps, workflow.DefaultVersion, 1) == 1 {
-		return nil
-	}
-	return r.write()
+	return r.siteRelease(SiteDone, true)
 }
 
 func done(rec *obsv1.StepRecord) bool {

@@ -1,4 +1,4 @@
-// The triggers of a Ready reservation (spec 4): while the telescope is held, RunTriggers
+// The triggers of a Ready reservation: while the telescope is held, RunTriggers
 // passes over every resource's triggers, one pass at a time, again when the device observer
 // says a condition changed and when the earliest `for` runs out. A pass is an activity of
 // its own, so the history shows when each ran; the end of the reservation cancels the pass
@@ -35,7 +35,6 @@ var triggerOptions = workflow.ActivityOptions{
 // of runs out.
 type triggerPasses struct {
 	r      *reservation
-	on     bool
 	ctx    workflow.Context
 	cancel workflow.CancelFunc
 	// pass is the pass in flight; again asks for another once it ends.
@@ -51,10 +50,6 @@ type triggerPasses struct {
 // at once); stop ends it, waiting for a pass in flight.
 func (r *reservation) triggers() *triggerPasses {
 	t := &triggerPasses{r: r}
-	if workflow.GetVersion(r.ctx, "triggers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return t
-	}
-	t.on = true
 	t.ctx, t.cancel = workflow.WithCancel(r.ctx)
 	t.request()
 	return t
@@ -62,9 +57,6 @@ func (r *reservation) triggers() *triggerPasses {
 
 // request asks for a pass: now, or after the one in flight.
 func (t *triggerPasses) request() {
-	if !t.on {
-		return
-	}
 	if t.pass != nil {
 		t.again = true
 		return
@@ -82,9 +74,6 @@ func (t *triggerPasses) request() {
 
 // add lets a wait wake for the end of a pass or the earliest `for`.
 func (t *triggerPasses) add(sel workflow.Selector) {
-	if !t.on {
-		return
-	}
 	if t.pass != nil {
 		sel.AddFuture(t.pass, t.ended)
 	}
@@ -124,9 +113,6 @@ func (t *triggerPasses) ended(f workflow.Future) {
 
 // stop cancels a pass in flight and waits until it has stopped.
 func (t *triggerPasses) stop() {
-	if !t.on {
-		return
-	}
 	t.cancel()
 	if t.pass != nil {
 		_ = t.pass.Get(t.r.ctx, nil)

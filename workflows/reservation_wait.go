@@ -78,7 +78,8 @@ func (r *reservation) wait() (bool, error) {
 		if !w.resumed {
 			r.status = kube.StepEnded(r.status, kube.StepWait, obsv1.RunDone, "Took "+tel(), nil, r.now())
 		}
-		return true, r.writeStepEnd()
+		// The next write carries Wait's end (see succeeded).
+		return true, nil
 	}
 }
 
