@@ -37,6 +37,11 @@ func TestNoRegisteredWorkflowOrActivityNameDisappears(t *testing.T) {
 			t.Errorf("%s is no longer registered: the histories that name it can no longer run", name)
 		}
 	}
+	for _, step := range workingSteps {
+		if !slices.Contains(got.names, step) {
+			t.Errorf("the step %s has no activity of its name", step)
+		}
+	}
 }
 
 // names is a worker.Registry that writes down the names registered, as the SDK names them.

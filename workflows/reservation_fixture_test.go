@@ -6,6 +6,7 @@ package workflows
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -322,8 +323,11 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	env.OnActivity(a.WriteReservationStatus, mock.Anything, mock.Anything).Return(f.write).Maybe()
 	env.OnActivity(a.RemoveRetryAnnotation, mock.Anything, mock.Anything).Return(f.removeRetry).Maybe()
 	env.OnActivity(a.SignalCoordinator, mock.Anything, mock.Anything).Return(f.coordinate(t)).Maybe()
-	for _, s := range steps {
-		env.OnActivity(s.activity, mock.Anything, mock.Anything).Return(f.step).Maybe()
+	// The workflow schedules a step's activity by its name, which a mock by name needs
+	// registered first.
+	env.RegisterActivity(a)
+	for _, step := range workingSteps {
+		env.OnActivity(step, mock.Anything, mock.Anything).Return(f.step).Maybe()
 	}
 	// The observer runs until it is cancelled. It waits on the workflow's clock (AfterFn),
 	// not on its context: a running activity would keep the test clock from skipping ahead.
@@ -350,6 +354,9 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	})
 	return env
 }
+
+// workingSteps are the steps with an activity of their name: all but Wait.
+var workingSteps = slices.Concat(kube.ActivationSteps[1:], kube.DeactivationSteps)
 
 func run(t *testing.T, env *testsuite.TestWorkflowEnvironment) {
 	t.Helper()

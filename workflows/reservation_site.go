@@ -11,7 +11,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
-	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -23,14 +22,14 @@ type siteTurnTaken struct{ asked, tiers bool }
 // takeSiteTurn takes the step's turn from the observatory's lock, when it has one. The step
 // goes on (stepGoesOn) unless it ends here: Skipped, or cut by the reservation's end.
 func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOutcome, err error) {
-	hooks := steps[step]
-	if hooks.site == "" {
+	op := siteTurnOf(step)
+	if op == "" {
 		return turn, stepGoesOn, nil
 	}
 	if r.observatory == "" {
 		// Only a run that resumed after its Telescope vanished knows no observatory: there is
 		// no site to take a turn on.
-		if !hooks.siteOnly {
+		if !isSiteOnly(step) {
 			return turn, stepGoesOn, nil
 		}
 		r.status = kube.StepEnded(r.status, step, obsv1.RunSkipped, "no Observatory is known for Telescope "+r.telescope, nil, r.now())
@@ -40,18 +39,18 @@ func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOut
 	if err := r.write(); err != nil {
 		return turn, stepFailed, err
 	}
-	ans, cut, err := r.siteTurn(hooks.site, !kube.IsDeactivationStep(step))
+	ans, cut, err := r.siteTurn(op, !kube.IsDeactivationStep(step))
 	if err != nil || cut {
 		return turn, stepCut, err
 	}
-	if !ans.Run && hooks.siteOnly {
+	if !ans.Run && isSiteOnly(step) {
 		r.status = kube.StepEnded(r.status, step, obsv1.RunSkipped, siteSkipSummary(step, r.observatory, ans.Others), nil, r.now())
 		return turn, stepFinished, r.write()
 	}
 	r.locks.holdingSite = ans.Run
 	turn = siteTurnTaken{asked: true, tiers: ans.Run}
-	if hooks.granted != nil {
-		cut, err := hooks.granted(r)
+	if step == kube.StepStartSite {
+		cut, err := r.holdObservatory()
 		if err != nil {
 			return turn, stepFailed, err
 		}
@@ -78,7 +77,7 @@ func (r *reservation) holdObservatory() (cut bool, err error) {
 
 // letGoOfObservatory removes the Observatory's finalizer once StopSite stopped the site
 // (that is, this reservation held the turn that stops it).
-func (r *reservation) letGoOfObservatory(*observatory.StepResult) error {
+func (r *reservation) letGoOfObservatory() error {
 	if !r.locks.holdingSite {
 		return nil
 	}
