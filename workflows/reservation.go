@@ -139,9 +139,9 @@ type reservation struct {
 	devices         []string
 	search          searched
 
-	end   ending
-	woke  waking
-	locks lockRequests
+	end       ending
+	lastAwait awaitResult
+	locks     lockRequests
 }
 
 // ending is when and why the reservation ends: timer fires at spec.end, armed is the end it
@@ -152,11 +152,11 @@ type ending struct {
 	why   string
 }
 
-// waking says what ended the last await: changed, a change signal; onlyConditions, every
+// awaitResult says what ended the last await: changed, a change signal; onlyConditions, every
 // change it took said a device's condition changed (WhyCondition), and the Reservation was
 // not read; onlyOwn, every change it took was of the Reservation itself (WhyAdded,
 // WhyUpdated: its spec or its annotations), which moves no device and deletes no pod.
-type waking struct{ changed, onlyConditions, onlyOwn bool }
+type awaitResult struct{ changed, onlyConditions, onlyOwn bool }
 
 // lockRequests are this run's requests of the telescope's and the observatory's locks: the
 // tokens of the last of each (seq counts them), and whether it holds a turn of the site.

@@ -25,22 +25,22 @@ func (r *reservation) hold() error {
 	defer triggers.stop()
 	stop := r.observe()
 	defer stop()
-	for r.endReason(true) == "" {
+	for r.endReason(whileHolding) == "" {
 		if err := r.continueAsNewIfLong(); err != nil {
 			return err
 		}
 		if err := r.await(triggers.add); err != nil {
 			return err
 		}
-		if r.endReason(true) != "" {
+		if r.endReason(whileHolding) != "" {
 			break
 		}
-		if r.woke.changed && !r.woke.onlyConditions && !r.woke.onlyOwn {
+		if r.lastAwait.changed && !r.lastAwait.onlyConditions && !r.lastAwait.onlyOwn {
 			// A change of the Reservation itself (a new end, say) leaves its devices and
 			// pods as they were: nothing to heal.
 			r.heal()
 		}
-		if r.woke.changed {
+		if r.lastAwait.changed {
 			triggers.request()
 		}
 	}

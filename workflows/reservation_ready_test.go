@@ -38,7 +38,7 @@ func TestAReservationAtASiteAlreadyUpSkipsStartSiteAndStopSite(t *testing.T) {
 	assert.Equal(t, "Observatory lab is still in use by Telescope west", summaryOf(st, kube.StepStopSite))
 	for _, c := range f.calls {
 		if c.Step == kube.StepActivation || c.Step == kube.StepDeactivation {
-			assert.False(t, c.In.SiteTiers, "%s leaves the observatory's tiers to the others", c.Step)
+			assert.False(t, c.In.IncludesObservatory, "%s leaves the observatory's tiers to the others", c.Step)
 		}
 	}
 	assert.NotContains(t, f.finalizerCalls, "+Observatory/lab")
@@ -68,7 +68,7 @@ func TestEachStepGetsItsDeadlineAndTheReservation(t *testing.T) {
 		assert.Equal(t, "lab", c.In.Observatory)
 		assert.Equal(t, "ada", c.In.Holder)
 		if c.Step == kube.StepActivation || c.Step == kube.StepDeactivation {
-			assert.True(t, c.In.SiteTiers, "%s runs the observatory's tiers too: no other telescope is there", c.Step)
+			assert.True(t, c.In.IncludesObservatory, "%s runs the observatory's tiers too: no other telescope is there", c.Step)
 		}
 	}
 }

@@ -16,21 +16,21 @@ import (
 )
 
 // siteTurnTaken is what a step's site turn said: asked, a turn was asked for (the step
-// then starts afresh); tiers, this reservation does the site's part.
-type siteTurnTaken struct{ asked, tiers bool }
+// then starts afresh); runsSite, this reservation does the site's part.
+type siteTurnTaken struct{ asked, runsSite bool }
 
 // takeSiteTurn takes the step's turn from the observatory's lock, when it has one. The step
-// goes on (stepGoesOn) unless it ends here: Skipped, or cut by the reservation's end.
+// goes on (stepActivityNext) unless it ends here: Skipped, or cut by the reservation's end.
 func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOutcome, err error) {
 	op := siteTurnOf(step)
 	if op == "" {
-		return turn, stepGoesOn, nil
+		return turn, stepActivityNext, nil
 	}
 	if r.observatory == "" {
 		// Only a run that resumed after its Telescope vanished knows no observatory: there is
 		// no site to take a turn on.
 		if !isSiteOnly(step) {
-			return turn, stepGoesOn, nil
+			return turn, stepActivityNext, nil
 		}
 		r.status = kube.StepEnded(r.status, step, obsv1.RunSkipped, "no Observatory is known for Telescope "+r.telescope, nil, r.now())
 		return turn, stepFinished, r.write()
@@ -48,7 +48,7 @@ func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOut
 		return turn, stepFinished, r.write()
 	}
 	r.locks.holdingSite = ans.Run
-	turn = siteTurnTaken{asked: true, tiers: ans.Run}
+	turn = siteTurnTaken{asked: true, runsSite: ans.Run}
 	if step == kube.StepStartSite {
 		cut, err := r.holdObservatory()
 		if err != nil {
@@ -58,7 +58,7 @@ func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOut
 			return turn, stepCut, nil
 		}
 	}
-	return turn, stepGoesOn, nil
+	return turn, stepActivityNext, nil
 }
 
 // holdObservatory holds the Observatory's finalizer as StartSite starts: the observatory is
@@ -107,7 +107,7 @@ func (r *reservation) siteTurn(op SiteOp, activating bool) (ans SiteAnswer, cut 
 		if got {
 			return ans, false, nil
 		}
-		if activating && r.endReason(true) != "" {
+		if activating && r.endReason(whileHolding) != "" {
 			return ans, true, r.signalSite(SiteRequest{Op: SiteWithdraw, Token: r.locks.site})
 		}
 	}

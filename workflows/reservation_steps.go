@@ -108,8 +108,8 @@ const (
 	stepFinished stepOutcome = iota // Done or Skipped
 	stepFailed
 	stepCut // the reservation ended during an activation step
-	// stepGoesOn is between the parts of runOnce: the step's activity runs next.
-	stepGoesOn
+	// stepActivityNext is between the parts of runOnce: the step's activity runs next.
+	stepActivityNext
 )
 
 // runUntilDone runs a step until it is Done or Skipped. A failed step waits for the retry
@@ -117,7 +117,7 @@ const (
 func (r *reservation) runUntilDone(step string) (ended bool, err error) {
 	deactivating := kube.IsDeactivationStep(step)
 	for {
-		if !deactivating && r.endReason(true) != "" {
+		if !deactivating && r.endReason(whileHolding) != "" {
 			return true, nil
 		}
 		if rec := kube.FindStep(&r.status, step); rec != nil && rec.State == obsv1.RunFailed {
@@ -149,7 +149,7 @@ func (r *reservation) awaitRetry(deactivating bool) (retry string, ended bool, e
 		return "", false, err
 	}
 	for {
-		if !deactivating && r.endReason(true) != "" {
+		if !deactivating && r.endReason(whileHolding) != "" {
 			return "", true, nil
 		}
 		if r.state.Retry != "" {
@@ -171,7 +171,7 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 	// still counts from there; one that waited for a site turn starts afresh.
 	resume := rec != nil && rec.State == obsv1.RunRunning && rec.StartTime != nil
 	turn, out, err := r.takeSiteTurn(step)
-	if err != nil || out != stepGoesOn {
+	if err != nil || out != stepActivityNext {
 		return out, err
 	}
 	if !resume || turn.asked {
@@ -182,7 +182,7 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 	}
 	rec = kube.FindStep(&r.status, step)
 	in := r.stepInput(step)
-	in.Started, in.Deadline, in.SiteTiers, in.Actions = rec.StartTime.Time, stepDeadline(step), turn.tiers, rec.Actions
+	in.Started, in.Deadline, in.IncludesObservatory, in.Actions = rec.StartTime.Time, stepDeadline(step), turn.runsSite, rec.Actions
 	if kube.IsDeactivationStep(step) {
 		in.Why = r.end.why
 	}
@@ -227,7 +227,7 @@ func (r *reservation) execute(step string, in observatory.StepInput, limit time.
 		}); err != nil {
 			return res, nil, false, err
 		}
-		if !finished && !kube.IsDeactivationStep(step) && !cut && r.endReason(true) != "" {
+		if !finished && !kube.IsDeactivationStep(step) && !cut && r.endReason(whileHolding) != "" {
 			cancel()
 			cut = true
 		}

@@ -66,7 +66,7 @@ func (t *triggerPasses) request() {
 	// The site's own triggers (the Dome's, the WeatherStation's) run from every reservation
 	// there: each run is a target state or a Job named from its transition, so a second
 	// reservation's pass finds it done or adopts it.
-	in.SiteTiers = r.observatory != ""
+	in.IncludesObservatory = r.observatory != ""
 	opts := triggerOptions
 	opts.Summary = "a pass over the triggers of " + r.servers()
 	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), a.RunTriggers, in)
