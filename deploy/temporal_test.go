@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestTheBundledTemporalAppliesToARealAPIServer proves deploy/temporal is valid against the
@@ -37,7 +37,7 @@ func TestTheBundledTemporalAppliesToARealAPIServer(t *testing.T) {
 }
 
 // TestTheBundledTemporalRegistersEverySearchAttributeTheWorkflowsSet keeps the Deployment's
-// --search-attribute flags and workflows.SearchAttributes from drifting apart: a missing one
+// --search-attribute flags and contract.SearchAttributes from drifting apart: a missing one
 // makes every upsert of it fail in a real cluster.
 func TestTheBundledTemporalRegistersEverySearchAttributeTheWorkflowsSet(t *testing.T) {
 	out, err := env.Kubectl(timeout(t), "kustomize", "deploy/temporal")
@@ -55,11 +55,11 @@ func TestTheBundledTemporalRegistersEverySearchAttributeTheWorkflowsSet(t *testi
 }
 
 // registersTheWorkflowsSearchAttributes wants what registers (a name: a type each) to be
-// workflows.SearchAttributes, no more and no fewer.
+// contract.SearchAttributes, no more and no fewer.
 func registersTheWorkflowsSearchAttributes(t *testing.T, what string, registered map[string]string) {
 	t.Helper()
-	if !maps.Equal(registered, workflows.SearchAttributes) {
-		t.Errorf("%s registers %v; the workflows set %v", what, registered, workflows.SearchAttributes)
+	if !maps.Equal(registered, contract.SearchAttributes) {
+		t.Errorf("%s registers %v; the workflows set %v", what, registered, contract.SearchAttributes)
 	}
 }
 
@@ -143,7 +143,7 @@ func TestThePostgresOverlayRendersAndPassesAServerSideDryRun(t *testing.T) {
 }
 
 // TestThePostgresOverlayRegistersEverySearchAttributeTheWorkflowsSet keeps the setup Job's
-// arguments and workflows.SearchAttributes from drifting apart, as the base's test does for
+// arguments and contract.SearchAttributes from drifting apart, as the base's test does for
 // its --search-attribute flags.
 func TestThePostgresOverlayRegistersEverySearchAttributeTheWorkflowsSet(t *testing.T) {
 	var job batchv1.Job

@@ -31,7 +31,7 @@ import (
 	"liken.sh/runner/pictures"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env
@@ -158,7 +158,7 @@ func TestAPersonGetsInitialsThenAnInlinePictureThenLeavesNoWorkflowBehind(t *tes
 	require.NoError(t, env.Dynamic.Resource(peoplev1.PersonResource).Delete(ctx, "grace", metav1.DeleteOptions{}))
 	c := temporal(t)
 	eventually(t, time.Minute, "the Person's workflow completed", func() (bool, string) {
-		d, err := c.DescribeWorkflowExecution(ctx, workflows.PersonWorkflowID("grace"), "")
+		d, err := c.DescribeWorkflowExecution(ctx, contract.PersonID("grace"), "")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -288,7 +288,7 @@ func TestAThousandPersonsCreatedAtOnceAllGetTheirInitials(t *testing.T) {
 	eventually(t, 3*time.Minute, "every Person of the crowd has its own workflow", func() (bool, string) {
 		missing := 0
 		for i := range n {
-			if _, err := c.DescribeWorkflowExecution(ctx, workflows.PersonWorkflowID(fmt.Sprintf("crowd-%04d", i)), ""); err != nil {
+			if _, err := c.DescribeWorkflowExecution(ctx, contract.PersonID(fmt.Sprintf("crowd-%04d", i)), ""); err != nil {
 				missing++
 			}
 		}

@@ -24,33 +24,8 @@ import (
 
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
+	"liken.sh/runner/workflows/contract"
 )
-
-const (
-	// InventoryWorkflow is the registered name of Inventory.
-	InventoryWorkflow = "Inventory"
-	// InventoryChanged is the signal the watcher sends; its payload is a []InventoryChange.
-	InventoryChanged = "inventory-changed"
-)
-
-// InventoryWorkflowID is the stable workflow ID of a namespace's inventory.
-func InventoryWorkflowID(namespace string) string { return "inventory/" + namespace }
-
-// InventoryChange is what the watcher saw. The pass reads everything anyway; the fields make
-// the history readable in the Temporal UI.
-type InventoryChange struct {
-	// Object is Kind/name, such as Mount/east, or pod/east-mount.
-	Object string `json:"object,omitempty"`
-	// Why is the watcher's word for the change: added, updated, deleted, resync, status.
-	Why string `json:"why,omitempty"`
-}
-
-// InventoryInput starts (or continues) a namespace's inventory; Pending holds the changes a
-// run received but did not answer before it continued as new.
-type InventoryInput struct {
-	Namespace string
-	Pending   []InventoryChange `json:",omitempty"`
-}
 
 // takeInventory runs a pass. It is retried until it lands (its writes are idempotent), with
 // back-off, so an API server that is away delays the statuses and loses none.
@@ -81,14 +56,14 @@ const inventoryChangesShown = 20
 
 // Inventory runs one namespace's inventory until it continues as new or finds the namespace
 // empty.
-func Inventory(ctx workflow.Context, in InventoryInput) error {
+func Inventory(ctx workflow.Context, in contract.InventoryInput) error {
 	log := workflow.GetLogger(ctx)
-	signals := workflow.GetSignalChannel(ctx, InventoryChanged)
+	signals := workflow.GetSignalChannel(ctx, contract.InventoryChanged)
 	pending := in.Pending
 	passes := 0
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
-		var batch []InventoryChange
+		var batch []contract.InventoryChange
 		c.Receive(ctx, &batch)
 		pending = append(pending, batch...)
 	})
@@ -98,7 +73,7 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 		pending = receiveAll(signals, pending)
 		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() ||
 			info.GetCurrentHistoryLength() > inventoryHistoryLimit || passes >= inventoryPassLimit {
-			return workflow.NewContinueAsNewError(ctx, Inventory, InventoryInput{Namespace: in.Namespace, Pending: pending})
+			return workflow.NewContinueAsNewError(ctx, Inventory, contract.InventoryInput{Namespace: in.Namespace, Pending: pending})
 		}
 		if len(pending) == 0 {
 			sel.Select(ctx)
@@ -116,7 +91,7 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 		opts := takeInventory
 		opts.Summary = "Compose and write the statuses of namespace " + in.Namespace + " (" + strconv.Itoa(len(pending)) + " changes)"
 		var res observatory.InventoryResult
-		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.TakeInventory,
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), observatoryActs.TakeInventory,
 			observatory.InventoryInput{Namespace: in.Namespace, Changes: changeWords(pending)}).Get(ctx, &res)
 		pending = nil
 		passes++
@@ -138,8 +113,8 @@ func Inventory(ctx workflow.Context, in InventoryInput) error {
 }
 
 // changeWords names at most inventoryChangesShown changes, each once: "Mount/east updated".
-func changeWords(changes []InventoryChange) []string {
-	seen := map[InventoryChange]bool{}
+func changeWords(changes []contract.InventoryChange) []string {
+	seen := map[contract.InventoryChange]bool{}
 	var out []string
 	for _, c := range changes {
 		if seen[c] {

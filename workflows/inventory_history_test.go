@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // recordInventory records a namespace's inventory (see recordings): a small site appears, its
@@ -38,17 +39,17 @@ func recordInventory(ctx context.Context, r recorder) (client.WorkflowRun, error
 		{obsv1.KindTelescope, "east", map[string]any{"observatory": "lab"}},
 		{obsv1.KindMount, "east", map[string]any{"telescope": "east", "driver": map[string]any{"name": "indi_simulator_telescope"}}},
 	}
-	id := InventoryWorkflowID(ns)
+	id := contract.InventoryID(ns)
 	var run client.WorkflowRun
 	signal := func(kind obsv1.Kind, name, why string) error {
 		var err error
-		changes := []InventoryChange{{Object: string(kind) + "/" + name, Why: why}}
+		changes := []contract.InventoryChange{{Object: string(kind) + "/" + name, Why: why}}
 		if run == nil {
-			run, err = r.c.SignalWithStartWorkflow(ctx, id, InventoryChanged, changes,
-				InventoryStartOptions(r.queue, ns), InventoryWorkflow, InventoryInput{Namespace: ns})
+			run, err = r.c.SignalWithStartWorkflow(ctx, id, contract.InventoryChanged, changes,
+				contract.InventoryStartOptions(r.queue, ns), contract.InventoryWorkflow, contract.InventoryInput{Namespace: ns})
 			return err
 		}
-		return r.c.SignalWorkflow(ctx, id, "", InventoryChanged, changes)
+		return r.c.SignalWorkflow(ctx, id, "", contract.InventoryChanged, changes)
 	}
 	phase := func(kind obsv1.Kind, name, want string) error {
 		_, err := poll(ctx, func() (string, bool) {

@@ -16,6 +16,7 @@ import (
 
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 // fakeInventory stands in for TakeInventory: it records each pass's changes, and says the
@@ -42,24 +43,24 @@ func (f *fakeInventory) take(_ context.Context, in observatory.InventoryInput) (
 
 func newInventoryEnv(t *testing.T, f *fakeInventory) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: InventoryWorkflow})
-	env.OnActivity(a.TakeInventory, mock.Anything, mock.Anything).Return(f.take).Maybe()
+	env.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: contract.InventoryWorkflow})
+	env.OnActivity(observatoryActs.TakeInventory, mock.Anything, mock.Anything).Return(f.take).Maybe()
 	return env
 }
 
-func inventorySignal(env *testsuite.TestWorkflowEnvironment, after time.Duration, changes ...InventoryChange) {
-	env.RegisterDelayedCallback(func() { env.SignalWorkflow(InventoryChanged, changes) }, after)
+func inventorySignal(env *testsuite.TestWorkflowEnvironment, after time.Duration, changes ...contract.InventoryChange) {
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(contract.InventoryChanged, changes) }, after)
 }
 
 func TestAnInventoryAnswersEachBatchOfSignalsWithOnePass(t *testing.T) {
 	f := &fakeInventory{}
 	env := newInventoryEnv(t, f)
-	mount := InventoryChange{Object: "Mount/east", Why: "updated"}
-	inventorySignal(env, time.Minute, mount, InventoryChange{Object: "Dome/lab", Why: "added"}, mount)
-	inventorySignal(env, 2*time.Minute, InventoryChange{Object: "pod/east-mount", Why: "deleted"})
+	mount := contract.InventoryChange{Object: "Mount/east", Why: "updated"}
+	inventorySignal(env, time.Minute, mount, contract.InventoryChange{Object: "Dome/lab", Why: "added"}, mount)
+	inventorySignal(env, 2*time.Minute, contract.InventoryChange{Object: "pod/east-mount", Why: "deleted"})
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(Inventory, InventoryInput{Namespace: "observatory"})
+	env.ExecuteWorkflow(Inventory, contract.InventoryInput{Namespace: "observatory"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"Mount/east updated", "Dome/lab added"}, {"pod/east-mount deleted"}}, f.passes,
 		"one pass per batch, each change named once")
@@ -68,11 +69,11 @@ func TestAnInventoryAnswersEachBatchOfSignalsWithOnePass(t *testing.T) {
 func TestTheSignalsOfABurstAreAnsweredByOnePass(t *testing.T) {
 	f := &fakeInventory{}
 	env := newInventoryEnv(t, f)
-	inventorySignal(env, time.Minute, InventoryChange{Object: "OpticalTrain/side", Why: "added"})
-	inventorySignal(env, time.Minute+500*time.Millisecond, InventoryChange{Object: "Camera/far", Why: "added"})
+	inventorySignal(env, time.Minute, contract.InventoryChange{Object: "OpticalTrain/side", Why: "added"})
+	inventorySignal(env, time.Minute+500*time.Millisecond, contract.InventoryChange{Object: "Camera/far", Why: "added"})
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(Inventory, InventoryInput{Namespace: "observatory"})
+	env.ExecuteWorkflow(Inventory, contract.InventoryInput{Namespace: "observatory"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"OpticalTrain/side added", "Camera/far added"}}, f.passes,
 		"a camera created just after its train is not missing it for a pass")
@@ -81,10 +82,10 @@ func TestTheSignalsOfABurstAreAnsweredByOnePass(t *testing.T) {
 func TestAnInventoryPassThatFailsIsRetriedUntilItLands(t *testing.T) {
 	f := &fakeInventory{failFirst: 3}
 	env := newInventoryEnv(t, f)
-	inventorySignal(env, time.Minute, InventoryChange{Object: "Mount/east", Why: "added"})
+	inventorySignal(env, time.Minute, contract.InventoryChange{Object: "Mount/east", Why: "added"})
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(Inventory, InventoryInput{Namespace: "observatory"})
+	env.ExecuteWorkflow(Inventory, contract.InventoryInput{Namespace: "observatory"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"Mount/east added"}}, f.passes)
 	require.Equal(t, 4, f.tries)
@@ -93,9 +94,9 @@ func TestAnInventoryPassThatFailsIsRetriedUntilItLands(t *testing.T) {
 func TestAnInventoryEndsWhenItsNamespaceIsEmpty(t *testing.T) {
 	f := &fakeInventory{emptyFrom: 2}
 	env := newInventoryEnv(t, f)
-	inventorySignal(env, time.Minute, InventoryChange{Object: "Mount/east", Why: "deleted"})
+	inventorySignal(env, time.Minute, contract.InventoryChange{Object: "Mount/east", Why: "deleted"})
 
-	env.ExecuteWorkflow(Inventory, InventoryInput{Namespace: "observatory", Pending: []InventoryChange{{Object: "Dome/lab", Why: "deleted"}}})
+	env.ExecuteWorkflow(Inventory, contract.InventoryInput{Namespace: "observatory", Pending: []contract.InventoryChange{{Object: "Dome/lab", Why: "deleted"}}})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError(), "it ended by itself")
 	require.Len(t, f.passes, 2)
@@ -106,20 +107,20 @@ func TestAnInventoryContinuesAsNewWithTheChangesItHasNotAnswered(t *testing.T) {
 	inventoryPassLimit = 1
 	f := &fakeInventory{}
 	env := newInventoryEnv(t, f)
-	env.ExecuteWorkflow(Inventory, InventoryInput{Namespace: "observatory", Pending: []InventoryChange{{Object: "Dome/lab", Why: "added"}}})
+	env.ExecuteWorkflow(Inventory, contract.InventoryInput{Namespace: "observatory", Pending: []contract.InventoryChange{{Object: "Dome/lab", Why: "added"}}})
 	require.True(t, env.IsWorkflowCompleted())
 	var can *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var next InventoryInput
+	var next contract.InventoryInput
 	require.NoError(t, converterGet(can, &next))
-	require.Equal(t, InventoryInput{Namespace: "observatory"}, next)
+	require.Equal(t, contract.InventoryInput{Namespace: "observatory"}, next)
 	require.Len(t, f.passes, 1)
 }
 
 func TestAPassNamesAtMostTwentyChanges(t *testing.T) {
-	var changes []InventoryChange
+	var changes []contract.InventoryChange
 	for i := range 30 {
-		changes = append(changes, InventoryChange{Object: "Mount/m" + string(rune('a'+i)), Why: "added"})
+		changes = append(changes, contract.InventoryChange{Object: "Mount/m" + string(rune('a'+i)), Why: "added"})
 	}
 	words := changeWords(changes)
 	require.Len(t, words, inventoryChangesShown+1)

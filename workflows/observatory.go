@@ -1,4 +1,4 @@
-// Observatory is the durable lock on one observatory's site (ID observatory/<ns>/<name>): its
+// SiteTurns is the durable lock on one observatory's site (ID observatory/<ns>/<name>): its
 // INDI server and devices start once for all its telescopes and stop with the last one, and its
 // own activation and deactivation tiers run once, never two at a time.
 //
@@ -31,8 +31,6 @@ import (
 )
 
 const (
-	// ObservatoryWorkflow is the registered name of Observatory.
-	ObservatoryWorkflow = "Observatory"
 	// SiteRequests is the signal a reservation sends an observatory; payload a SiteRequest.
 	SiteRequests = "site-requests"
 	// SiteAnswers is the signal an observatory sends a reservation; payload a SiteAnswer.
@@ -71,11 +69,6 @@ var (
 	observatoryHistoryLimit = 4000
 	observatoryRequestLimit = 800
 )
-
-// ObservatoryWorkflowID is the stable workflow ID of an observatory's site lock.
-func ObservatoryWorkflowID(namespace, name string) string {
-	return "observatory/" + namespace + "/" + name
-}
 
 // SiteRequest is what a reservation asks of its observatory.
 type SiteRequest struct {
@@ -117,8 +110,8 @@ type SiteState struct {
 	Queue   []SiteRequest `json:",omitempty"`
 }
 
-// ObservatoryInput starts (or continues) an observatory's site lock.
-type ObservatoryInput struct {
+// SiteTurnsInput starts (or continues) an observatory's site lock.
+type SiteTurnsInput struct {
 	Namespace string
 	Name      string
 	State     SiteState
@@ -328,8 +321,8 @@ func (s *SiteState) grants() []grantedTurn {
 	}
 }
 
-// Observatory runs one observatory's site lock until the site is down and unused.
-func Observatory(ctx workflow.Context, in ObservatoryInput) error {
+// SiteTurns runs one observatory's site lock until the site is down and unused.
+func SiteTurns(ctx workflow.Context, in SiteTurnsInput) error {
 	log := workflow.GetLogger(ctx)
 	requests := workflow.GetSignalChannel(ctx, SiteRequests)
 	s := in.State
@@ -376,7 +369,7 @@ func Observatory(ctx workflow.Context, in ObservatoryInput) error {
 				s.apply(r)
 				r = SiteRequest{}
 			}
-			return workflow.NewContinueAsNewError(ctx, Observatory, ObservatoryInput{Namespace: in.Namespace, Name: in.Name, State: s})
+			return workflow.NewContinueAsNewError(ctx, SiteTurns, SiteTurnsInput{Namespace: in.Namespace, Name: in.Name, State: s})
 		}
 		requests.Receive(ctx, &r)
 		s.apply(r)

@@ -11,11 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/workflow"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 func siteAsk(op SiteOp, reservation, telescope string) SiteRequest {
 	return SiteRequest{Op: op, Reservation: reservation, Telescope: telescope, Token: reservation + "/" + string(op),
-		WorkflowID: ReservationWorkflowID("observatory", reservation)}
+		WorkflowID: contract.ReservationID("observatory", reservation)}
 }
 
 func siteDone(reservation string, op SiteOp, ok bool) SiteRequest {
@@ -100,7 +101,7 @@ func TestAWithdrawnRequestNeitherHoldsTheSiteNorChangesIt(t *testing.T) {
 func TestTheObservatoryLockSerialisesTurnsAndEndsWhenTheSiteIsDown(t *testing.T) {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
-	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
+	env.RegisterWorkflowWithOptions(SiteTurns, workflow.RegisterOptions{Name: contract.SiteTurnsWorkflow})
 	type grant struct {
 		at  time.Duration
 		ans SiteAnswer
@@ -120,11 +121,11 @@ func TestTheObservatoryLockSerialisesTurnsAndEndsWhenTheSiteIsDown(t *testing.T)
 	send(time.Hour, siteAsk(SiteStop, "a", "east"))
 	send(2*time.Hour, siteAsk(SiteStop, "b", "west"))
 	send(2*time.Hour+time.Minute, siteDone("b", SiteStop, true))
-	env.ExecuteWorkflow(Observatory, ObservatoryInput{Namespace: "observatory", Name: "lab"})
+	env.ExecuteWorkflow(SiteTurns, SiteTurnsInput{Namespace: "observatory", Name: "lab"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError(), "the lock ends once the site is down and nobody is there")
 
-	a, b := got[ReservationWorkflowID("observatory", "a")], got[ReservationWorkflowID("observatory", "b")]
+	a, b := got[contract.ReservationID("observatory", "a")], got[contract.ReservationID("observatory", "b")]
 	require.Len(t, a, 2)
 	require.Len(t, b, 2)
 	assert.True(t, a[0].ans.Run)
@@ -190,7 +191,7 @@ func TestOnlyAnswersTheHeldTurnCannotChangeGoBesideIt(t *testing.T) {
 func TestTheObservatoryLockAnswersAStopWhileTheLastTelescopeDeactivatesTheSite(t *testing.T) {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
-	env.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
+	env.RegisterWorkflowWithOptions(SiteTurns, workflow.RegisterOptions{Name: contract.SiteTurnsWorkflow})
 	at := map[string]time.Duration{}
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", SiteAnswers, mock.Anything).Return(
 		func(_, workflowID, _, _ string, arg any) error {
@@ -208,10 +209,10 @@ func TestTheObservatoryLockAnswersAStopWhileTheLastTelescopeDeactivatesTheSite(t
 	send(12*time.Minute, siteDone("b", SiteStop, true))
 	state := SiteState{Server: SiteUp, Tiers: SiteUp, Members: []SiteMember{
 		{Reservation: "a", Telescope: "east", Active: true}, {Reservation: "b", Telescope: "west", Active: true}}}
-	env.ExecuteWorkflow(Observatory, ObservatoryInput{Namespace: "observatory", Name: "lab", State: state})
+	env.ExecuteWorkflow(SiteTurns, SiteTurnsInput{Namespace: "observatory", Name: "lab", State: state})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
-	a := ReservationWorkflowID("observatory", "a")
+	a := contract.ReservationID("observatory", "a")
 	assert.Equal(t, 2*time.Minute, at[a+" stop"], "east's StopSite did not wait for west's deactivation of the site")
 }
 

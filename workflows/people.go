@@ -1,4 +1,4 @@
-// People is one shard of the people side: a long-lived workflow (ID people/<shard>) that the
+// PeopleShard is one shard of the people side: a long-lived workflow (ID people/<shard>) that the
 // watcher signals with every Person change, in batches. It answers each batch with one
 // workflow task: a local activity paints the Persons whose pictures need neither the network
 // nor a pod, and an activity hands every change on to each Person's own workflow
@@ -14,7 +14,6 @@
 package workflows
 
 import (
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,16 +25,7 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
-)
-
-const (
-	// PeopleWorkflow is the registered name of People.
-	PeopleWorkflow = "People"
-	// PeopleChanged is the signal the watcher sends a shard; its payload is a []PersonChange.
-	PeopleChanged = "people-changed"
-	// PeopleShards is how many shards the Persons are spread over: enough for the status
-	// writes of a burst to run side by side, few enough that each shard's batches are big.
-	PeopleShards = 8
+	"liken.sh/runner/workflows/contract"
 )
 
 // A run continues as new when Temporal suggests it, when its history passes
@@ -45,26 +35,6 @@ var (
 	peopleHistoryLimit = 2000
 	peopleBatchLimit   = 200
 )
-
-// PeopleWorkflowID is the stable workflow ID of a shard.
-func PeopleWorkflowID(shard int) string { return "people/" + strconv.Itoa(shard) }
-
-// PeopleShard is the shard of a Person: the same name always lands in the same shard.
-func PeopleShard(name string) int {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return int(h.Sum32() % PeopleShards)
-}
-
-// PeopleInput starts (or continues) a shard; Pending holds the changes a run received but
-// did not answer before it continued as new, Waiting those it painted and had not handed on
-// yet, waiting since WaitingSince: the next run hands them on without painting them again.
-type PeopleInput struct {
-	Shard        int
-	Pending      []PersonChange `json:",omitempty"`
-	Waiting      []PersonChange `json:",omitempty"`
-	WaitingSince time.Time      `json:",omitzero"`
-}
 
 // paintPeople writes statuses only; it is never retried (see people.Activities.PaintPeople).
 var paintPeople = workflow.LocalActivityOptions{
@@ -94,10 +64,10 @@ var (
 	handOnLatest = 5 * time.Minute
 )
 
-// People runs one shard until it continues as new; it never ends on its own.
-func People(ctx workflow.Context, in PeopleInput) error {
+// PeopleShard runs one shard until it continues as new; it never ends on its own.
+func PeopleShard(ctx workflow.Context, in contract.PeopleInput) error {
 	sh := &shard{
-		ctx: ctx, in: in, signals: workflow.GetSignalChannel(ctx, PeopleChanged),
+		ctx: ctx, in: in, signals: workflow.GetSignalChannel(ctx, contract.PeopleChanged),
 		pending: in.Pending, waiting: in.Waiting,
 	}
 	if len(sh.waiting) > 0 {
@@ -106,7 +76,7 @@ func People(ctx workflow.Context, in PeopleInput) error {
 	}
 	sh.sel = workflow.NewSelector(ctx)
 	sh.sel.AddReceive(sh.signals, func(c workflow.ReceiveChannel, _ bool) {
-		var batch []PersonChange
+		var batch []contract.PersonChange
 		c.Receive(ctx, &batch)
 		sh.pending = append(sh.pending, batch...)
 	})
@@ -119,9 +89,9 @@ func People(ctx workflow.Context, in PeopleInput) error {
 		sh.startNextHandOn()
 		sh.armTimers()
 		if sh.long() {
-			next := PeopleInput{Shard: in.Shard, Pending: receiveAll(sh.signals, sh.pending),
+			next := contract.PeopleInput{Shard: in.Shard, Pending: receiveAll(sh.signals, sh.pending),
 				Waiting: sh.waiting, WaitingSince: sh.firstWaiting}
-			return workflow.NewContinueAsNewError(ctx, People, next)
+			return workflow.NewContinueAsNewError(ctx, PeopleShard, next)
 		}
 		sh.sel.Select(ctx)
 		if ctx.Err() != nil {
@@ -134,13 +104,13 @@ func People(ctx workflow.Context, in PeopleInput) error {
 // signals to the Persons' workflows.
 type shard struct {
 	ctx     workflow.Context
-	in      PeopleInput
+	in      contract.PeopleInput
 	signals workflow.ReceiveChannel
 	sel     workflow.Selector
 
 	// pending are the changes not painted yet; waiting those painted, to hand on once the
 	// shard is quiet (since lastChange) or the first of them waited long (firstWaiting).
-	pending, waiting         []PersonChange
+	pending, waiting         []contract.PersonChange
 	lastChange, firstWaiting time.Time
 	// queued are the painted Persons' hand-ons not started yet, in chunks (see
 	// handOnChunk); handing counts the SignalWorkflows activities not yet done.
@@ -159,7 +129,7 @@ func (sh *shard) paintNextSlice() {
 	if len(sh.pending) == 0 {
 		return
 	}
-	var batch []PersonChange
+	var batch []contract.PersonChange
 	batch, sh.pending = nextSlice(lastPerPerson(sh.pending))
 	sh.batches++
 	painted, left := paintBatch(sh.ctx, batch)
@@ -201,7 +171,7 @@ func (sh *shard) handOn(signals []activities.WorkflowSignal) {
 	opts := signalPeople
 	opts.Summary = "hand " + fewNames(signalledNames(signals)) + " on to their own workflows"
 	actx := workflow.WithActivityOptions(sh.ctx, opts)
-	sh.sel.AddFuture(workflow.ExecuteActivity(actx, pa.SignalWorkflows, signals), func(f workflow.Future) {
+	sh.sel.AddFuture(workflow.ExecuteActivity(actx, peopleActs.SignalWorkflows, signals), func(f workflow.Future) {
 		sh.handing--
 		if err := f.Get(sh.ctx, nil); err != nil {
 			workflow.GetLogger(sh.ctx).Error("could not signal the Persons' workflows", "shard", sh.in.Shard, "err", err)
@@ -249,7 +219,7 @@ const handOnChunk = 200
 const paintSliceLimit = 64
 
 // nextSlice splits the changes into the slice to paint now and the rest.
-func nextSlice(changes []PersonChange) (now, rest []PersonChange) {
+func nextSlice(changes []contract.PersonChange) (now, rest []contract.PersonChange) {
 	if len(changes) <= paintSliceLimit {
 		return changes, nil
 	}
@@ -258,13 +228,13 @@ func nextSlice(changes []PersonChange) (now, rest []PersonChange) {
 
 // paintBatch paints a batch and splits it: the changes of Persons painted (or already
 // current), and those left to their own workflows at once. A paint that fails leaves all.
-func paintBatch(ctx workflow.Context, batch []PersonChange) (painted, left []PersonChange) {
+func paintBatch(ctx workflow.Context, batch []contract.PersonChange) (painted, left []contract.PersonChange) {
 	persons := changedNames(batch)
 	var out people.PaintOutcome
 	opts := paintPeople
 	opts.Summary = "paint " + fewNames(persons) + ", unless their pictures need the network or a pod"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	if err := workflow.ExecuteLocalActivity(lctx, pa.PaintPeople, persons).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(lctx, peopleActs.PaintPeople, persons).Get(ctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("could not paint a batch; each Person's workflow will", "err", err)
 		return nil, batch
 	}
@@ -283,7 +253,7 @@ func paintBatch(ctx workflow.Context, batch []PersonChange) (painted, left []Per
 }
 
 // changedNames are the Persons of changes, in order.
-func changedNames(changes []PersonChange) []string {
+func changedNames(changes []contract.PersonChange) []string {
 	out := make([]string, len(changes))
 	for i, c := range changes {
 		out[i] = c.Name
@@ -305,9 +275,9 @@ func receiveAll[C any](signals workflow.ReceiveChannel, pending []C) []C {
 
 // lastPerPerson keeps the last change of each Person, in the order of first appearance: a
 // Person's workflow reads the Person itself, so one signal answers them all.
-func lastPerPerson(changes []PersonChange) []PersonChange {
+func lastPerPerson(changes []contract.PersonChange) []contract.PersonChange {
 	at := map[string]int{}
-	var out []PersonChange
+	var out []contract.PersonChange
 	for _, c := range changes {
 		if i, ok := at[c.Name]; ok {
 			out[i] = c
@@ -319,20 +289,16 @@ func lastPerPerson(changes []PersonChange) []PersonChange {
 	return out
 }
 
-// WhyResync is the watcher's word (PersonChange.Why) for a look that no change asked for: its
-// first list of every Person after a start, or its periodic resync.
-const WhyResync = "resync"
-
 // paintedSignals hands on the painted changes, the last of each Person: a start only for the
 // Persons whose every change was a resync, a signal for the others. A restarted watcher
 // resyncs every Person: as signals, each running Person's workflow took an event and a
 // workflow task, and read its Person again, to find nothing to do (10,000 Persons kept
 // Temporal busy for minutes); as starts that find the workflow running, Temporal writes
 // nothing.
-func paintedSignals(waiting []PersonChange) []activities.WorkflowSignal {
+func paintedSignals(waiting []contract.PersonChange) []activities.WorkflowSignal {
 	changed := map[string]bool{} // a Person with a change that was not a resync
 	for _, c := range waiting {
-		if c.Why != WhyResync || c.Deleted {
+		if c.Why != contract.WhyResync || c.Deleted {
 			changed[c.Name] = true
 		}
 	}
@@ -348,19 +314,19 @@ func paintedSignals(waiting []PersonChange) []activities.WorkflowSignal {
 func signalledNames(signals []activities.WorkflowSignal) []string {
 	out := make([]string, len(signals))
 	for i, s := range signals {
-		out[i] = strings.TrimPrefix(s.WorkflowID, PersonWorkflowID(""))
+		out[i] = strings.TrimPrefix(s.WorkflowID, contract.PersonID(""))
 	}
 	return out
 }
 
 // personSignals are the signals that hand changes on to the Persons' workflows.
-func personSignals(changes []PersonChange) []activities.WorkflowSignal {
+func personSignals(changes []contract.PersonChange) []activities.WorkflowSignal {
 	out := make([]activities.WorkflowSignal, len(changes))
 	for i, c := range changes {
 		w := PersonWords(c.Name)
 		out[i] = activities.WorkflowSignal{
-			WorkflowID: PersonWorkflowID(c.Name), WorkflowType: PersonWorkflow,
-			Signal: PersonChanged, Message: c, Input: PersonInput{Name: c.Name},
+			WorkflowID: contract.PersonID(c.Name), WorkflowType: contract.PersonWorkflow,
+			Signal: contract.PersonChanged, Message: c, Input: contract.PersonInput{Name: c.Name},
 			Summary: w.Summary, Details: w.Details,
 			// A deleted Person needs no workflow: one still running hears of it and ends.
 			OnlyIfRunning: c.Deleted,

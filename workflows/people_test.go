@@ -19,6 +19,7 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/people"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 // fakeShard stands in for PaintPeople and SignalWorkflows: it paints every Person but those
@@ -63,7 +64,7 @@ func (f *fakeShard) signal(_ context.Context, signals []activities.WorkflowSigna
 	f.inFlight--
 	var ids []string
 	for _, s := range signals {
-		if s.WorkflowType != PersonWorkflow || s.Signal != PersonChanged {
+		if s.WorkflowType != contract.PersonWorkflow || s.Signal != contract.PersonChanged {
 			return errors.New("not a Person's signal")
 		}
 		ids = append(ids, s.WorkflowID)
@@ -79,9 +80,9 @@ func (f *fakeShard) signal(_ context.Context, signals []activities.WorkflowSigna
 func newShardEnv(t *testing.T, f *fakeShard) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	f.env = env
-	env.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: PeopleWorkflow})
-	env.OnActivity(pa.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
-	env.OnActivity(pa.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
+	env.RegisterWorkflowWithOptions(PeopleShard, workflow.RegisterOptions{Name: contract.PeopleShardWorkflow})
+	env.OnActivity(peopleActs.PaintPeople, mock.Anything, mock.Anything).Return(f.paint).Maybe()
+	env.OnActivity(peopleActs.SignalWorkflows, mock.Anything, mock.Anything).Return(f.signal).Maybe()
 	return env
 }
 
@@ -92,11 +93,11 @@ func shardSignal(env *testsuite.TestWorkflowEnvironment, after time.Duration, na
 // shardSignalWhy sends the shard one batch of changes, all with the watcher's word why.
 func shardSignalWhy(env *testsuite.TestWorkflowEnvironment, after time.Duration, why string, names ...string) {
 	env.RegisterDelayedCallback(func() {
-		batch := make([]PersonChange, len(names))
+		batch := make([]contract.PersonChange, len(names))
 		for i, n := range names {
-			batch[i] = PersonChange{Name: n, Why: why}
+			batch[i] = contract.PersonChange{Name: n, Why: why}
 		}
-		env.SignalWorkflow(PeopleChanged, batch)
+		env.SignalWorkflow(contract.PeopleChanged, batch)
 	}, after)
 }
 
@@ -108,7 +109,7 @@ func TestAShardPaintsABatchAndHandsOnThePaintedOnesOnceQuiet(t *testing.T) {
 	shardSignal(env, time.Minute+500*time.Millisecond, "carol")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 3})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 3})
 	require.True(t, env.IsWorkflowCompleted())
 
 	require.Equal(t, [][]string{{"ada", "bob"}, {"carol"}}, f.paints, "one paint per batch, a Person once per batch")
@@ -122,12 +123,12 @@ func TestAShardPaintsABatchAndHandsOnThePaintedOnesOnceQuiet(t *testing.T) {
 func TestAPaintedPersonHeardOfOnlyInResyncsIsHandedOnAsAStartOnly(t *testing.T) {
 	f := &fakeShard{left: map[string]bool{"carol": true}}
 	env := newShardEnv(t, f)
-	shardSignalWhy(env, time.Minute, WhyResync, "ada", "bob", "carol")
+	shardSignalWhy(env, time.Minute, contract.WhyResync, "ada", "bob", "carol")
 	shardSignalWhy(env, time.Minute+100*time.Millisecond, "updated", "bob")
-	shardSignalWhy(env, time.Minute+200*time.Millisecond, WhyResync, "bob", "ada")
+	shardSignalWhy(env, time.Minute+200*time.Millisecond, contract.WhyResync, "bob", "ada")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 2})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 2})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"person/carol"}, {"person/ada", "person/bob"}}, f.handed)
 	require.Equal(t, []string{"person/ada"}, f.startOnly,
@@ -140,7 +141,7 @@ func TestAShardThatCannotPaintHandsEveryChangeOnAtOnce(t *testing.T) {
 	shardSignal(env, time.Minute, "ada", "grace")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 1})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 1})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"person/ada", "person/grace"}}, f.handed)
 }
@@ -152,13 +153,13 @@ func TestAShardContinuesAsNewWithTheChangesItHasNotHandedOn(t *testing.T) {
 	env := newShardEnv(t, f)
 	start := env.Now()
 
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 5, Pending: []PersonChange{{Name: "ada", Why: "added"}}})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 5, Pending: []contract.PersonChange{{Name: "ada", Why: "added"}}})
 	require.True(t, env.IsWorkflowCompleted())
 	var can *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var next PeopleInput
+	var next contract.PeopleInput
 	require.NoError(t, converterGet(can, &next))
-	require.Equal(t, []PersonChange{{Name: "ada", Why: "added"}}, next.Waiting,
+	require.Equal(t, []contract.PersonChange{{Name: "ada", Why: "added"}}, next.Waiting,
 		"the painted change that was still waiting goes to the next run, as painted")
 	require.Empty(t, next.Pending)
 	require.Equal(t, start, next.WaitingSince.In(start.Location()), "waiting since its paint")
@@ -172,7 +173,7 @@ func TestARunHandsOnWhatTheRunBeforePaintedWithoutPaintingItAgain(t *testing.T) 
 	shardSignal(env, 500*time.Millisecond, "bob")
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 5, Waiting: []PersonChange{{Name: "ada", Why: "added"}}, WaitingSince: start})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 5, Waiting: []contract.PersonChange{{Name: "ada", Why: "added"}}, WaitingSince: start})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Equal(t, [][]string{{"bob"}}, f.paints, "ada was painted by the run before")
 	require.Equal(t, [][]string{{"person/ada", "person/bob"}}, f.handed, "together, once the shard was quiet")
@@ -191,7 +192,7 @@ func TestABusyShardHandsOnFiveMinutesAfterTheOldestWaiting(t *testing.T) {
 	}
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 4})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 4})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NotEmpty(t, f.handedT)
 	first := f.handedT[0].Sub(start) - time.Minute
@@ -209,7 +210,7 @@ func burstShard(t *testing.T, n int) (*fakeShard, []string) {
 	}
 	shardSignal(env, time.Minute, names...)
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
-	env.ExecuteWorkflow(People, PeopleInput{Shard: 6})
+	env.ExecuteWorkflow(PeopleShard, contract.PeopleInput{Shard: 6})
 	require.True(t, env.IsWorkflowCompleted())
 	return f, names
 }
@@ -233,20 +234,20 @@ func TestAShardHandsOnThousandsInChunksOneAfterAnother(t *testing.T) {
 func TestTheSameNameAlwaysLandsInTheSameShard(t *testing.T) {
 	seen := map[int]bool{}
 	for _, n := range []string{"ada", "grace", "mary", "charles", "alan", "edsger", "barbara", "john", "donald", "frances"} {
-		s := PeopleShard(n)
-		require.Equal(t, s, PeopleShard(n))
-		require.True(t, s >= 0 && s < PeopleShards)
+		s := contract.ShardOf(n)
+		require.Equal(t, s, contract.ShardOf(n))
+		require.True(t, s >= 0 && s < contract.PeopleShards)
 		seen[s] = true
 	}
 	require.Greater(t, len(seen), 3, "ten names spread over several shards")
 }
 
 func TestADeletedPersonIsHandedOnOnlyToAWorkflowThatStillRuns(t *testing.T) {
-	got := personSignals([]PersonChange{{Name: "ada", Why: "added"}, {Name: "bob", Deleted: true, Why: "deleted"}})
+	got := personSignals([]contract.PersonChange{{Name: "ada", Why: "added"}, {Name: "bob", Deleted: true, Why: "deleted"}})
 	require.Len(t, got, 2)
 	assert.False(t, got[0].OnlyIfRunning, "a change starts the Person's workflow if need be")
 	assert.True(t, got[1].OnlyIfRunning, "a delete must not start a workflow that would only end")
-	assert.Equal(t, PersonWorkflowID("bob"), got[1].WorkflowID)
+	assert.Equal(t, contract.PersonID("bob"), got[1].WorkflowID)
 	assert.Equal(t, PersonWords("ada").Summary, got[0].Summary, "a Person's workflow starts with its words")
 	assert.Equal(t, PersonWords("ada").Details, got[0].Details)
 }

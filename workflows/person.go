@@ -1,5 +1,5 @@
 // Person is the lifecycle of one Person's picture, as one long-lived workflow per Person
-// (ID person/<name>). Its shard (see People) signals it at every change that matters (create,
+// (ID person/<name>). Its shard (see PeopleShard) signals it at every change that matters (create,
 // spec change, check-avatar annotation, delete, a baker pod that finished or went stale); the
 // workflow answers each burst of signals with one pass, re-checks a fetched or baked picture
 // every six hours on a durable timer, and ends when the Person is gone.
@@ -17,13 +17,10 @@ import (
 
 	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
+	"liken.sh/runner/workflows/contract"
 )
 
 const (
-	// PersonWorkflow is the registered name of Person.
-	PersonWorkflow = "Person"
-	// PersonChanged is the signal the watcher sends; its payload is a PersonChange.
-	PersonChanged = "person-changed"
 	// RecheckEvery is how often a fetched or baked picture is read again.
 	RecheckEvery = 6 * time.Hour
 )
@@ -35,28 +32,6 @@ var (
 	personHistoryLimit = 5000
 	personPassLimit    = 300
 )
-
-// PersonWorkflowID is the stable workflow ID of a Person's lifecycle.
-func PersonWorkflowID(name string) string { return "person/" + name }
-
-// PersonChange is what the watcher saw. The workflow reads the Person again anyway; the
-// fields make the history readable in the Temporal UI.
-type PersonChange struct {
-	// Name is the Person's; a shard's signal carries many Persons' changes.
-	Name        string `json:"name,omitempty"`
-	UID         string `json:"uid,omitempty"`
-	Generation  int64  `json:"generation,omitempty"`
-	CheckAvatar string `json:"checkAvatar,omitempty"`
-	Deleted     bool   `json:"deleted,omitempty"`
-	// Why is the watcher's word for the change: added, updated, deleted, resync, baker.
-	Why string `json:"why,omitempty"`
-}
-
-// PersonInput starts (or continues) a Person's workflow. Every run begins with a pass, so a
-// continued run needs nothing else: the pass answers what was pending and re-arms the timer.
-type PersonInput struct {
-	Name string
-}
 
 // syncPerson is the quick pass (no pods): a local activity, because it takes milliseconds
 // and a regular activity would triple the history and the server's work per change. A few
@@ -86,9 +61,9 @@ var bakePerson = workflow.ActivityOptions{
 const retryAfterFailure = 30 * time.Second
 
 // Person runs one Person's picture until the Person is deleted.
-func Person(ctx workflow.Context, in PersonInput) error {
+func Person(ctx workflow.Context, in contract.PersonInput) error {
 	log := workflow.GetLogger(ctx)
-	changes := workflow.GetSignalChannel(ctx, PersonChanged)
+	changes := workflow.GetSignalChannel(ctx, contract.PersonChanged)
 	pending, recheck := true, false
 	// due is the one timer a Person has: the six-hourly re-check, or the retry of a failed pass.
 	var due workflow.Future
@@ -142,12 +117,12 @@ func Person(ctx workflow.Context, in PersonInput) error {
 			// Signals still buffered are answered by the next run's first pass.
 			for changes.ReceiveAsync(nil) {
 			}
-			return workflow.NewContinueAsNewError(ctx, Person, PersonInput{Name: in.Name})
+			return workflow.NewContinueAsNewError(ctx, Person, contract.PersonInput{Name: in.Name})
 		}
 
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(changes, func(c workflow.ReceiveChannel, _ bool) {
-			var ch PersonChange
+			var ch contract.PersonChange
 			c.Receive(ctx, &ch)
 			pending = true
 		})
@@ -177,7 +152,7 @@ func pass(ctx workflow.Context, name string, recheck bool) (people.PersonOutcome
 		opts.Summary = "check " + name + "'s picture again and write the status"
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	if err := workflow.ExecuteLocalActivity(lctx, pa.SyncPerson, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(lctx, peopleActs.SyncPerson, in).Get(ctx, &out); err != nil {
 		return out, err
 	}
 	if !out.NeedsBake {
@@ -188,7 +163,7 @@ func pass(ctx workflow.Context, name string, recheck bool) (people.PersonOutcome
 	bake := bakePerson
 	bake.Summary = "read " + name + "'s " + out.Source + " in the baker pod " + kube.BakerPodName(name)
 	actx := workflow.WithActivityOptions(ctx, bake)
-	err := workflow.ExecuteActivity(actx, pa.BakePerson, in).Get(ctx, &baked)
+	err := workflow.ExecuteActivity(actx, peopleActs.BakePerson, in).Get(ctx, &baked)
 	return baked, err
 }
 
@@ -196,7 +171,7 @@ func forget(ctx workflow.Context, name string) error {
 	opts := syncPerson
 	opts.Summary = name + " is gone: delete its baker pods"
 	lctx := workflow.WithLocalActivityOptions(ctx, opts)
-	return workflow.ExecuteLocalActivity(lctx, pa.ForgetPerson, name).Get(ctx, nil)
+	return workflow.ExecuteLocalActivity(lctx, peopleActs.ForgetPerson, name).Get(ctx, nil)
 }
 
 // timer starts a cancellable durable timer; summary is what the Temporal UI says of it.

@@ -16,6 +16,7 @@ import (
 
 	"liken.sh/runner/activities/people"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 // fakePeople stands in for the people activities: it records every pass and answers from a
@@ -52,15 +53,15 @@ func (f *fakePeople) forget(_ context.Context, name string) error {
 
 func newPersonEnv(t *testing.T, f *fakePeople) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: PersonWorkflow})
-	env.OnActivity(pa.SyncPerson, mock.Anything, mock.Anything).Return(f.sync).Maybe()
-	env.OnActivity(pa.BakePerson, mock.Anything, mock.Anything).Return(f.bake).Maybe()
-	env.OnActivity(pa.ForgetPerson, mock.Anything, mock.Anything).Return(f.forget).Maybe()
+	env.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: contract.PersonWorkflow})
+	env.OnActivity(peopleActs.SyncPerson, mock.Anything, mock.Anything).Return(f.sync).Maybe()
+	env.OnActivity(peopleActs.BakePerson, mock.Anything, mock.Anything).Return(f.bake).Maybe()
+	env.OnActivity(peopleActs.ForgetPerson, mock.Anything, mock.Anything).Return(f.forget).Maybe()
 	return env
 }
 
-func signal(env *testsuite.TestWorkflowEnvironment, after time.Duration, c PersonChange) {
-	env.RegisterDelayedCallback(func() { env.SignalWorkflow(PersonChanged, c) }, after)
+func signal(env *testsuite.TestWorkflowEnvironment, after time.Duration, c contract.PersonChange) {
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(contract.PersonChanged, c) }, after)
 }
 
 func TestANewPersonGetsOnePassAndThenWaitsForChanges(t *testing.T) {
@@ -71,10 +72,10 @@ func TestANewPersonGetsOnePassAndThenWaitsForChanges(t *testing.T) {
 		return people.PersonOutcome{Reason: "Initials"}, nil
 	}}
 	env := newPersonEnv(t, f)
-	signal(env, time.Minute, PersonChange{Generation: 2, Why: "updated"})
-	signal(env, 2*time.Minute, PersonChange{Deleted: true, Why: "deleted"})
+	signal(env, time.Minute, contract.PersonChange{Generation: 2, Why: "updated"})
+	signal(env, 2*time.Minute, contract.PersonChange{Deleted: true, Why: "deleted"})
 
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, f.passes, 3, "one pass at start and one per change")
@@ -93,12 +94,12 @@ func TestABurstOfChangesIsAnsweredByOnePass(t *testing.T) {
 	// Five changes land together while the workflow waits: they need one look, not five.
 	env.RegisterDelayedCallback(func() {
 		for i := range 5 {
-			env.SignalWorkflow(PersonChanged, PersonChange{Generation: int64(i + 2)})
+			env.SignalWorkflow(contract.PersonChanged, contract.PersonChange{Generation: int64(i + 2)})
 		}
 	}, time.Minute)
-	signal(env, time.Hour, PersonChange{Deleted: true})
+	signal(env, time.Hour, contract.PersonChange{Deleted: true})
 
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, f.passes, 3)
 }
@@ -111,7 +112,7 @@ func TestAFetchedPictureIsCheckedAgainEverySixHours(t *testing.T) {
 		return people.PersonOutcome{Source: "https://example.com/ada.png", Reason: "Fetched", Recheck: true}, nil
 	}}
 	env := newPersonEnv(t, f)
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, f.passes, 4)
 	require.False(t, f.passes[0].Recheck, "the first pass is a look, not a re-check")
@@ -136,8 +137,8 @@ func TestAChangeRestartsTheSixHours(t *testing.T) {
 		return people.PersonOutcome{Reason: "Fetched", Recheck: true}, nil
 	}}
 	env = newPersonEnv(t, f)
-	signal(env, 5*time.Hour, PersonChange{Generation: 2})
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	signal(env, 5*time.Hour, contract.PersonChange{Generation: 2})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	require.NoError(t, env.GetWorkflowError())
 	require.Equal(t, []time.Duration{0, 5 * time.Hour, 11 * time.Hour}, at)
 }
@@ -150,8 +151,8 @@ func TestAClaimPictureIsBakedByABakerPod(t *testing.T) {
 		return people.PersonOutcome{Source: "claim://ns/c/a.png", NeedsBake: true}, nil
 	}}
 	env := newPersonEnv(t, f)
-	signal(env, time.Minute, PersonChange{Deleted: true})
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	signal(env, time.Minute, contract.PersonChange{Deleted: true})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, f.bakes, 1)
 	require.Equal(t, "ada", f.bakes[0].Name)
@@ -171,7 +172,7 @@ func TestAFailedPassIsTriedAgainAfterThirtySeconds(t *testing.T) {
 		return people.PersonOutcome{Gone: true}, nil
 	}
 	env = newPersonEnv(t, f)
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, calls, attempts+1, "the pass was never tried again after its attempts ran out")
 	require.GreaterOrEqual(t, calls[attempts].Sub(calls[attempts-1]), retryAfterFailure)
@@ -184,7 +185,7 @@ func TestAPersonCreatedAgainDuringCleanUpKeepsItsWorkflow(t *testing.T) {
 		switch n {
 		case 1:
 			// The Person is created again while the workflow cleans up after the old one.
-			env.SignalWorkflow(PersonChanged, PersonChange{UID: "new", Why: "added"})
+			env.SignalWorkflow(contract.PersonChanged, contract.PersonChange{UID: "new", Why: "added"})
 			return people.PersonOutcome{Gone: true}, nil
 		case 2:
 			return people.PersonOutcome{UID: "new", Reason: "Initials"}, nil
@@ -192,8 +193,8 @@ func TestAPersonCreatedAgainDuringCleanUpKeepsItsWorkflow(t *testing.T) {
 		return people.PersonOutcome{Gone: true}, nil
 	}
 	env = newPersonEnv(t, f)
-	signal(env, time.Hour, PersonChange{Deleted: true})
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	signal(env, time.Hour, contract.PersonChange{Deleted: true})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, f.passes, 3)
 	require.Len(t, f.forgets, 2)
@@ -208,11 +209,11 @@ func TestALongLivedPersonContinuesAsNewBeforeItsHistoryGrowsLarge(t *testing.T) 
 	}}
 	env := newPersonEnv(t, f)
 	for i := range 30 {
-		signal(env, time.Duration(i+1)*time.Minute, PersonChange{Generation: int64(i + 2)})
+		signal(env, time.Duration(i+1)*time.Minute, contract.PersonChange{Generation: int64(i + 2)})
 	}
-	env.ExecuteWorkflow(Person, PersonInput{Name: "ada"})
+	env.ExecuteWorkflow(Person, contract.PersonInput{Name: "ada"})
 	var cont *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &cont)
-	require.Equal(t, PersonWorkflow, cont.WorkflowType.Name)
+	require.Equal(t, contract.PersonWorkflow, cont.WorkflowType.Name)
 	require.Len(t, f.passes, 10)
 }

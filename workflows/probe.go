@@ -13,9 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// ProbeWorkflow is the registered name of Probe; never rename a registered type.
-const ProbeWorkflow = "Probe"
-
 // ProbeResult is what the worker saw.
 type ProbeResult struct {
 	KubernetesVersion string
@@ -34,6 +31,6 @@ func Probe(ctx workflow.Context) (ProbeResult, error) {
 	opts.Summary = "ask the cluster which version it runs"
 	ctx = workflow.WithActivityOptions(ctx, opts)
 	var r ProbeResult
-	err := workflow.ExecuteActivity(ctx, probe.KubernetesVersion).Get(ctx, &r.KubernetesVersion)
+	err := workflow.ExecuteActivity(ctx, probeActs.KubernetesVersion).Get(ctx, &r.KubernetesVersion)
 	return r, err
 }

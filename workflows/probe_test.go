@@ -13,8 +13,8 @@ import (
 
 func TestProbeReturnsTheVersionTheWorkerSees(t *testing.T) {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
-	env.RegisterActivity(probe.KubernetesVersion)
-	env.OnActivity(probe.KubernetesVersion, mock.Anything).Return("v1.37.2", nil)
+	env.RegisterActivity(probeActs.KubernetesVersion)
+	env.OnActivity(probeActs.KubernetesVersion, mock.Anything).Return("v1.37.2", nil)
 
 	env.ExecuteWorkflow(Probe)
 	require.True(t, env.IsWorkflowCompleted())
@@ -26,9 +26,9 @@ func TestProbeReturnsTheVersionTheWorkerSees(t *testing.T) {
 
 func TestProbeRetriesAnAPIServerThatIsStillStarting(t *testing.T) {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
-	env.RegisterActivity(probe.KubernetesVersion)
-	env.OnActivity(probe.KubernetesVersion, mock.Anything).Return("", errors.New("connection refused")).Twice()
-	env.OnActivity(probe.KubernetesVersion, mock.Anything).Return("v1.37.2", nil).Once()
+	env.RegisterActivity(probeActs.KubernetesVersion)
+	env.OnActivity(probeActs.KubernetesVersion, mock.Anything).Return("", errors.New("connection refused")).Twice()
+	env.OnActivity(probeActs.KubernetesVersion, mock.Anything).Return("v1.37.2", nil).Once()
 
 	env.ExecuteWorkflow(Probe)
 	require.NoError(t, env.GetWorkflowError())

@@ -9,26 +9,27 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/workflows/contract"
 )
 
 // RegisterWorkflows registers every workflow; a replayer needs only these.
 func RegisterWorkflows(r worker.WorkflowRegistry) {
-	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: ProbeWorkflow})
-	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: PersonWorkflow})
-	r.RegisterWorkflowWithOptions(People, workflow.RegisterOptions{Name: PeopleWorkflow})
-	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})
-	r.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: TelescopeWorkflow})
-	r.RegisterWorkflowWithOptions(Observatory, workflow.RegisterOptions{Name: ObservatoryWorkflow})
-	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: InventoryWorkflow})
+	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: contract.ProbeWorkflow})
+	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: contract.PersonWorkflow})
+	r.RegisterWorkflowWithOptions(PeopleShard, workflow.RegisterOptions{Name: contract.PeopleShardWorkflow})
+	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: contract.ReservationWorkflow})
+	r.RegisterWorkflowWithOptions(TelescopeLock, workflow.RegisterOptions{Name: contract.TelescopeLockWorkflow})
+	r.RegisterWorkflowWithOptions(SiteTurns, workflow.RegisterOptions{Name: contract.SiteTurnsWorkflow})
+	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: contract.InventoryWorkflow})
 }
 
 // The activities, one nil pointer per registered struct: workflows refer to an activity by
-// its method (a.StartSite), as Temporal's samples do, and the SDK schedules it by the method's
-// name. a is the observatory's, which most calls are.
+// its method (observatoryActs.StartSite), as Temporal's samples do, and the SDK schedules it
+// by the method's name.
 var (
-	probe *activities.Probe
-	pa    *people.Activities
-	a     *observatory.Activities
+	probeActs       *activities.Probe
+	peopleActs      *people.Activities
+	observatoryActs *observatory.Activities
 )
 
 // Activities are the structs whose exported methods the worker registers as activities: the

@@ -14,12 +14,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
+	"liken.sh/runner/workflows/contract"
 )
 
 // registeredNames is every name Register put on a worker: the workflows, and the activities
 // (the exported methods of the structs in Activities, which RegisterActivity registers by name).
 var registeredNames = []string{
-	ProbeWorkflow, PersonWorkflow, PeopleWorkflow, ReservationWorkflow, TelescopeWorkflow, ObservatoryWorkflow, InventoryWorkflow,
+	contract.ProbeWorkflow, contract.PersonWorkflow, contract.PeopleShardWorkflow, contract.ReservationWorkflow, contract.TelescopeLockWorkflow, contract.SiteTurnsWorkflow, contract.InventoryWorkflow,
 	"Abort", "Activation", "AddDeactivateFinalizer", "BakePerson", "Configure", "Connect", "Deactivation", "Disconnect",
 	"ForgetPerson", "KubernetesVersion", "ObserveDevices", "PaintPeople", "PowerOff", "PowerOn",
 	"ReadReservation", "RemoveDeactivateFinalizer", "RemoveRetryAnnotation", "RunTriggers", "SignalCoordinator",

@@ -18,6 +18,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // recordLive is a reservation called name of the example telescope, Ready, whose train a
@@ -51,7 +52,7 @@ func recordLive(name string) func(ctx context.Context, r recorder) (client.Workf
 					return nil, err
 				}
 			}
-			if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: "device"}); err != nil {
+			if err := r.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Why: "device"}); err != nil {
 				return nil, err
 			}
 			if _, err := poll(ctx, func() (string, bool) {

@@ -33,6 +33,7 @@ import (
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 // Recorded histories are the promise that a change to a workflow keeps old runs replaying.
@@ -56,7 +57,7 @@ type recorder struct {
 // and a user would drive it.
 var recordings = map[string]func(ctx context.Context, r recorder) (client.WorkflowRun, error){
 	"probe": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
-		return r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "probe", TaskQueue: r.queue}, ProbeWorkflow)
+		return r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "probe", TaskQueue: r.queue}, contract.ProbeWorkflow)
 	},
 	// A Person created (initials), renamed (initials drawn again) and deleted (the workflow ends).
 	"person": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
@@ -69,9 +70,9 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if _, err := people.Create(ctx, u, metav1.CreateOptions{}); err != nil {
 			return nil, err
 		}
-		id := PersonWorkflowID("ada")
-		run, err := r.c.SignalWithStartWorkflow(ctx, id, PersonChanged, PersonChange{Why: "added"},
-			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, PersonWorkflow, PersonInput{Name: "ada"})
+		id := contract.PersonID("ada")
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.PersonChanged, contract.PersonChange{Why: "added"},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.PersonWorkflow, contract.PersonInput{Name: "ada"})
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +91,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if _, err := people.Patch(ctx, "ada", types.MergePatchType, []byte(`{"spec":{"displayName":"Augusta Ada King"}}`), metav1.PatchOptions{}); err != nil {
 			return nil, err
 		}
-		if err := r.c.SignalWorkflow(ctx, id, "", PersonChanged, PersonChange{Generation: 2, Why: "updated"}); err != nil {
+		if err := r.c.SignalWorkflow(ctx, id, "", contract.PersonChanged, contract.PersonChange{Generation: 2, Why: "updated"}); err != nil {
 			return nil, err
 		}
 		if _, err := poll(ctx, func() (string, bool) { s := thumbnail(); return s, s != first }); err != nil {
@@ -99,7 +100,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if err := people.Delete(ctx, "ada", metav1.DeleteOptions{}); err != nil {
 			return nil, err
 		}
-		return run, r.c.SignalWorkflow(ctx, id, "", PersonChanged, PersonChange{Deleted: true, Why: "deleted"})
+		return run, r.c.SignalWorkflow(ctx, id, "", contract.PersonChanged, contract.PersonChange{Deleted: true, Why: "deleted"})
 	},
 	// A shard given a batch: ada (initials) is painted and handed on once the shard is quiet;
 	// nobody (no such Person) is handed on at once, and its workflow ends. Then the shard is
@@ -120,16 +121,16 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		}); err != nil {
 			return nil, err
 		}
-		id := PeopleWorkflowID(0)
-		run, err := r.c.SignalWithStartWorkflow(ctx, id, PeopleChanged,
-			[]PersonChange{{Name: "ada", Why: "added"}, {Name: "nobody", Deleted: true, Why: "deleted"}},
-			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, PeopleWorkflow, PeopleInput{Shard: 0})
+		id := contract.PeopleShardID(0)
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.PeopleChanged,
+			[]contract.PersonChange{{Name: "ada", Why: "added"}, {Name: "nobody", Deleted: true, Why: "deleted"}},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.PeopleShardWorkflow, contract.PeopleInput{Shard: 0})
 		if err != nil {
 			return nil, err
 		}
 		for _, person := range []string{"nobody", "ada"} {
 			if _, err := poll(ctx, func() (string, bool) {
-				_, err := r.c.DescribeWorkflowExecution(ctx, PersonWorkflowID(person), "")
+				_, err := r.c.DescribeWorkflowExecution(ctx, contract.PersonID(person), "")
 				return fmt.Sprint(err), err == nil
 			}); err != nil {
 				return nil, fmt.Errorf("the shard did not start the workflow of %s: %w", person, err)
@@ -156,7 +157,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if err := pods.Delete(ctx, "east-mount", *metav1.NewDeleteOptions(0)); err != nil {
 			return nil, err
 		}
-		if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: "pod"}); err != nil {
+		if err := r.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Why: "pod"}); err != nil {
 			return nil, err
 		}
 		if _, err := poll(ctx, func() (string, bool) {
@@ -186,7 +187,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if _, err := reservations.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{}); err != nil {
 			return nil, err
 		}
-		if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Generation: 2, Why: "updated"}); err != nil {
+		if err := r.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Generation: 2, Why: "updated"}); err != nil {
 			return nil, err
 		}
 		if err := run.Get(ctx, nil); err != nil {
@@ -196,8 +197,8 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 			return nil, err
 		}
 		spec := obsv1.ReservationSpec{Telescope: "east", Holder: "joan"}
-		return r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Generation: 2, Why: "resync"},
-			ReservationStartOptions(r.queue, ns, name, spec), ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+		return r.c.SignalWithStartWorkflow(ctx, id, contract.ReservationChanged, contract.ReservationChange{Generation: 2, Why: "resync"},
+			contract.ReservationStartOptions(r.queue, ns, name, spec), contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: name})
 	},
 	// A stormy session of the example telescope with triggers: the mount parks when the
 	// weather turns unsafe, the dome after it, and the dome opens after 5 s of calm. The wind
@@ -211,9 +212,9 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 	// Released; its telescope's and its observatory's lock workflows are saved beside it.
 	"reservation": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 		const ns, name = "observatory", "tonight"
-		id := ReservationWorkflowID(ns, name)
-		run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
-			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+		id := contract.ReservationID(ns, name)
+		run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
+			client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: name})
 		if err != nil {
 			return nil, err
 		}
@@ -224,14 +225,14 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		if err := reservations.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			return nil, err
 		}
-		if err := r.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"}); err != nil {
+		if err := r.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"}); err != nil {
 			return nil, err
 		}
 		if err := run.Get(ctx, nil); err != nil {
 			return nil, err
 		}
 		// The locks end themselves once idle.
-		for file, lock := range map[string]string{"telescope": TelescopeWorkflowID(ns, "east"), "observatory": ObservatoryWorkflowID(ns, "lab")} {
+		for file, lock := range map[string]string{"telescope": contract.TelescopeLockID(ns, "east"), "observatory": contract.SiteTurnsID(ns, "lab")} {
 			if err := r.c.GetWorkflow(ctx, lock, "").Get(ctx, nil); err != nil {
 				return nil, fmt.Errorf("the lock %s: %w", lock, err)
 			}
@@ -265,9 +266,9 @@ func startReady(ctx context.Context, r recorder, ns, name, holder string) (clien
 	if _, err := reservations.Create(ctx, u, metav1.CreateOptions{}); err != nil {
 		return nil, "", err
 	}
-	id := ReservationWorkflowID(ns, name)
-	run, err := r.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "added"},
-		client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, ReservationWorkflow, ReservationInput{Namespace: ns, Name: name})
+	id := contract.ReservationID(ns, name)
+	run, err := r.c.SignalWithStartWorkflow(ctx, id, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
+		client.StartWorkflowOptions{ID: id, TaskQueue: r.queue}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: name})
 	if err != nil {
 		return nil, "", err
 	}
@@ -280,7 +281,7 @@ func endReservation(ctx context.Context, r recorder, ns, name string) error {
 	if err != nil {
 		return err
 	}
-	return r.c.SignalWorkflow(ctx, ReservationWorkflowID(ns, name), "", ReservationChanged, ReservationChange{Deleted: true, Why: "deleted"})
+	return r.c.SignalWorkflow(ctx, contract.ReservationID(ns, name), "", contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"})
 }
 
 // awaitReady waits until the Reservation name is Ready, bounded by ctx.
@@ -340,7 +341,7 @@ func TestRecordHistories(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	s, err := stack.Start(ctx, stack.Options{Dir: t.TempDir(), Cache: stack.Cache(root), Kube: true,
-		Temporal: stack.Temporal{Enabled: true, SearchAttributes: SearchAttributes}})
+		Temporal: stack.Temporal{Enabled: true, SearchAttributes: contract.SearchAttributes}})
 	require.NoError(t, err)
 	defer s.Stop()
 

@@ -26,89 +26,23 @@ import (
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
+	"liken.sh/runner/workflows/contract"
 )
-
-const (
-	// ReservationWorkflow is the registered name of Reservation.
-	ReservationWorkflow = "Reservation"
-	// ReservationChanged is the signal the watcher sends; its payload is a ReservationChange.
-	ReservationChanged = "reservation-changed"
-	// ReservationStatusQuery answers with the status as the workflow last composed it.
-	ReservationStatusQuery = "status"
-)
-
-// The search attributes a reservation keeps up to date, so the Temporal UI can list the
-// reservations of a telescope or a holder, or those in a phase or a step. They must be
-// registered on the server (Keyword): SearchAttributes lists them for `make run` and
-// deploy/temporal.
-var (
-	SearchTelescope = temporal.NewSearchAttributeKeyKeyword("Telescope")
-	SearchHolder    = temporal.NewSearchAttributeKeyKeyword("Holder")
-	SearchPhase     = temporal.NewSearchAttributeKeyKeyword("Phase")
-	SearchStep      = temporal.NewSearchAttributeKeyKeyword("Step")
-)
-
-// SearchAttributes names each search attribute the workflows use and its type, as
-// `temporal operator search-attribute create` and the dev server's --search-attribute take them.
-var SearchAttributes = map[string]string{
-	"Telescope": "Keyword",
-	"Holder":    "Keyword",
-	"Phase":     "Keyword",
-	"Step":      "Keyword",
-}
-
-// ReservationWorkflowID is the stable workflow ID of a Reservation's lifecycle.
-func ReservationWorkflowID(namespace, name string) string {
-	return "reservation/" + namespace + "/" + name
-}
-
-// WhyAdded and WhyUpdated are the watcher's words for a change of the Reservation itself:
-// created, or its spec, its retry annotation or its delete.
-const (
-	WhyAdded   = "added"
-	WhyUpdated = "updated"
-)
-
-// ReservationChange is what the watcher saw. The workflow reads the Reservation again anyway;
-// the fields make the history readable in the Temporal UI.
-type ReservationChange struct {
-	UID        string `json:"uid,omitempty"`
-	Generation int64  `json:"generation,omitempty"`
-	// Retry is the value of the retry annotation.
-	Retry              string `json:"retry,omitempty"`
-	Deleted            bool   `json:"deleted,omitempty"`
-	TelescopeDeleted   bool   `json:"telescopeDeleted,omitempty"`
-	ObservatoryDeleted bool   `json:"observatoryDeleted,omitempty"`
-	// Why is the watcher's word for the change: added, updated, deleted, telescope,
-	// observatory, resync.
-	Why string `json:"why,omitempty"`
-	// Safety is what the site guard did while the runner was away, in its words: the observer
-	// sends it with a condition's change, so the reservation's history keeps it.
-	Safety string `json:"safety,omitempty"`
-}
-
-// ReservationInput starts (or continues) a Reservation's workflow. A continued run needs
-// nothing else: it resumes from the status the previous run wrote.
-type ReservationInput struct {
-	Namespace string
-	Name      string
-}
 
 // Reservation runs one Reservation from its start to its release.
-func Reservation(ctx workflow.Context, in ReservationInput) error {
+func Reservation(ctx workflow.Context, in contract.ReservationInput) error {
 	r := &reservation{
 		ctx:         ctx,
 		in:          in,
 		ref:         observatory.ReservationRef{Namespace: in.Namespace, Name: in.Name},
-		changes:     workflow.GetSignalChannel(ctx, ReservationChanged),
+		changes:     workflow.GetSignalChannel(ctx, contract.ReservationChanged),
 		telAnswers:  workflow.GetSignalChannel(ctx, TelescopeAnswers),
 		siteAnswers: workflow.GetSignalChannel(ctx, SiteAnswers),
 	}
-	if err := workflow.SetQueryHandler(ctx, ReservationStatusQuery, func() (obsv1.ReservationStatus, error) {
+	if err := workflow.SetQueryHandler(ctx, contract.ReservationStatusQuery, func() (obsv1.ReservationStatus, error) {
 		return r.status, nil
 	}); err != nil {
 		return err
@@ -119,7 +53,7 @@ func Reservation(ctx workflow.Context, in ReservationInput) error {
 // reservation is one run's state, in the order the lifecycle needs it.
 type reservation struct {
 	ctx workflow.Context
-	in  ReservationInput
+	in  contract.ReservationInput
 	ref observatory.ReservationRef
 	// changes are the watcher's signals; telAnswers and siteAnswers the locks' answers.
 	changes, telAnswers, siteAnswers workflow.ReceiveChannel

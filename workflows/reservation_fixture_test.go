@@ -24,6 +24,7 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 // The start of every reservation test's clock.
@@ -259,7 +260,7 @@ func (f *fakeCluster) change(after time.Duration, why string, edit func(*observa
 		f.mu.Lock()
 		edit(&f.res)
 		f.mu.Unlock()
-		f.env.SignalWorkflow(ReservationChanged, ReservationChange{Why: why})
+		f.env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: why})
 	}, after)
 }
 
@@ -316,23 +317,23 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
 	f.env = env
-	env.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: ReservationWorkflow})
-	env.OnActivity(a.ReadReservation, mock.Anything, mock.Anything).Return(f.read).Maybe()
-	env.OnActivity(a.AddDeactivateFinalizer, mock.Anything, mock.Anything).Return(f.addFinalizer).Maybe()
-	env.OnActivity(a.RemoveDeactivateFinalizer, mock.Anything, mock.Anything).Return(f.removeFinalizer).Maybe()
-	env.OnActivity(a.WriteReservationStatus, mock.Anything, mock.Anything).Return(f.write).Maybe()
-	env.OnActivity(a.RemoveRetryAnnotation, mock.Anything, mock.Anything).Return(f.removeRetry).Maybe()
-	env.OnActivity(a.SignalCoordinator, mock.Anything, mock.Anything).Return(f.coordinate(t)).Maybe()
+	env.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: contract.ReservationWorkflow})
+	env.OnActivity(observatoryActs.ReadReservation, mock.Anything, mock.Anything).Return(f.read).Maybe()
+	env.OnActivity(observatoryActs.AddDeactivateFinalizer, mock.Anything, mock.Anything).Return(f.addFinalizer).Maybe()
+	env.OnActivity(observatoryActs.RemoveDeactivateFinalizer, mock.Anything, mock.Anything).Return(f.removeFinalizer).Maybe()
+	env.OnActivity(observatoryActs.WriteReservationStatus, mock.Anything, mock.Anything).Return(f.write).Maybe()
+	env.OnActivity(observatoryActs.RemoveRetryAnnotation, mock.Anything, mock.Anything).Return(f.removeRetry).Maybe()
+	env.OnActivity(observatoryActs.SignalCoordinator, mock.Anything, mock.Anything).Return(f.coordinate(t)).Maybe()
 	// The workflow schedules a step's activity by its name, which a mock by name needs
 	// registered first.
-	env.RegisterActivity(a)
+	env.RegisterActivity(observatoryActs)
 	for _, step := range workingSteps {
 		env.OnActivity(step, mock.Anything, mock.Anything).Return(f.step).Maybe()
 	}
 	// The observer runs until it is cancelled. It waits on the workflow's clock (AfterFn),
 	// not on its context: a running activity would keep the test clock from skipping ahead.
-	env.OnActivity(a.ObserveDevices, mock.Anything, mock.Anything).AfterFn(f.observeDuration).Return(f.observed).Maybe()
-	env.OnActivity(a.RunTriggers, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return f.triggerTakes }).Return(f.runTriggers).Maybe()
+	env.OnActivity(observatoryActs.ObserveDevices, mock.Anything, mock.Anything).AfterFn(f.observeDuration).Return(f.observed).Maybe()
+	env.OnActivity(observatoryActs.RunTriggers, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return f.triggerTakes }).Return(f.runTriggers).Maybe()
 	f.mockLivePlan(env)
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		f.noteLivePart(info.ActivityType.Name, args)
@@ -360,29 +361,29 @@ var workingSteps = slices.Concat(kube.ActivationSteps[1:], kube.DeactivationStep
 
 func run(t *testing.T, env *testsuite.TestWorkflowEnvironment) {
 	t.Helper()
-	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
+	env.ExecuteWorkflow(Reservation, contract.ReservationInput{Namespace: "observatory", Name: "a"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 }
 
 // mockLivePlan answers PlanLiveDevices with f.livePlan, and writes down each part that runs.
 func (f *fakeCluster) mockLivePlan(env *testsuite.TestWorkflowEnvironment) {
-	env.OnActivity(a.PlanLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveInput) (observatory.LivePlan, error) {
+	env.OnActivity(observatoryActs.PlanLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveInput) (observatory.LivePlan, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.heals++
 		f.live = append(f.live, in)
 		return f.livePlan, nil
 	}).Maybe()
-	for _, fn := range []any{a.LeaveDevice, a.RefuseDevices, a.ConnectLiveDevices, a.ActivateDevice} {
+	for _, fn := range []any{observatoryActs.LeaveDevice, observatoryActs.RefuseDevices, observatoryActs.ConnectLiveDevices, observatoryActs.ActivateDevice} {
 		env.OnActivity(fn, mock.Anything, mock.Anything).Return(nil).Maybe()
 	}
-	env.OnActivity(a.StartLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveServerInput) (observatory.LiveStarted, error) {
+	env.OnActivity(observatoryActs.StartLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveServerInput) (observatory.LiveStarted, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.liveStarted[in.Server.Server], f.startFails
 	}).Maybe()
-	env.OnActivity(a.RestartGuider, mock.Anything, mock.Anything).Return(func(context.Context, observatory.LiveInput) (observatory.LiveStarted, error) {
+	env.OnActivity(observatoryActs.RestartGuider, mock.Anything, mock.Anything).Return(func(context.Context, observatory.LiveInput) (observatory.LiveStarted, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.liveStarted["guider"], nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestAChangeOfTheReservationItselfWhileReadyHealsNothing: a new end (the Reservation's own
@@ -19,11 +20,11 @@ func TestAChangeOfTheReservationItselfWhileReadyHealsNothing(t *testing.T) {
 	env := newReservationEnv(t, f)
 	signal := func(why string, after time.Duration) {
 		env.RegisterDelayedCallback(func() {
-			env.SignalWorkflow(ReservationChanged, ReservationChange{Why: why})
+			env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: why})
 		}, after)
 	}
-	signal(WhyUpdated, 10*time.Minute)
-	signal(WhyAdded, 15*time.Minute)
+	signal(contract.WhyUpdated, 10*time.Minute)
+	signal(contract.WhyAdded, 15*time.Minute)
 	signal("pod", 20*time.Minute)
 	run(t, env)
 	assert.Equal(t, 1, f.heals, "only the deleted pod heals")

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestTwelveHoursOfAConditionChangingEachMinuteKeepEachRunsHistoryBounded sends a Ready
@@ -31,11 +32,11 @@ func TestTwelveHoursOfAConditionChangingEachMinuteKeepEachRunsHistoryBounded(t *
 	f.reserve(q, "a", "east", time.Now().Add(-time.Minute), nil)
 	f.await("a", "became Ready", phaseIs(obsv1.ReservationReady))
 	ctx := context.Background()
-	id := ReservationWorkflowID(f.ns, "a")
+	id := contract.ReservationID(f.ns, "a")
 	// One change a minute: each signal is answered by its own pass before the next comes.
 	for i := range int64(12 * 60) {
 		before := f.passes.Load()
-		require.NoError(t, f.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: WhyCondition}))
+		require.NoError(t, f.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Why: contract.WhyCondition}))
 		require.Eventually(t, func() bool { return f.passes.Load() > before }, 30*time.Second, time.Millisecond,
 			"the pass for change %d", i)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"liken.sh/runner/workflows/contract"
 )
 
 // hold keeps the telescope Ready until the reservation ends. Its devices are observed all
@@ -69,11 +71,11 @@ var observeOptions = workflow.ActivityOptions{
 func (r *reservation) observe() (stop func()) {
 	in := r.stepInput("Observe")
 	// The observer tells the triggers, through the change signal, when a condition changed.
-	in.ConditionSignal = ReservationChanged
+	in.ConditionSignal = contract.ReservationChanged
 	ctx, cancel := workflow.WithCancel(r.ctx)
 	opts := observeOptions
 	opts.Summary = "the status of the devices of " + r.servers() + ", while Ready"
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ObserveDevices, in)
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), observatoryActs.ObserveDevices, in)
 	stopped := false
 	workflow.Go(r.ctx, func(gctx workflow.Context) {
 		if err := f.Get(gctx, nil); err != nil && !stopped {

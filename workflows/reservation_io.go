@@ -16,6 +16,7 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
+	"liken.sh/runner/workflows/contract"
 )
 
 // bookkeeping is for the quick API calls around the steps (read, finalizer, status, retry
@@ -44,13 +45,13 @@ var (
 func (r *reservation) await(add func(workflow.Selector)) error {
 	sel := workflow.NewSelector(r.ctx)
 	changed, onlyConditions, onlyOwn := false, true, true
-	note := func(ch ReservationChange) {
+	note := func(ch contract.ReservationChange) {
 		changed = true
-		onlyConditions = onlyConditions && ch.Why == WhyCondition
-		onlyOwn = onlyOwn && (ch.Why == WhyAdded || ch.Why == WhyUpdated)
+		onlyConditions = onlyConditions && ch.Why == contract.WhyCondition
+		onlyOwn = onlyOwn && (ch.Why == contract.WhyAdded || ch.Why == contract.WhyUpdated)
 	}
 	sel.AddReceive(r.changes, func(c workflow.ReceiveChannel, _ bool) {
-		var ch ReservationChange
+		var ch contract.ReservationChange
 		c.Receive(r.ctx, &ch)
 		note(ch)
 	})
@@ -62,7 +63,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 	}
 	sel.Select(r.ctx)
 	// A burst of changes is answered by one read.
-	var ch ReservationChange
+	var ch contract.ReservationChange
 	for changed && r.changes.ReceiveAsync(&ch) {
 		note(ch)
 	}
@@ -77,7 +78,7 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 // read reads the Reservation and what it needs, and arms the end timer for spec.end.
 func (r *reservation) read() error {
 	var st observatory.ReservationState
-	if err := r.local(localSummary("read", obsv1.KindReservation, r.in.Name), a.ReadReservation, r.ref, &st); err != nil {
+	if err := r.local(localSummary("read", obsv1.KindReservation, r.in.Name), observatoryActs.ReadReservation, r.ref, &st); err != nil {
 		return err
 	}
 	r.reads++
@@ -94,7 +95,7 @@ func (r *reservation) read() error {
 			r.end.armed = end
 			r.end.timer = nil
 			if d := end.Sub(r.now()); d > 0 {
-				r.end.timer, _ = timer(r.ctx, d, "end at "+at(end))
+				r.end.timer, _ = timer(r.ctx, d, "end at "+contract.At(end))
 			}
 		}
 	}
@@ -119,7 +120,7 @@ func (r *reservation) write() error {
 		Events: kube.ReservationEvents(&r.written, &r.status, r.telescope),
 	}
 	var out observatory.StatusWritten
-	if err := r.local(statusSummary(r.status), a.WriteReservationStatus, w, &out); err != nil {
+	if err := r.local(statusSummary(r.status), observatoryActs.WriteReservationStatus, w, &out); err != nil {
 		return err
 	}
 	r.written = *r.status.DeepCopy()
@@ -134,7 +135,7 @@ func (r *reservation) upsertSearch() {
 	if r.search.once && want == r.search.last {
 		return
 	}
-	keys := [4]temporal.SearchAttributeKeyKeyword{SearchTelescope, SearchHolder, SearchPhase, SearchStep}
+	keys := [4]temporal.SearchAttributeKeyKeyword{contract.SearchTelescope, contract.SearchHolder, contract.SearchPhase, contract.SearchStep}
 	var updates []temporal.SearchAttributeUpdate
 	for i, k := range keys {
 		if r.search.once && want[i] == r.search.last[i] {
@@ -176,24 +177,24 @@ func (r *reservation) signalTelescope(op string) error {
 	}}
 	tel := r.state.Telescope.Name
 	return r.coordinate(activities.WorkflowSignal{
-		WorkflowID: TelescopeWorkflowID(r.in.Namespace, tel), WorkflowType: TelescopeWorkflow, Signal: TelescopeRequests,
-		Message: msg, Input: TelescopeInput{Namespace: r.in.Namespace, Name: tel},
-		Keywords: map[string]string{SearchTelescope.GetName(): tel},
+		WorkflowID: contract.TelescopeLockID(r.in.Namespace, tel), WorkflowType: contract.TelescopeLockWorkflow, Signal: TelescopeRequests,
+		Message: msg, Input: TelescopeLockInput{Namespace: r.in.Namespace, Name: tel},
+		Keywords: map[string]string{contract.SearchTelescope.GetName(): tel},
 	}, TelescopeLockWords(r.in.Namespace, tel), coordinatorSummary(obsv1.KindTelescope, tel, op))
 }
 
 // coordinate signals a lock, starting it with its words when it does not run.
-func (r *reservation) coordinate(sig activities.WorkflowSignal, words Words, summary string) error {
+func (r *reservation) coordinate(sig activities.WorkflowSignal, words contract.Words, summary string) error {
 	sig.Summary, sig.Details = words.Summary, words.Details
-	return r.local(summary, a.SignalCoordinator, sig, nil)
+	return r.local(summary, observatoryActs.SignalCoordinator, sig, nil)
 }
 
 func (r *reservation) addFinalizer(kind obsv1.Kind, name, uid string) (observatory.FinalizerResult, error) {
-	return r.finalizer(a.AddDeactivateFinalizer, localSummary("hold", kind, name), kind, name, uid)
+	return r.finalizer(observatoryActs.AddDeactivateFinalizer, localSummary("hold", kind, name), kind, name, uid)
 }
 
 func (r *reservation) removeFinalizer(kind obsv1.Kind, name, uid string) error {
-	_, err := r.finalizer(a.RemoveDeactivateFinalizer, localSummary("let go of", kind, name), kind, name, uid)
+	_, err := r.finalizer(observatoryActs.RemoveDeactivateFinalizer, localSummary("let go of", kind, name), kind, name, uid)
 	return err
 }
 

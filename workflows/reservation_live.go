@@ -38,7 +38,7 @@ var liveOptions = workflow.ActivityOptions{
 func (r *reservation) heal() {
 	in := r.liveInput()
 	var plan observatory.LivePlan
-	err := r.livePart("what joined, left or was deleted of "+r.servers(), a.PlanLiveDevices, in, &plan)
+	err := r.livePart("what joined, left or was deleted of "+r.servers(), observatoryActs.PlanLiveDevices, in, &plan)
 	if err == nil {
 		if plan.Devices != nil {
 			r.devices = plan.Devices
@@ -121,7 +121,7 @@ func (l *liveRun) leaveAndRefuse(s observatory.LiveServer) error {
 	for _, d := range s.Leave {
 		what := label(d.Kind, d.Name) + " leaves " + label(s.Owner.Kind, s.Owner.Name) +
 			": its deactivation, its driver stopped, its pod deleted"
-		if err := l.r.livePart(what, a.LeaveDevice, l.part(s, d), nil); err != nil {
+		if err := l.r.livePart(what, observatoryActs.LeaveDevice, l.part(s, d), nil); err != nil {
 			return err
 		}
 		l.left, l.changed[s.Server] = append(l.left, label(d.Kind, d.Name)), true
@@ -134,7 +134,7 @@ func (l *liveRun) leaveAndRefuse(s observatory.LiveServer) error {
 		refused = append(refused, label(r.Device.Kind, r.Device.Name))
 	}
 	what := "refuse " + strings.Join(refused, ", ") + " on " + label(s.Owner.Kind, s.Owner.Name) + ": say why on each"
-	if err := l.r.livePart(what, a.RefuseDevices, l.part(s, kube.ResourceID{}), nil); err != nil {
+	if err := l.r.livePart(what, observatoryActs.RefuseDevices, l.part(s, kube.ResourceID{}), nil); err != nil {
 		return err
 	}
 	l.refused = append(l.refused, refused...)
@@ -156,7 +156,7 @@ func (l *liveRun) start(s observatory.LiveServer) error {
 			": pods and drivers; and create again what was deleted"
 	}
 	var started observatory.LiveStarted
-	if err := l.r.livePart(what, a.StartLiveDevices, l.part(s, kube.ResourceID{}), &started); err != nil {
+	if err := l.r.livePart(what, observatoryActs.StartLiveDevices, l.part(s, kube.ResourceID{}), &started); err != nil {
 		return err
 	}
 	l.joined, l.created = append(l.joined, started.Joined...), append(l.created, started.Created...)
@@ -168,7 +168,7 @@ func (l *liveRun) start(s observatory.LiveServer) error {
 func (l *liveRun) restartGuider(tel observatory.LiveServer) error {
 	what := "the Guider's pod of Telescope " + l.in.Telescope + ", again, as StartGuider made it"
 	var started observatory.LiveStarted
-	if err := l.r.livePart(what, a.RestartGuider, l.in, &started); err != nil {
+	if err := l.r.livePart(what, observatoryActs.RestartGuider, l.in, &started); err != nil {
 		return err
 	}
 	l.created = append(l.created, started.Created...)
@@ -185,13 +185,13 @@ func (l *liveRun) connect(s observatory.LiveServer) error {
 	}
 	owner := label(s.Owner.Kind, s.Owner.Name)
 	if err := l.r.livePart("connect the devices of "+owner+" again, its drivers changed",
-		a.ConnectLiveDevices, l.part(s, kube.ResourceID{}), nil); err != nil {
+		observatoryActs.ConnectLiveDevices, l.part(s, kube.ResourceID{}), nil); err != nil {
 		return err
 	}
 	if s.Owner.Kind != obsv1.KindTelescope {
 		return nil
 	}
-	return l.r.livePart("configure the devices of "+owner+" again, its drivers changed", a.Configure, l.in.StepInput, nil)
+	return l.r.livePart("configure the devices of "+owner+" again, its drivers changed", observatoryActs.Configure, l.in.StepInput, nil)
 }
 
 // activate runs the activations under an Active owner: its joiners', and those due.
@@ -201,7 +201,7 @@ func (l *liveRun) activate(s observatory.LiveServer) error {
 	}
 	for _, d := range append(slices.Clone(s.Join), s.Activate...) {
 		what := "the activation of " + label(d.Kind, d.Name) + ", now part of " + label(s.Owner.Kind, s.Owner.Name)
-		if err := l.r.livePart(what, a.ActivateDevice, l.part(s, d), nil); err != nil {
+		if err := l.r.livePart(what, observatoryActs.ActivateDevice, l.part(s, d), nil); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // livePartsOf runs a reservation whose one device signal, while Ready, plans plan; started
@@ -25,7 +26,7 @@ func livePartsOf(t *testing.T, plan observatory.LivePlan, started map[string]obs
 	f.livePlan, f.liveStarted = plan, started
 	env := newReservationEnv(t, f)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(ReservationChanged, ReservationChange{Why: "device"})
+		env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: "device"})
 	}, time.Hour)
 	run(t, env)
 	return f.liveParts
@@ -92,7 +93,7 @@ func TestALivePlanStopsAtThePartThatFailed(t *testing.T) {
 	f.startFails = temporal.NewNonRetryableApplicationError("the pod did not start", "test", nil)
 	env := newReservationEnv(t, f)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(ReservationChanged, ReservationChange{Why: "device"})
+		env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: "device"})
 	}, time.Hour)
 	run(t, env)
 	assert.Equal(t, []string{"LeaveDevice Rotator east-main", "StartLiveDevices Telescope east"}, f.liveParts,

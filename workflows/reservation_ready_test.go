@@ -20,6 +20,7 @@ import (
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 func TestAReservationAtASiteAlreadyUpSkipsStartSiteAndStopSite(t *testing.T) {
@@ -84,11 +85,11 @@ func TestTheSearchAttributesFollowThePhaseAndTheStep(t *testing.T) {
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
 		upserts++
 		sa := args.Get(0).(temporal.SearchAttributes)
-		if v, _ := sa.GetKeyword(SearchPhase); v == "Released" {
+		if v, _ := sa.GetKeyword(contract.SearchPhase); v == "Released" {
 			// An unset value is invisible here; the server test reads it back from Temporal.
-			stepSetWhenReleased = sa.ContainsKey(SearchStep)
+			stepSetWhenReleased = sa.ContainsKey(contract.SearchStep)
 		}
-		for _, k := range []temporal.SearchAttributeKeyKeyword{SearchTelescope, SearchHolder, SearchPhase, SearchStep} {
+		for _, k := range []temporal.SearchAttributeKeyKeyword{contract.SearchTelescope, contract.SearchHolder, contract.SearchPhase, contract.SearchStep} {
 			if !sa.ContainsKey(k) {
 				continue
 			}
@@ -123,7 +124,7 @@ func TestTheStatusQueryAnswersWithTheCurrentStep(t *testing.T) {
 	env := newReservationEnv(t, f)
 	var during obsv1.ReservationStatus
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(ReservationStatusQuery)
+		v, err := env.QueryWorkflow(contract.ReservationStatusQuery)
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&during))
 	}, 30*time.Minute)
@@ -137,7 +138,7 @@ func TestAReservationAlreadyReleasedHasNothingToDo(t *testing.T) {
 	f.res.Status = obsv1.ReservationStatus{Phase: obsv1.ReservationReleased}
 	f.finalizers["Reservation/a"] = true
 	env := newReservationEnv(t, f)
-	env.OnActivity(a.ReadReservation, mock.Anything, mock.Anything).Return(
+	env.OnActivity(observatoryActs.ReadReservation, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, ref observatory.ReservationRef) (observatory.ReservationState, error) {
 			return f.res, nil
 		})
@@ -160,7 +161,7 @@ func continuedWhileReady(t *testing.T) (*fakeCluster, *workflow.ContinueAsNewErr
 	for i := range 20 {
 		f.change(time.Duration(i+1)*time.Minute, "resync", func(*observatory.ReservationState) {})
 	}
-	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
+	env.ExecuteWorkflow(Reservation, contract.ReservationInput{Namespace: "observatory", Name: "a"})
 	var can *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
 	return f, can
@@ -181,7 +182,7 @@ func nextRunDeleted(t *testing.T, f *fakeCluster) *fakeCluster {
 
 func TestALongHeldReservationContinuesAsNewAndTheNextRunResumesFromItsStatus(t *testing.T) {
 	f, can := continuedWhileReady(t)
-	assert.Equal(t, ReservationWorkflow, can.WorkflowType.Name)
+	assert.Equal(t, contract.ReservationWorkflow, can.WorkflowType.Name)
 	assert.Equal(t, obsv1.ReservationReady, f.last().Phase, "it continued while Ready")
 
 	// The next run reads the status the first one wrote and picks up from there.
@@ -284,10 +285,10 @@ func TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft(t *testing.T) {
 	f.res.Spec.End = &metav1.Time{Time: end}
 	env := newReservationEnv(t, f)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(ReservationChanged, ReservationChange{Why: WhyCondition})
+		env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: contract.WhyCondition})
 	}, 30*time.Minute)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(ReservationChanged, ReservationChange{Why: "device"})
+		env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: "device"})
 	}, time.Hour)
 	run(t, env)
 
@@ -328,7 +329,7 @@ func TestAJoinAndALeaveShowEachStepInTheHistory(t *testing.T) {
 	}}
 	env := newReservationEnv(t, f)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(ReservationChanged, ReservationChange{Why: "device"})
+		env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: "device"})
 	}, time.Hour)
 	run(t, env)
 

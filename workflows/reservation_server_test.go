@@ -26,6 +26,7 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env
@@ -59,8 +60,8 @@ func TestASecondReservationOfATelescopeWaitsForTheFirstToBeReleased(t *testing.T
 
 	f.remove("second")
 	f.await("second", "was Released", phaseIs(obsv1.ReservationReleased))
-	f.ended(TelescopeWorkflowID(f.ns, "east"))
-	f.ended(ObservatoryWorkflowID(f.ns, "lab"))
+	f.ended(contract.TelescopeLockID(f.ns, "east"))
+	f.ended(contract.SiteTurnsID(f.ns, "lab"))
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	assert.Empty(t, f.finalizers, "every finalizer was given back")
@@ -71,17 +72,17 @@ func TestASecondReservationOfATelescopeWaitsForTheFirstToBeReleased(t *testing.T
 	}, f.finalizerLog)
 
 	// What the Temporal UI shows of a released reservation.
-	d, err := f.c.DescribeWorkflow(context.Background(), ReservationWorkflowID(f.ns, "first"), "")
+	d, err := f.c.DescribeWorkflow(context.Background(), contract.ReservationID(f.ns, "first"), "")
 	require.NoError(t, err)
 	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, d.Status)
 	sa := d.TypedSearchAttributes
-	tel, _ := sa.GetKeyword(SearchTelescope)
-	holder, _ := sa.GetKeyword(SearchHolder)
-	phase, _ := sa.GetKeyword(SearchPhase)
+	tel, _ := sa.GetKeyword(contract.SearchTelescope)
+	holder, _ := sa.GetKeyword(contract.SearchHolder)
+	phase, _ := sa.GetKeyword(contract.SearchPhase)
 	assert.Equal(t, "east", tel)
 	assert.Equal(t, "holder-of-first", holder)
 	assert.Equal(t, "Released", phase)
-	assert.False(t, sa.ContainsKey(SearchStep), "a released reservation has no step")
+	assert.False(t, sa.ContainsKey(contract.SearchStep), "a released reservation has no step")
 }
 
 func TestWaitingReservationsTakeTheTelescopeByStartThenCreationThenName(t *testing.T) {
@@ -123,7 +124,7 @@ func TestWaitingReservationsTakeTheTelescopeByStartThenCreationThenName(t *testi
 	assert.Equal(t, []string{"early", "aa", "zz"}, order)
 	f.remove(last)
 	f.await(last, "was Released", phaseIs(obsv1.ReservationReleased))
-	f.ended(TelescopeWorkflowID(f.ns, "east"))
+	f.ended(contract.TelescopeLockID(f.ns, "east"))
 }
 
 func TestTwoTelescopesOfOneObservatoryStartTheSiteOnceAndTheLastStopsIt(t *testing.T) {
@@ -167,7 +168,7 @@ func TestTwoTelescopesOfOneObservatoryStartTheSiteOnceAndTheLastStopsIt(t *testi
 	require.Len(t, f.callsOf("w", kube.StepStopSite), 1, "the last to end stops the site")
 	assert.True(t, f.callsOf("w", kube.StepDeactivation)[0].In.IncludesObservatory)
 	assert.False(t, f.holds("Observatory/lab"))
-	f.ended(ObservatoryWorkflowID(f.ns, "lab"))
+	f.ended(contract.SiteTurnsID(f.ns, "lab"))
 }
 
 func TestAStepPastItsDeadlineOnARealServerTimesOutWithItsLastHeartbeat(t *testing.T) {
@@ -303,17 +304,17 @@ func TestTheHistoriesOfReservationsAndTheirLocksReplay(t *testing.T) {
 		f.remove(n)
 		f.await(n, "was Released", phaseIs(obsv1.ReservationReleased))
 	}
-	f.ended(TelescopeWorkflowID(f.ns, "east"))
-	f.ended(TelescopeWorkflowID(f.ns, "west"))
-	f.ended(ObservatoryWorkflowID(f.ns, "lab"))
+	f.ended(contract.TelescopeLockID(f.ns, "east"))
+	f.ended(contract.TelescopeLockID(f.ns, "west"))
+	f.ended(contract.SiteTurnsID(f.ns, "lab"))
 
 	// Every decision the three workflows made replays from their histories: none depends on
 	// anything but the history (map order, wall clock).
 	r := worker.NewWorkflowReplayer()
 	RegisterWorkflows(r)
 	for _, id := range []string{
-		ReservationWorkflowID(f.ns, "first"), ReservationWorkflowID(f.ns, "second"), ReservationWorkflowID(f.ns, "third"),
-		TelescopeWorkflowID(f.ns, "east"), TelescopeWorkflowID(f.ns, "west"), ObservatoryWorkflowID(f.ns, "lab"),
+		contract.ReservationID(f.ns, "first"), contract.ReservationID(f.ns, "second"), contract.ReservationID(f.ns, "third"),
+		contract.TelescopeLockID(f.ns, "east"), contract.TelescopeLockID(f.ns, "west"), contract.SiteTurnsID(f.ns, "lab"),
 	} {
 		t.Run(id, func(t *testing.T) {
 			h := &historypb.History{}

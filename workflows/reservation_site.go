@@ -13,6 +13,7 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // siteTurnTaken is what a step's site turn said: asked, a turn was asked for (the step
@@ -127,9 +128,9 @@ func (r *reservation) signalSite(req SiteRequest) error {
 	req.Reservation, req.Telescope = r.in.Name, r.telescope
 	req.WorkflowID = workflow.GetInfo(r.ctx).WorkflowExecution.ID
 	return r.coordinate(activities.WorkflowSignal{
-		WorkflowID: ObservatoryWorkflowID(r.in.Namespace, r.observatory), WorkflowType: ObservatoryWorkflow, Signal: SiteRequests,
-		Message: req, Input: ObservatoryInput{Namespace: r.in.Namespace, Name: r.observatory},
-	}, ObservatoryLockWords(r.in.Namespace, r.observatory), coordinatorSummary(obsv1.KindObservatory, r.observatory, string(req.Op)))
+		WorkflowID: contract.SiteTurnsID(r.in.Namespace, r.observatory), WorkflowType: contract.SiteTurnsWorkflow, Signal: SiteRequests,
+		Message: req, Input: SiteTurnsInput{Namespace: r.in.Namespace, Name: r.observatory},
+	}, SiteTurnsWords(r.in.Namespace, r.observatory), coordinatorSummary(obsv1.KindObservatory, r.observatory, string(req.Op)))
 }
 
 func siteSkipSummary(step, observatory string, others []string) string {

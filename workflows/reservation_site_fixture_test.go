@@ -25,6 +25,7 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 var (
@@ -43,7 +44,7 @@ func temporalClient(t *testing.T) client.Client {
 			return
 		}
 		attrs := map[string]enumspb.IndexedValueType{}
-		for name, typ := range SearchAttributes {
+		for name, typ := range contract.SearchAttributes {
 			attrs[name] = enumspb.IndexedValueType(enumspb.IndexedValueType_value["INDEXED_VALUE_TYPE_"+strings.ToUpper(typ)])
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -105,8 +106,8 @@ func newFakeSite(t *testing.T) *fakeSite {
 
 func (f *fakeSite) telescope(name, obs string) {
 	f.t.Cleanup(func() {
-		_ = f.c.TerminateWorkflow(context.Background(), TelescopeWorkflowID(f.ns, name), "", "test over")
-		_ = f.c.TerminateWorkflow(context.Background(), ObservatoryWorkflowID(f.ns, obs), "", "test over")
+		_ = f.c.TerminateWorkflow(context.Background(), contract.TelescopeLockID(f.ns, name), "", "test over")
+		_ = f.c.TerminateWorkflow(context.Background(), contract.SiteTurnsID(f.ns, obs), "", "test over")
 	})
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -155,9 +156,9 @@ func (f *fakeSite) reserve(queue, name, telescope string, created time.Time, sta
 	}
 	f.reservations[name] = st
 	f.mu.Unlock()
-	id := ReservationWorkflowID(f.ns, name)
-	_, err := f.c.ExecuteWorkflow(context.Background(), ReservationStartOptions(queue, f.ns, name, st.Spec),
-		ReservationWorkflow, ReservationInput{Namespace: f.ns, Name: name})
+	id := contract.ReservationID(f.ns, name)
+	_, err := f.c.ExecuteWorkflow(context.Background(), contract.ReservationStartOptions(queue, f.ns, name, st.Spec),
+		contract.ReservationWorkflow, contract.ReservationInput{Namespace: f.ns, Name: name})
 	require.NoError(f.t, err)
 	f.t.Cleanup(func() {
 		// A test that failed half-way leaves nothing running for the next.
@@ -170,8 +171,8 @@ func (f *fakeSite) remove(name string) {
 	f.mu.Lock()
 	f.reservations[name].Deleting = true
 	f.mu.Unlock()
-	require.NoError(f.t, f.c.SignalWorkflow(context.Background(), ReservationWorkflowID(f.ns, name), "", ReservationChanged,
-		ReservationChange{Deleted: true, Why: "deleted"}))
+	require.NoError(f.t, f.c.SignalWorkflow(context.Background(), contract.ReservationID(f.ns, name), "", contract.ReservationChanged,
+		contract.ReservationChange{Deleted: true, Why: "deleted"}))
 }
 
 func (f *fakeSite) status(name string) obsv1.ReservationStatus {

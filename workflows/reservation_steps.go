@@ -125,7 +125,7 @@ func (r *reservation) runUntilDone(step string) (ended bool, err error) {
 			if err != nil || ended {
 				return ended, err
 			}
-			if err := r.local("the retry of "+step+" begins", a.RemoveRetryAnnotation, observatory.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
+			if err := r.local("the retry of "+step+" begins", observatoryActs.RemoveRetryAnnotation, observatory.RetryRemoval{Ref: r.ref, Value: retry}, nil); err != nil {
 				return false, err
 			}
 			r.state.Retry = ""

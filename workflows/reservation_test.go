@@ -17,6 +17,7 @@ import (
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 var allWorkingSteps = append(append([]string{}, kube.ActivationSteps[1:]...), kube.DeactivationSteps...)
@@ -339,7 +340,7 @@ func TestAFailedDeactivationStepKeepsTheFinalizer(t *testing.T) {
 	// The run waits for a retry that never comes; its timeout ends the test.
 	env.SetWorkflowRunTimeout(24 * time.Hour)
 	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
-	env.ExecuteWorkflow(Reservation, ReservationInput{Namespace: "observatory", Name: "a"})
+	env.ExecuteWorkflow(Reservation, contract.ReservationInput{Namespace: "observatory", Name: "a"})
 	require.Error(t, env.GetWorkflowError())
 
 	st := f.last()

@@ -12,12 +12,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/workflows/contract"
 )
-
-// WhyCondition is the word of a ReservationChanged signal that says a condition of a
-// resource the reservation holds may have changed (from the device observer): the triggers
-// look again, and nothing else does.
-const WhyCondition = "condition"
 
 // triggerOptions run one pass over the triggers. A pass runs the actions of the runs due,
 // each bounded by its own timeout; it heartbeats, so a dead worker is noticed, and the
@@ -69,7 +65,7 @@ func (t *triggerPasses) request() {
 	in.IncludesObservatory = r.observatory != ""
 	opts := triggerOptions
 	opts.Summary = "a pass over the triggers of " + r.servers()
-	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), a.RunTriggers, in)
+	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), observatoryActs.RunTriggers, in)
 }
 
 // add lets a wait wake for the end of a pass or the earliest `for`.
@@ -103,7 +99,7 @@ func (t *triggerPasses) ended(f workflow.Future) {
 		tctx, t.timerCancel = workflow.WithCancel(t.ctx)
 		t.timerAt = *res.NextAt
 		t.timer = workflow.NewTimerWithOptions(tctx, max(res.NextAt.Sub(t.r.now()), time.Second),
-			workflow.TimerOptions{Summary: "look at the triggers again at " + at(*res.NextAt) + ", when a `for` runs out"})
+			workflow.TimerOptions{Summary: "look at the triggers again at " + contract.At(*res.NextAt) + ", when a `for` runs out"})
 	}
 	if t.again {
 		t.again = false

@@ -11,6 +11,7 @@ import (
 
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestTriggersLookAtReadyAtEachChangedConditionAndWhenTheirForRunsOut: the first pass runs
@@ -32,7 +33,7 @@ func TestTriggersLookAtReadyAtEachChangedConditionAndWhenTheirForRunsOut(t *test
 	env := newReservationEnv(t, f)
 	condition := func(after time.Duration) {
 		env.RegisterDelayedCallback(func() {
-			env.SignalWorkflow(ReservationChanged, ReservationChange{Why: WhyCondition})
+			env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: contract.WhyCondition})
 		}, after)
 	}
 	condition(10 * time.Minute)
@@ -50,7 +51,7 @@ func TestTriggersLookAtReadyAtEachChangedConditionAndWhenTheirForRunsOut(t *test
 	assert.Equal(t, end, abort)
 	for _, c := range f.observations {
 		if c.What == "start" {
-			assert.Equal(t, ReservationChanged, c.In.ConditionSignal, "the observer is told which signal to send")
+			assert.Equal(t, contract.ReservationChanged, c.In.ConditionSignal, "the observer is told which signal to send")
 		}
 	}
 }
@@ -64,7 +65,7 @@ func TestAConditionSignalDuringAPassAsksForOneMore(t *testing.T) {
 	env := newReservationEnv(t, f)
 	for _, at := range []time.Duration{time.Minute, 2 * time.Minute, 3 * time.Minute} {
 		env.RegisterDelayedCallback(func() {
-			env.SignalWorkflow(ReservationChanged, ReservationChange{Why: WhyCondition})
+			env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: contract.WhyCondition})
 		}, at)
 	}
 	run(t, env)

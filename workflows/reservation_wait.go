@@ -12,6 +12,7 @@ import (
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // telescopeWait is where a Wait stands: whether it asked the telescope's lock (and who
@@ -104,7 +105,7 @@ func (r *reservation) waitingFor(w *telescopeWait) (summary string, free bool) {
 			if w.startCancel != nil {
 				w.startCancel()
 			}
-			w.start, w.startCancel = timer(r.ctx, start.Sub(now), "start at "+at(start))
+			w.start, w.startCancel = timer(r.ctx, start.Sub(now), "start at "+contract.At(start))
 			w.startArmed = start
 		}
 		return "Waiting until " + start.Format(time.RFC3339), false

@@ -15,164 +15,47 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
-
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
-// Words is what the Temporal UI shows of a workflow started by the watcher or the worker:
-// StaticSummary and StaticDetails of its start.
-type Words struct {
-	// Summary is one line, shown in the workflow list.
-	Summary string
-	// Details is markdown, shown on the workflow's page.
-	Details string
-}
-
-// ReservationWords are a Reservation's workflow's words: who holds which telescope, when.
-func ReservationWords(namespace, name string, spec obsv1.ReservationSpec) Words {
-	holder := spec.Holder
-	if holder == "" {
-		holder = "nobody yet"
-	}
-	return Words{
-		Summary: fmt.Sprintf("Reservation %s: Telescope %s for %s, %s", name, spec.Telescope, holder, Window(spec.Start, spec.End)),
-		Details: fmt.Sprintf("The lifecycle of the Reservation `%s/%s` of the Telescope `%s`: Wait, the activation steps, "+
-			"Ready until its end or its delete, then the deactivation steps. Its status shows each step:\n\n%s",
-			namespace, name, spec.Telescope, kubectl(namespace, "reservation", name)),
-	}
-}
-
 // PersonWords are a Person's workflow's words.
-func PersonWords(name string) Words {
-	return Words{
+func PersonWords(name string) contract.Words {
+	return contract.Words{
 		Summary: "Person " + name + ": the picture in status.thumbnail, re-checked every " + kube.ShortDuration(RecheckEvery),
 		Details: fmt.Sprintf("Draws the initials of the Person `%s`, or reads its picture (fetched, inline, or baked in a pod "+
-			"for nfs:// and claim://), and writes status.thumbnail and the AvatarReady condition:\n\n%s", name, kubectl("", "person", name)),
-	}
-}
-
-// ShardWords are a people shard's words.
-func ShardWords(shard int) Words {
-	return Words{
-		Summary: fmt.Sprintf("People shard %d of %d: paints Persons in bursts, then hands each on to person/<name>", shard, PeopleShards),
-		Details: "Answers each batch of the watcher's signals in one workflow task: initials and inline pictures are " +
-			"painted here, everything else goes to the Person's own workflow at once. Every Person in this shard:\n\n" +
-			"```\nkubectl get people -o wide\n```",
+			"for nfs:// and claim://), and writes status.thumbnail and the AvatarReady condition:\n\n%s", name, contract.Kubectl("", "person", name)),
 	}
 }
 
 // TelescopeLockWords are a telescope's lock's words.
-func TelescopeLockWords(namespace, name string) Words {
-	return Words{
+func TelescopeLockWords(namespace, name string) contract.Words {
+	return contract.Words{
 		Summary: fmt.Sprintf("Telescope %s (%s): one holder at a time; the others wait by start, creation and name", name, namespace),
 		Details: fmt.Sprintf("Grants the Telescope `%s/%s` to one Reservation at a time and tells the waiting ones who holds it. "+
-			"Its reservations: `Telescope = \"%s\"` in the workflow list.\n\n%s", namespace, name, name, kubectl(namespace, "telescope", name)),
+			"Its reservations: `Telescope = \"%s\"` in the workflow list.\n\n%s", namespace, name, name, contract.Kubectl(namespace, "telescope", name)),
 	}
 }
 
-// ObservatoryLockWords are an observatory's site lock's words.
-func ObservatoryLockWords(namespace, name string) Words {
-	return Words{
+// SiteTurnsWords are an observatory's site lock's words.
+func SiteTurnsWords(namespace, name string) contract.Words {
+	return contract.Words{
 		Summary: fmt.Sprintf("Observatory %s (%s): its site starts once for all its telescopes and stops with the last", name, namespace),
 		Details: fmt.Sprintf("Gives the Reservations of the Observatory `%s/%s` their turns at StartSite, Activation, Deactivation "+
-			"and StopSite, one at a time, and says which of them runs the site's part.\n\n%s", namespace, name, kubectl(namespace, "observatory", name)),
-	}
-}
-
-// InventoryWords are a namespace's inventory's words.
-func InventoryWords(namespace string) Words {
-	return Words{
-		Summary: "Status of every observatory resource in namespace " + namespace,
-		Details: "Each batch of the watcher's signals is one pass (TakeInventory): it reads the namespace's observatory " +
-			"resources and the runner's pods there, and writes each status that changed (phase, Ready, ParentFound, a " +
-			"Telescope's and an Observatory's summaries), with an Event per condition transition. The reservations' " +
-			"workflows write the rest of each status.\n\n```\nkubectl -n " + namespace + " get observatories,telescopes,mounts,cameras -o wide\n```",
+			"and StopSite, one at a time, and says which of them runs the site's part.\n\n%s", namespace, name, contract.Kubectl(namespace, "observatory", name)),
 	}
 }
 
 // ProbeWords are the Probe's words.
-func ProbeWords() Words {
-	return Words{
+func ProbeWords() contract.Words {
+	return contract.Words{
 		Summary: "Probe: one activity on a worker asks Kubernetes for its version",
 		Details: "`make run` runs this once, to show that the path from Temporal through a worker to the cluster works.",
 	}
 }
-
-// ReservationStartOptions start a Reservation's workflow, as the watcher does: its words, and
-// the search attributes it is listed by from its first moment (the workflow keeps them up
-// to date).
-func ReservationStartOptions(queue, namespace, name string, spec obsv1.ReservationSpec) client.StartWorkflowOptions {
-	w := ReservationWords(namespace, name, spec)
-	var sa []temporal.SearchAttributeUpdate
-	if spec.Telescope != "" {
-		sa = append(sa, SearchTelescope.ValueSet(spec.Telescope))
-	}
-	if spec.Holder != "" {
-		sa = append(sa, SearchHolder.ValueSet(spec.Holder))
-	}
-	return client.StartWorkflowOptions{
-		ID: ReservationWorkflowID(namespace, name), TaskQueue: queue,
-		StaticSummary: w.Summary, StaticDetails: w.Details, TypedSearchAttributes: temporal.NewSearchAttributes(sa...),
-	}
-}
-
-// PeopleStartOptions start a people shard, as the watcher does.
-func PeopleStartOptions(queue string, shard int) client.StartWorkflowOptions {
-	w := ShardWords(shard)
-	return client.StartWorkflowOptions{ID: PeopleWorkflowID(shard), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
-}
-
-// InventoryStartOptions start a namespace's inventory, as the watcher does.
-func InventoryStartOptions(queue, namespace string) client.StartWorkflowOptions {
-	w := InventoryWords(namespace)
-	return client.StartWorkflowOptions{ID: InventoryWorkflowID(namespace), TaskQueue: queue, StaticSummary: w.Summary, StaticDetails: w.Details}
-}
-
-// kubectl is markdown naming the commands that show a resource; an empty namespace is a
-// cluster-scoped one.
-func kubectl(namespace, kind, name string) string {
-	ns := ""
-	if namespace != "" {
-		ns = "-n " + namespace + " "
-	}
-	return "```\nkubectl " + ns + "get " + kind + " " + name + " -o wide\nkubectl " + ns + "describe " + kind + " " + name + "\n```"
-}
-
-// Window says when a reservation runs, in UTC: "2026-12-01 21:00–23:00 UTC", "from ... until
-// it is deleted", and so on.
-func Window(start, end *metav1.Time) string {
-	switch {
-	case start == nil && end == nil:
-		return "until it is deleted"
-	case start == nil:
-		return "until " + day(end.Time) + " " + clock(end.Time) + " UTC"
-	case end == nil:
-		return "from " + day(start.Time) + " " + clock(start.Time) + " UTC until it is deleted"
-	case day(start.Time) == day(end.Time):
-		return day(start.Time) + " " + clock(start.Time) + "–" + clock(end.Time) + " UTC"
-	}
-	return day(start.Time) + " " + clock(start.Time) + " – " + day(end.Time) + " " + clock(end.Time) + " UTC"
-}
-
-func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
-
-// clock is a time of day in UTC, with seconds only when it has some.
-func clock(t time.Time) string {
-	if t.Second() != 0 {
-		return t.UTC().Format("15:04:05")
-	}
-	return t.UTC().Format("15:04")
-}
-
-// at is a moment as a timer's summary names it.
-func at(t time.Time) string { return day(t) + " " + clock(t) + " UTC" }
 
 // stepWhat says what each working step does, of a telescope t and its observatory o; the
 // steps that act on the telescope's devices name them instead when they are known.

@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *testing.T) {
@@ -33,8 +34,8 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 	f.mu.Lock()
 	f.reservations["tonight"].Spec.End = mt(end.Format(time.RFC3339))
 	f.mu.Unlock()
-	id := ReservationWorkflowID(f.ns, "tonight")
-	require.NoError(t, f.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: "updated"}))
+	id := contract.ReservationID(f.ns, "tonight")
+	require.NoError(t, f.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Why: "updated"}))
 	f.await("tonight", "became Ready", phaseIs(obsv1.ReservationReady))
 
 	// While Ready, the current details say so and where to connect.
@@ -44,14 +45,14 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 
 	f.remove("tonight")
 	f.await("tonight", "was Released", phaseIs(obsv1.ReservationReleased))
-	f.ended(TelescopeWorkflowID(f.ns, "east"))
-	f.ended(ObservatoryWorkflowID(f.ns, "lab"))
+	f.ended(contract.TelescopeLockID(f.ns, "east"))
+	f.ended(contract.SiteTurnsID(f.ns, "lab"))
 
 	// Each workflow's words, as the list and its page show them.
-	for wid, want := range map[string]Words{
-		id:                                 ReservationWords(f.ns, "tonight", obsv1.ReservationSpec{Telescope: "east", Holder: "holder-of-tonight"}),
-		TelescopeWorkflowID(f.ns, "east"):  TelescopeLockWords(f.ns, "east"),
-		ObservatoryWorkflowID(f.ns, "lab"): ObservatoryLockWords(f.ns, "lab"),
+	for wid, want := range map[string]contract.Words{
+		id:                                     contract.ReservationWords(f.ns, "tonight", obsv1.ReservationSpec{Telescope: "east", Holder: "holder-of-tonight"}),
+		contract.TelescopeLockID(f.ns, "east"): TelescopeLockWords(f.ns, "east"),
+		contract.SiteTurnsID(f.ns, "lab"):      SiteTurnsWords(f.ns, "lab"),
 	} {
 		d, err := f.c.DescribeWorkflow(ctx, wid, "")
 		require.NoError(t, err)
@@ -62,9 +63,9 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 		assert.Equal(t, want.Summary, summary, wid)
 		assert.Equal(t, want.Details, details, wid)
 	}
-	d, err := f.c.DescribeWorkflow(ctx, TelescopeWorkflowID(f.ns, "east"), "")
+	d, err := f.c.DescribeWorkflow(ctx, contract.TelescopeLockID(f.ns, "east"), "")
 	require.NoError(t, err)
-	tel, _ := d.TypedSearchAttributes.GetKeyword(SearchTelescope)
+	tel, _ := d.TypedSearchAttributes.GetKeyword(contract.SearchTelescope)
 	assert.Equal(t, "east", tel, "the telescope's lock is listed under its Telescope too")
 
 	// Every command that the history shows has words.
@@ -79,7 +80,7 @@ func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *tes
 	assert.Equal(t, []string{"Mount east, Camera east-main"}, byName["StartDevices"], "the devices PowerOn named")
 	assert.Equal(t, []string{"Camera east-main, Mount east"}, byName["StopDevices"])
 	assert.Equal(t, []string{"Telescope east's INDI server, Switches and power"}, byName["PowerOn"])
-	assert.Equal(t, []string{"end at " + at(end)}, byName["timer"], "the one timer is the end")
+	assert.Equal(t, []string{"end at " + contract.At(end)}, byName["timer"], "the one timer is the end")
 	assert.Contains(t, byName["SignalCoordinator"], "ask Telescope east's lock to take")
 	assert.Contains(t, byName["ObserveDevices"], "the status of the devices of Telescope east and Observatory lab, while Ready")
 	for _, name := range []string{"ReadReservation", "WriteReservationStatus", "AddDeactivateFinalizer", "RemoveDeactivateFinalizer", "RunTriggers"} {
@@ -97,13 +98,13 @@ func TestContinuedAndRestartedRunsOfAReservationCarryItsSearchAttributes(t *test
 	ctx := context.Background()
 	f.reserve(q, "long", "east", time.Now().Add(-time.Minute), nil)
 	f.await("long", "became Ready", phaseIs(obsv1.ReservationReady))
-	id := ReservationWorkflowID(f.ns, "long")
+	id := contract.ReservationID(f.ns, "long")
 	first, err := f.c.DescribeWorkflow(ctx, id, "")
 	require.NoError(t, err)
 
 	// A few looks while Ready pass the read limit: the run continues as new.
 	require.Eventually(t, func() bool {
-		_ = f.c.SignalWorkflow(ctx, id, "", ReservationChanged, ReservationChange{Why: "resync"})
+		_ = f.c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Why: "resync"})
 		d, err := f.c.DescribeWorkflow(ctx, id, "")
 		return err == nil && d.WorkflowExecution.RunID != first.WorkflowExecution.RunID
 	}, 20*time.Second, 200*time.Millisecond, "the run never continued as new")
@@ -119,8 +120,8 @@ func TestContinuedAndRestartedRunsOfAReservationCarryItsSearchAttributes(t *test
 	}, 20*time.Second, 50*time.Millisecond)
 	// The watcher's resync signals the Released reservation: a run starts again, and ends.
 	runs = listRuns(t, f.c, id, "")
-	_, err = f.c.SignalWithStartWorkflow(ctx, id, ReservationChanged, ReservationChange{Why: "resync"},
-		client.StartWorkflowOptions{ID: id, TaskQueue: q}, ReservationWorkflow, ReservationInput{Namespace: f.ns, Name: "long"})
+	_, err = f.c.SignalWithStartWorkflow(ctx, id, contract.ReservationChanged, contract.ReservationChange{Why: "resync"},
+		client.StartWorkflowOptions{ID: id, TaskQueue: q}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: f.ns, Name: "long"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		rs := listRuns(t, f.c, id, "")

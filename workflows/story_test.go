@@ -13,6 +13,7 @@ import (
 	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 func mt(s string) *metav1.Time {
@@ -23,40 +24,11 @@ func mt(s string) *metav1.Time {
 	return &metav1.Time{Time: t}
 }
 
-func TestWindowSaysWhenAReservationRunsInUTC(t *testing.T) {
-	for _, c := range []struct {
-		start, end *metav1.Time
-		want       string
-	}{
-		{nil, nil, "until it is deleted"},
-		{mt("2026-12-01T21:00:00Z"), mt("2026-12-01T23:00:00Z"), "2026-12-01 21:00–23:00 UTC"},
-		{mt("2026-12-01T21:00:00+01:00"), mt("2026-12-01T23:30:00+01:00"), "2026-12-01 20:00–22:30 UTC"},
-		{mt("2026-12-01T22:00:00Z"), mt("2026-12-02T02:00:00Z"), "2026-12-01 22:00 – 2026-12-02 02:00 UTC"},
-		{nil, mt("2026-12-01T22:14:37Z"), "until 2026-12-01 22:14:37 UTC"},
-		{mt("2026-12-01T21:00:00Z"), nil, "from 2026-12-01 21:00 UTC until it is deleted"},
-	} {
-		if got := Window(c.start, c.end); got != c.want {
-			t.Errorf("Window(%v, %v) = %q, want %q", c.start, c.end, got, c.want)
-		}
-	}
-}
-
-func TestAReservationsWordsSayWhoHoldsWhichTelescopeWhenAndHowToLook(t *testing.T) {
-	w := ReservationWords("observatory", "tonight", obsv1.ReservationSpec{
-		Telescope: "east", Holder: "ada", Start: mt("2026-12-01T21:00:00Z"), End: mt("2026-12-01T23:00:00Z"),
-	})
-	if want := "Reservation tonight: Telescope east for ada, 2026-12-01 21:00–23:00 UTC"; w.Summary != want {
-		t.Errorf("summary %q, want %q", w.Summary, want)
-	}
-	for _, want := range []string{"kubectl -n observatory get reservation tonight -o wide", "kubectl -n observatory describe reservation tonight", "`east`"} {
-		if !strings.Contains(w.Details, want) {
-			t.Errorf("details %q lack %q", w.Details, want)
-		}
-	}
+func TestTheWorkflowsWordsSayWhatEachLifecycleIsAndHowToLook(t *testing.T) {
 	if w := PersonWords("ada"); !strings.Contains(w.Details, "kubectl get person ada -o wide") || !strings.HasPrefix(w.Summary, "Person ada: ") {
 		t.Errorf("a Person's words %+v", w)
 	}
-	for _, w := range []Words{ShardWords(3), TelescopeLockWords("observatory", "east"), ObservatoryLockWords("observatory", "lab"), ProbeWords()} {
+	for _, w := range []contract.Words{TelescopeLockWords("observatory", "east"), SiteTurnsWords("observatory", "lab"), ProbeWords()} {
 		if w.Summary == "" || w.Details == "" || strings.Contains(w.Summary, "\n") {
 			t.Errorf("words %+v: a one-line summary and details, both", w)
 		}

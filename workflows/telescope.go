@@ -1,4 +1,4 @@
-// Telescope is the durable lock on one telescope (ID telescope/<ns>/<name>): a telescope has
+// TelescopeLock is the durable lock on one telescope (ID telescope/<ns>/<name>): a telescope has
 // one holder at a time, and the reservations that wait for it are served in the spec's order
 // (start, then creation time, then name). The lock lives in Temporal, not in a worker's
 // memory, so it survives any worker's restart and every worker sees the same queue.
@@ -27,8 +27,6 @@ import (
 )
 
 const (
-	// TelescopeWorkflow is the registered name of Telescope.
-	TelescopeWorkflow = "Telescope"
 	// TelescopeRequests is the signal a reservation sends the lock; its payload is a
 	// TelescopeRequest.
 	TelescopeRequests = "telescope-requests"
@@ -53,11 +51,6 @@ var (
 	telescopeHistoryLimit = 4000
 	telescopeRequestLimit = 800
 )
-
-// TelescopeWorkflowID is the stable workflow ID of a telescope's lock.
-func TelescopeWorkflowID(namespace, name string) string {
-	return "telescope/" + namespace + "/" + name
-}
 
 // TelescopeTicket is one reservation's place at the lock.
 type TelescopeTicket struct {
@@ -87,8 +80,8 @@ type TelescopeAnswer struct {
 	Holder string `json:",omitempty"`
 }
 
-// TelescopeInput starts (or continues) a telescope's lock.
-type TelescopeInput struct {
+// TelescopeLockInput starts (or continues) a telescope's lock.
+type TelescopeLockInput struct {
 	Namespace string
 	Name      string
 	// Holder and Queue are the state a continued run takes over.
@@ -180,8 +173,8 @@ func (l *telescopeLock) details() string {
 	return held + "; waiting, in order: " + strings.Join(waiting, ", ")
 }
 
-// Telescope runs one telescope's lock until nobody holds or waits for it.
-func Telescope(ctx workflow.Context, in TelescopeInput) error {
+// TelescopeLock runs one telescope's lock until nobody holds or waits for it.
+func TelescopeLock(ctx workflow.Context, in TelescopeLockInput) error {
 	log := workflow.GetLogger(ctx)
 	requests := workflow.GetSignalChannel(ctx, TelescopeRequests)
 	l := &telescopeLock{holder: in.Holder, queue: in.Queue}
@@ -215,7 +208,7 @@ func Telescope(ctx workflow.Context, in TelescopeInput) error {
 				l.apply(r)
 				r = TelescopeRequest{}
 			}
-			return workflow.NewContinueAsNewError(ctx, Telescope, TelescopeInput{
+			return workflow.NewContinueAsNewError(ctx, TelescopeLock, TelescopeLockInput{
 				Namespace: in.Namespace, Name: in.Name, Holder: l.holder, Queue: l.queue,
 			})
 		}

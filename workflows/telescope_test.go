@@ -14,11 +14,12 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 	"liken.sh/runner/test/testenv"
+	"liken.sh/runner/workflows/contract"
 )
 
 func ticket(name string, start, created time.Duration) TelescopeTicket {
 	return TelescopeTicket{
-		Reservation: name, WorkflowID: ReservationWorkflowID("observatory", name), Token: name + "/1",
+		Reservation: name, WorkflowID: contract.ReservationID("observatory", name), Token: name + "/1",
 		Start: rt0.Add(start), Created: rt0.Add(created),
 	}
 }
@@ -86,7 +87,7 @@ type grants struct {
 func newTelescopeEnv(t *testing.T, g *grants) *testsuite.TestWorkflowEnvironment {
 	env := testenv.Suite(t).NewTestWorkflowEnvironment()
 	env.SetStartTime(rt0)
-	env.RegisterWorkflowWithOptions(Telescope, workflow.RegisterOptions{Name: TelescopeWorkflow})
+	env.RegisterWorkflowWithOptions(TelescopeLock, workflow.RegisterOptions{Name: contract.TelescopeLockWorkflow})
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", TelescopeAnswers, mock.Anything).Return(
 		func(_, workflowID, _, _ string, arg any) error {
 			ans := arg.(TelescopeAnswer)
@@ -109,7 +110,7 @@ func signalLock(env *testsuite.TestWorkflowEnvironment, after time.Duration, r T
 func TestTheTelescopeLockGrantsOneHolderAtATimeAndEndsWhenIdle(t *testing.T) {
 	g := &grants{answers: map[string][]TelescopeAnswer{}}
 	env := newTelescopeEnv(t, g)
-	id := func(n string) string { return ReservationWorkflowID("observatory", n) }
+	id := func(n string) string { return contract.ReservationID("observatory", n) }
 	// The first request starts the lock (SignalWithStart delivers it with the start).
 	signalLock(env, 0, take(ticket("first", 0, 0)))
 	signalLock(env, time.Minute, take(ticket("c", time.Hour, 0)))
@@ -119,7 +120,7 @@ func TestTheTelescopeLockGrantsOneHolderAtATimeAndEndsWhenIdle(t *testing.T) {
 	signalLock(env, 2*time.Hour, give("a"))
 	signalLock(env, 3*time.Hour, give("b"))
 	signalLock(env, 4*time.Hour, give("c"))
-	env.ExecuteWorkflow(Telescope, TelescopeInput{Namespace: "observatory", Name: "east"})
+	env.ExecuteWorkflow(TelescopeLock, TelescopeLockInput{Namespace: "observatory", Name: "east"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 
@@ -129,16 +130,16 @@ func TestTheTelescopeLockGrantsOneHolderAtATimeAndEndsWhenIdle(t *testing.T) {
 }
 
 func TestAGrantThatCannotReachItsReservationGoesToTheNext(t *testing.T) {
-	g := &grants{answers: map[string][]TelescopeAnswer{}, fail: map[string]bool{ReservationWorkflowID("observatory", "gone"): true}}
+	g := &grants{answers: map[string][]TelescopeAnswer{}, fail: map[string]bool{contract.ReservationID("observatory", "gone"): true}}
 	env := newTelescopeEnv(t, g)
 	signalLock(env, 0, take(ticket("first", 0, 0)))
 	signalLock(env, time.Minute, take(ticket("gone", time.Hour, 0)))
 	signalLock(env, time.Minute, take(ticket("next", 2*time.Hour, 0)))
 	signalLock(env, time.Hour, give("first"))
 	signalLock(env, 2*time.Hour, give("next"))
-	env.ExecuteWorkflow(Telescope, TelescopeInput{Namespace: "observatory", Name: "east"})
+	env.ExecuteWorkflow(TelescopeLock, TelescopeLockInput{Namespace: "observatory", Name: "east"})
 	require.NoError(t, env.GetWorkflowError())
-	assert.Equal(t, []string{ReservationWorkflowID("observatory", "first"), ReservationWorkflowID("observatory", "next")}, g.order)
+	assert.Equal(t, []string{contract.ReservationID("observatory", "first"), contract.ReservationID("observatory", "next")}, g.order)
 }
 
 func TestALongLivedTelescopeLockContinuesAsNewWithItsQueue(t *testing.T) {
@@ -151,11 +152,11 @@ func TestALongLivedTelescopeLockContinuesAsNewWithItsQueue(t *testing.T) {
 	for i, n := range []string{"d", "e", "f", "g", "h"} {
 		signalLock(env, time.Duration(i+1)*time.Minute, take(ticket(n, time.Hour, 0)))
 	}
-	env.ExecuteWorkflow(Telescope, TelescopeInput{Namespace: "observatory", Name: "east"})
+	env.ExecuteWorkflow(TelescopeLock, TelescopeLockInput{Namespace: "observatory", Name: "east"})
 	require.True(t, env.IsWorkflowCompleted())
 	var can *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var next TelescopeInput
+	var next TelescopeLockInput
 	require.NoError(t, converterGet(can, &next))
 	require.NotNil(t, next.Holder)
 	assert.Equal(t, "first", next.Holder.Reservation)

@@ -30,6 +30,7 @@ import (
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // observeEvery is how often the observer writes what changed: the spec's at most once a
@@ -479,7 +480,7 @@ func (a *Activities) tellConditions(ctx context.Context, in StepInput, watched [
 		return
 	}
 	id := activity.GetInfo(ctx).WorkflowExecution.ID
-	if err := a.Temporal.SignalWorkflow(ctx, id, "", in.ConditionSignal, map[string]string{"why": "condition"}); err != nil {
+	if err := a.Temporal.SignalWorkflow(ctx, id, "", in.ConditionSignal, contract.ReservationChange{Why: contract.WhyCondition}); err != nil {
 		logFor(ctx).Warn("the reservation's workflow could not be told of a changed condition; the next look tries again",
 			"workflow", id, "err", err)
 		return

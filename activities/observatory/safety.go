@@ -21,6 +21,7 @@ import (
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/workflows/contract"
 )
 
 // beatTimeout bounds one heartbeat's send, so a silent site server does not hold the observer.
@@ -192,7 +193,7 @@ func (a *Activities) tellWorkflowOfSafety(ctx context.Context, in StepInput, wor
 		return
 	}
 	id := activity.GetInfo(ctx).WorkflowExecution.ID
-	if err := a.Temporal.SignalWorkflow(ctx, id, "", in.ConditionSignal, map[string]string{"why": "condition", "safety": words}); err != nil {
+	if err := a.Temporal.SignalWorkflow(ctx, id, "", in.ConditionSignal, contract.ReservationChange{Why: contract.WhyCondition, Safety: words}); err != nil {
 		logFor(ctx).Warn("the reservation's workflow could not be told what the site guard did", "workflow", id, "err", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env
@@ -35,7 +36,7 @@ func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "probe-" + queue, TaskQueue: queue}, workflows.ProbeWorkflow)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "probe-" + queue, TaskQueue: queue}, contract.ProbeWorkflow)
 	require.NoError(t, err)
 	var r workflows.ProbeResult
 	require.NoError(t, run.Get(ctx, &r))

@@ -14,7 +14,7 @@ import (
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice restarts kube-apiserver under
@@ -50,7 +50,7 @@ func TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice(t *testing.T) 
 
 	ids := map[string]bool{}
 	for _, n := range all {
-		ids[workflows.PersonWorkflowID(n)] = true
+		ids[contract.PersonID(n)] = true
 	}
 	onceEach(t, ctx, c, ids)
 }

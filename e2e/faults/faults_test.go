@@ -22,13 +22,13 @@ import (
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes,
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: contract.SearchAttributes,
 		AlsoOnPostgres: []func(*testing.T){
 			TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson,
 			TestTemporalAwayForAMinuteDuringAReservationLosesNoChange,
@@ -57,8 +57,8 @@ func newSystem(t *testing.T) *system {
 			return
 		}
 		defer c.Close()
-		for i := range workflows.PeopleShards {
-			_ = c.TerminateWorkflow(context.Background(), workflows.PeopleWorkflowID(i), "", "test over")
+		for i := range contract.PeopleShards {
+			_ = c.TerminateWorkflow(context.Background(), contract.PeopleShardID(i), "", "test over")
 		}
 	})
 	return &system{
@@ -194,7 +194,7 @@ func getPerson(ctx context.Context, name string) (*peoplev1.Person, error) {
 func onceEach(t *testing.T, ctx context.Context, c client.Client, ids map[string]bool) {
 	t.Helper()
 	eventually(t, time.Minute, "every Person's own workflow was started", func() (bool, string) {
-		n := runs(t, ctx, c, workflows.PersonWorkflow, ids)
+		n := runs(t, ctx, c, contract.PersonWorkflow, ids)
 		missing := ""
 		for id := range ids {
 			require.LessOrEqual(t, n[id], 1, "%s was started twice", id)

@@ -19,7 +19,7 @@ import (
 
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // crowd creates n Persons named prefix-0000 on, 16 at a time, and removes them at the end.
@@ -136,7 +136,7 @@ func TestAWorkerKilledAndTemporalAwayForAMinuteDuringABurstLoseNoPerson(t *testi
 
 	ids := map[string]bool{}
 	for _, n := range append(live, deleted...) {
-		ids[workflows.PersonWorkflowID(n)] = true
+		ids[contract.PersonID(n)] = true
 	}
 	onceEach(t, ctx, c, ids)
 }
@@ -169,7 +169,7 @@ func deletedAndTheirWorkflowsEnded(t *testing.T, ctx context.Context, c client.C
 			if _, err := getPerson(ctx, n); !apierrors.IsNotFound(err) {
 				return false, n + " still exists"
 			}
-			d, err := c.DescribeWorkflowExecution(ctx, workflows.PersonWorkflowID(n), "")
+			d, err := c.DescribeWorkflowExecution(ctx, contract.PersonID(n), "")
 			if err != nil {
 				return false, err.Error()
 			}

@@ -17,7 +17,7 @@ import (
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 func getReservation(ctx context.Context, ns, name string) (*obsv1.Reservation, error) {
@@ -57,7 +57,7 @@ func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
 	require.NoError(t, err)
 	env.ApplyObservatory(t, "examples/observatory.yaml", ns)
 	t.Cleanup(func() {
-		for _, id := range []string{workflows.TelescopeWorkflowID(ns, "east"), workflows.ObservatoryWorkflowID(ns, "lab")} {
+		for _, id := range []string{contract.TelescopeLockID(ns, "east"), contract.SiteTurnsID(ns, "lab")} {
 			_ = c.TerminateWorkflow(context.Background(), id, "", "test over")
 		}
 	})
@@ -91,7 +91,7 @@ func TestTemporalAwayForAMinuteDuringAReservationLosesNoChange(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, svcs.Items, "no Service is left")
 
-	id := workflows.ReservationWorkflowID(ns, "tonight")
-	n := runs(t, ctx, c, workflows.ReservationWorkflow, map[string]bool{id: true})
+	id := contract.ReservationID(ns, "tonight")
+	n := runs(t, ctx, c, contract.ReservationWorkflow, map[string]bool{id: true})
 	require.Equal(t, 1, n[id], "the reservation ran in one workflow")
 }

@@ -28,7 +28,7 @@ import (
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // west is a second telescope of the example's site, with a mount of its own and a
@@ -228,7 +228,7 @@ func (r *guardedSite) reported(t *testing.T, ctx context.Context, reason, words 
 	}
 	c := temporal(t)
 	for _, name := range r.reservations {
-		id := workflows.ReservationWorkflowID(r.ns, name)
+		id := contract.ReservationID(r.ns, name)
 		eventually(t, time.Minute, "the history of "+name+" keeps the guard's words", func() (bool, string) {
 			it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 			for it.HasNext() {

@@ -28,13 +28,13 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, SearchAttributes: workflows.SearchAttributes}, &env)
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, SearchAttributes: contract.SearchAttributes}, &env)
 }
 
 // system is the watcher (both sides, as make run runs it) and one dev-mode worker, started

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // watcherMetric reads one sample of the watcher's /metrics, such as
@@ -54,12 +54,12 @@ func reservationRuns(t *testing.T, c client.Client, ns, query string) map[string
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
-			Query: "WorkflowType = '" + workflows.ReservationWorkflow + "'" + query, NextPageToken: token, PageSize: 1000,
+			Query: "WorkflowType = '" + contract.ReservationWorkflow + "'" + query, NextPageToken: token, PageSize: 1000,
 		})
 		require.NoError(t, err)
 		for _, e := range resp.Executions {
 			id := e.GetExecution().GetWorkflowId()
-			if strings.HasPrefix(id, "reservation/"+ns+"/") {
+			if strings.HasPrefix(id, contract.ReservationID(ns, "")) {
 				out[id] = append(out[id], &workflowRun{run: e.GetExecution().GetRunId(), status: e.GetStatus()})
 			}
 		}
@@ -114,7 +114,7 @@ func TestAYearOfReleasedReservationsStartsNoWorkflowWhenADeviceIsEdited(t *testi
 		types.MergePatchType, []byte(`{"spec":{"deactivation":[]}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
 	eventually(t, time.Minute, "the listening reservation heard of the device", func() (bool, string) {
-		return deviceSignals(t, c, workflows.ReservationWorkflowID(ns, "waiting")) > 0, "no device signal yet"
+		return deviceSignals(t, c, contract.ReservationID(ns, "waiting")) > 0, "no device signal yet"
 	})
 	eventually(t, 30*time.Second, "the watcher sent all it had", func() (bool, string) {
 		depth := watcherMetric(t, `workqueue_depth{name="reservations"}`)

@@ -29,7 +29,7 @@ import (
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // emptyAtReady are the columns the spec gives no value while the example's tonight is Ready,
@@ -179,8 +179,8 @@ func TestTheExampleSaysWhereItStandsWhileTonightIsReadyAndAfter(t *testing.T) {
 	ns := namespace(t, "night")
 	c := temporal(t)
 	t.Cleanup(func() {
-		for _, id := range []string{workflows.ReservationWorkflowID(ns, "tonight"), workflows.TelescopeWorkflowID(ns, "east"),
-			workflows.ObservatoryWorkflowID(ns, "lab"), workflows.InventoryWorkflowID(ns)} {
+		for _, id := range []string{contract.ReservationID(ns, "tonight"), contract.TelescopeLockID(ns, "east"),
+			contract.SiteTurnsID(ns, "lab"), contract.InventoryID(ns)} {
 			_ = c.TerminateWorkflow(context.Background(), id, "", "test over")
 		}
 	})
@@ -273,14 +273,14 @@ func joinersThatCannotRunAreRefused(t *testing.T, top *testing.T, ns string) {
 // inventoryAndReservationWriteAtOnce has the inventory take passes while tonight is Ready: the
 // Mount's observed status and the Telescope's conditions stand, none undone by a pass.
 func inventoryAndReservationWriteAtOnce(t *testing.T, c client.Client, ns string, ready time.Time) {
-	passesBefore := passes(t, c, workflows.InventoryWorkflowID(ns))
+	passesBefore := passes(t, c, contract.InventoryID(ns))
 	for i := range 20 {
-		require.NoError(t, c.SignalWorkflow(context.Background(), workflows.InventoryWorkflowID(ns), "", workflows.InventoryChanged,
-			[]workflows.InventoryChange{{Object: "test/" + fmt.Sprint(i), Why: "resync"}}))
+		require.NoError(t, c.SignalWorkflow(context.Background(), contract.InventoryID(ns), "", contract.InventoryChanged,
+			[]contract.InventoryChange{{Object: "test/" + fmt.Sprint(i), Why: "resync"}}))
 		time.Sleep(200 * time.Millisecond)
 	}
 	eventually(t, 30*time.Second, "the inventory took passes meanwhile", func() (bool, string) {
-		n := passes(t, c, workflows.InventoryWorkflowID(ns)) - passesBefore
+		n := passes(t, c, contract.InventoryID(ns)) - passesBefore
 		return n >= 3, fmt.Sprintf("%d passes", n)
 	})
 	var mount obsv1.DeviceStatus

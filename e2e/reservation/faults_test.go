@@ -20,6 +20,7 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // startReservation creates the example observatory in a fresh namespace and starts its
@@ -36,12 +37,12 @@ func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue strin
 	for _, p := range prepare {
 		p(ns)
 	}
-	id := workflows.ReservationWorkflowID(ns, "tonight")
-	_, err = c.SignalWithStartWorkflow(context.Background(), id, workflows.ReservationChanged, workflows.ReservationChange{Why: "added"},
-		client.StartWorkflowOptions{ID: id, TaskQueue: ns}, workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: ns, Name: "tonight"})
+	id := contract.ReservationID(ns, "tonight")
+	_, err = c.SignalWithStartWorkflow(context.Background(), id, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
+		client.StartWorkflowOptions{ID: id, TaskQueue: ns}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: "tonight"})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		for _, wid := range []string{id, workflows.TelescopeWorkflowID(ns, "east"), workflows.ObservatoryWorkflowID(ns, "lab")} {
+		for _, wid := range []string{id, contract.TelescopeLockID(ns, "east"), contract.SiteTurnsID(ns, "lab")} {
 			_ = c.TerminateWorkflow(context.Background(), wid, "", "test over")
 		}
 	})
@@ -104,7 +105,7 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 	// The status names the step before a worker picks its activity up: stop the first worker
 	// only once it runs it.
 	require.Eventually(t, func() bool {
-		return !activityStartedOn(t, c, workflows.ReservationWorkflowID(ns, "tonight"), kube.StepStartDevices, "").IsZero()
+		return !activityStartedOn(t, c, contract.ReservationID(ns, "tonight"), kube.StepStartDevices, "").IsZero()
 	}, 30*time.Second, 20*time.Millisecond, "StartDevices started on the first worker")
 	first.Stop()
 
@@ -119,7 +120,7 @@ func TestAWorkerStoppedDuringStartDevicesIsReplacedAndNothingIsCreatedTwice(t *t
 	// The step really changed hands: its activity started more than once.
 	var scheduled int64
 	attempt := int32(0)
-	it := c.GetWorkflowHistory(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "", false, 0)
+	it := c.GetWorkflowHistory(context.Background(), contract.ReservationID(ns, "tonight"), "", false, 0)
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)
@@ -162,8 +163,8 @@ func TestTheReservationCompletesAcrossARestartOfTheTemporalServer(t *testing.T) 
 
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
-	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
-		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
+		contract.ReservationChange{Deleted: true, Why: "deleted"}))
 	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
 	require.Empty(t, managedPods(t, ns), "no pod is left")
 }

@@ -17,7 +17,7 @@ import (
 
 	"liken.sh/runner/activities/observatory"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestPodsDeletedWhileReadyAreCreatedAgain deletes the telescope's server pod and its mount's
@@ -35,8 +35,8 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 		deleted[name] = p.UID
 		require.NoError(t, pods.Delete(ctx, name, *metav1.NewDeleteOptions(0)))
 	}
-	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
-		workflows.ReservationChange{Why: "pod"}))
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
+		contract.ReservationChange{Why: "pod"}))
 
 	for name, old := range deleted {
 		require.Eventually(t, func() bool {
@@ -57,8 +57,8 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	n := len(managedPods(t, ns))
 
 	// A look with nothing missing creates nothing.
-	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
-		workflows.ReservationChange{Why: "resync"}))
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
+		contract.ReservationChange{Why: "resync"}))
 	require.Eventually(t, func() bool { return healsDone(t, c, ns) == 2 }, 30*time.Second, 200*time.Millisecond,
 		"the second look ran its heal")
 	assert.Len(t, managedPods(t, ns), n)
@@ -75,7 +75,7 @@ func healsDone(t *testing.T, c client.Client, ns string) int {
 	t.Helper()
 	scheduled := map[int64]bool{}
 	n := 0
-	it := c.GetWorkflowHistory(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "", false, 0)
+	it := c.GetWorkflowHistory(context.Background(), contract.ReservationID(ns, "tonight"), "", false, 0)
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)

@@ -32,7 +32,7 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // stepHandOver bounds how long a killed worker's step takes to run again on the next worker:
@@ -52,7 +52,7 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 			metav1.PatchOptions{})
 		require.NoError(t, err)
 	})
-	id := workflows.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 	k := &killer{t: t, c: c, bin: bin, queue: queue, ns: ns, dir: t.TempDir(), servers: map[string]map[int]observatory.LocalINDIRecord{}}
 	t.Cleanup(k.sweep) // registered first, so it runs after the workers' own cleanups
 	w := k.start()
@@ -78,8 +78,8 @@ func TestAWorkerKilledInTheMiddleOfStepsIsReplacedAndNothingIsDoneTwiceOrLeftBeh
 	_, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Patch(context.Background(), "tonight",
 		types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.ReservationChanged,
-		workflows.ReservationChange{Why: "updated"}))
+	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", contract.ReservationChanged,
+		contract.ReservationChange{Why: "updated"}))
 	kill(nil, kube.StepDeactivation)
 	k.await("was Released", 2*stepHandOver, func(r *obsv1.Reservation) bool {
 		return r.Status.Phase == obsv1.ReservationReleased
@@ -190,7 +190,7 @@ func (k *killer) sweep() {
 // kill to the next of steps. It returns the new worker and the step killed.
 func (k *killer) killDuring(w *testenv.Program, ready func() bool, steps ...string) (*testenv.Program, string) {
 	k.t.Helper()
-	id := workflows.ReservationWorkflowID(k.ns, "tonight")
+	id := contract.ReservationID(k.ns, "tonight")
 	identity := strconv.Itoa(w.Cmd.Process.Pid) + "@"
 	deadline := time.Now().Add(2 * stepHandOver)
 	var last string

@@ -24,7 +24,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestADeviceJoinsAndLeavesAReadyReservationLive adds a Rotator to the example's optical
@@ -73,8 +73,8 @@ func TestADeviceJoinsAndLeavesAReadyReservationLive(t *testing.T) {
 	// no step from stopping the others, and the reservation is released.
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 		Delete(ctx, "tonight", metav1.DeleteOptions{}))
-	require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, "tonight"), "", workflows.ReservationChanged,
-		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, "tonight"), "", contract.ReservationChanged,
+		contract.ReservationChange{Deleted: true, Why: "deleted"}))
 	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
 	assert.Empty(t, managedPods(t, ns), "no pod is left")
 }

@@ -14,7 +14,7 @@ import (
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // postgresAway is how long PostgreSQL stays down: longer than the heartbeat timeout of the
@@ -46,9 +46,9 @@ func TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLef
 		Delete(ctx, "tonight", metav1.DeleteOptions{}))
 	// The server may still be finding its database again: each call gives up after the SDK's
 	// 10 s, so the signal is sent again until it lands, as the watcher's queue sends it.
-	id := workflows.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 	testenv.Eventually(t, time.Minute, "the delete's signal reaches the workflow", func() (bool, string) {
-		err := c.SignalWorkflow(ctx, id, "", workflows.ReservationChanged, workflows.ReservationChange{Deleted: true, Why: "deleted"})
+		err := c.SignalWorkflow(ctx, id, "", contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"})
 		return err == nil, fmt.Sprint(err)
 	})
 	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })

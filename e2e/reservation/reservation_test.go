@@ -23,13 +23,13 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes,
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, TemporalDB: true, SearchAttributes: contract.SearchAttributes,
 		AlsoOnPostgres: []func(*testing.T){
 			TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft,
 			TestAReservationReadyWhilePostgreSQLRestartsStillEndsReleasedWithNothingLeft,
@@ -64,8 +64,8 @@ func awaitReady(t *testing.T, ns, name string) {
 // the watcher would.
 func deviceChanged(t *testing.T, c client.Client, ns string) {
 	t.Helper()
-	require.NoError(t, c.SignalWorkflow(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "",
-		workflows.ReservationChanged, workflows.ReservationChange{Why: "device"}))
+	require.NoError(t, c.SignalWorkflow(context.Background(), contract.ReservationID(ns, "tonight"), "",
+		contract.ReservationChanged, contract.ReservationChange{Why: "device"}))
 }
 
 // awaitReservation waits (bounded) until ok holds of the Reservation (nil once it is gone).
@@ -94,7 +94,7 @@ func awaitReservation(t *testing.T, ns, name, what string, ok func(*obsv1.Reserv
 func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t *testing.T) {
 	ns, queue, c := startReservation(t)
 	local := startWorker(t, c, queue)
-	id := workflows.ReservationWorkflowID(ns, "tonight")
+	id := contract.ReservationID(ns, "tonight")
 
 	awaitReservation(t, ns, "tonight", "became Ready", func(r *obsv1.Reservation) bool {
 		return r != nil && (r.Status.Phase == obsv1.ReservationReady || r.Status.Phase == obsv1.ReservationFailed)
@@ -118,8 +118,8 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 	// Deleting the Reservation ends it: the watcher's signal, sent here by hand.
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 		Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
-	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.ReservationChanged,
-		workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", contract.ReservationChanged,
+		contract.ReservationChange{Deleted: true, Why: "deleted"}))
 	awaitReservation(t, ns, "tonight", "was released and went", func(r *obsv1.Reservation) bool { return r == nil })
 
 	nothingRunsOnceReleased(t, ns)

@@ -17,7 +17,7 @@ import (
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst runs two reservations
@@ -44,11 +44,11 @@ func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *te
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = reservations.Delete(context.Background(), "later", metav1.DeleteOptions{})
-		_ = c.TerminateWorkflow(context.Background(), workflows.ReservationWorkflowID(ns, "later"), "", "test over")
+		_ = c.TerminateWorkflow(context.Background(), contract.ReservationID(ns, "later"), "", "test over")
 	})
-	laterID := workflows.ReservationWorkflowID(ns, "later")
-	_, err = c.SignalWithStartWorkflow(ctx, laterID, workflows.ReservationChanged, workflows.ReservationChange{Why: "added"},
-		client.StartWorkflowOptions{ID: laterID, TaskQueue: queue}, workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: ns, Name: "later"})
+	laterID := contract.ReservationID(ns, "later")
+	_, err = c.SignalWithStartWorkflow(ctx, laterID, contract.ReservationChanged, contract.ReservationChange{Why: "added"},
+		client.StartWorkflowOptions{ID: laterID, TaskQueue: queue}, contract.ReservationWorkflow, contract.ReservationInput{Namespace: ns, Name: "later"})
 	require.NoError(t, err)
 	awaitReservation(t, ns, "later", "named the holder", func(r *obsv1.Reservation) bool {
 		return r != nil && waitSummary(r) == "Telescope east is held by Reservation tonight"
@@ -64,8 +64,8 @@ func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *te
 	require.NoError(t, err, "the Telescope waits for the deactivation")
 	require.NotNil(t, u.GetDeletionTimestamp())
 	for _, name := range []string{"tonight", "later"} {
-		require.NoError(t, c.SignalWorkflow(ctx, workflows.ReservationWorkflowID(ns, name), "", workflows.ReservationChanged,
-			workflows.ReservationChange{TelescopeDeleted: true, Why: "telescope"}))
+		require.NoError(t, c.SignalWorkflow(ctx, contract.ReservationID(ns, name), "", contract.ReservationChanged,
+			contract.ReservationChange{TelescopeDeleted: true, Why: "telescope"}))
 	}
 	awaitReservation(t, ns, "tonight", "was Released", func(r *obsv1.Reservation) bool {
 		return r != nil && r.Status.Phase == obsv1.ReservationReleased
@@ -83,8 +83,8 @@ func TestASecondReservationWaitsAndATelescopeDeletedMidSessionEndsTheFirst(t *te
 
 	// The second never takes a telescope that is gone: it says so (told again by the watcher
 	// when the Telescope goes), and starts no pod.
-	require.NoError(t, c.SignalWorkflow(ctx, laterID, "", workflows.ReservationChanged,
-		workflows.ReservationChange{TelescopeDeleted: true, Why: "telescope"}))
+	require.NoError(t, c.SignalWorkflow(ctx, laterID, "", contract.ReservationChanged,
+		contract.ReservationChange{TelescopeDeleted: true, Why: "telescope"}))
 	awaitReservation(t, ns, "later", "says the telescope is missing", func(r *obsv1.Reservation) bool {
 		return r != nil && waitSummary(r) == "Missing Telescope east"
 	})

@@ -19,7 +19,7 @@ import (
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // refusingMount stands in for the telescope's INDI server east-telescope: it defines the
@@ -129,8 +129,8 @@ func TestAReservationFailedAtEachActivationStepIsDeletedWithNothingLeft(t *testi
 
 			require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).
 				Delete(context.Background(), "tonight", metav1.DeleteOptions{}))
-			require.NoError(t, c.SignalWorkflow(context.Background(), workflows.ReservationWorkflowID(ns, "tonight"), "",
-				workflows.ReservationChanged, workflows.ReservationChange{Deleted: true, Why: "deleted"}))
+			require.NoError(t, c.SignalWorkflow(context.Background(), contract.ReservationID(ns, "tonight"), "",
+				contract.ReservationChanged, contract.ReservationChange{Deleted: true, Why: "deleted"}))
 			awaitReservation(t, ns, "tonight", "was deleted", func(r *obsv1.Reservation) bool { return r == nil })
 			nothingLeft(t, ns)
 		})

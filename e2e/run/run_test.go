@@ -38,7 +38,7 @@ import (
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // localEndpoint is the line make run prints once the example reservation is Ready.
@@ -242,10 +242,10 @@ func assertTheTemporalUIsWords(t *testing.T, addr string) {
 	defer c.Close()
 	ctx := context.Background()
 	for id, prefix := range map[string]string{
-		workflows.ReservationWorkflowID("observatory", "tonight"):  "Reservation tonight: Telescope east for ada, until ",
-		workflows.TelescopeWorkflowID("observatory", "east"):       "Telescope east (observatory): one holder at a time",
-		workflows.PersonWorkflowID("grace"):                        "Person grace: ",
-		workflows.PeopleWorkflowID(workflows.PeopleShard("grace")): "People shard ",
+		contract.ReservationID("observatory", "tonight"):  "Reservation tonight: Telescope east for ada, until ",
+		contract.TelescopeLockID("observatory", "east"):   "Telescope east (observatory): one holder at a time",
+		contract.PersonID("grace"):                        "Person grace: ",
+		contract.PeopleShardID(contract.ShardOf("grace")): "People shard ",
 		"probe": "Probe: ",
 	} {
 		d, err := c.DescribeWorkflow(ctx, id, "")
@@ -257,7 +257,7 @@ func assertTheTemporalUIsWords(t *testing.T, addr string) {
 	}
 	dc := converter.GetDefaultDataConverter()
 	scheduled := 0
-	it := c.GetWorkflowHistory(ctx, workflows.ReservationWorkflowID("observatory", "tonight"), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := c.GetWorkflowHistory(ctx, contract.ReservationID("observatory", "tonight"), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)

@@ -33,7 +33,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/test/stack"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 type config struct {
@@ -167,7 +167,7 @@ func withBench(ctx context.Context, c config, su setup, crds string, out *report
 		defer os.RemoveAll(dir)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	temporal := stack.Temporal{Enabled: true, SearchAttributes: workflows.SearchAttributes}
+	temporal := stack.Temporal{Enabled: true, SearchAttributes: contract.SearchAttributes}
 	if su.postgres {
 		temporal.Postgres = filepath.Join(root, "deploy", "temporal", "postgres")
 	} else {

@@ -24,7 +24,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // scaleSizes parses -scale.
@@ -166,11 +166,11 @@ func cpuSpent(before, after map[string]float64) string {
 func (b *bench) allRunning(ctx context.Context, c client.Client, n int) (running int64, took time.Duration, err error) {
 	started := time.Now()
 	for {
-		if running, err = countRunning(ctx, c); err != nil || running >= int64(n+workflows.PeopleShards) {
+		if running, err = countRunning(ctx, c); err != nil || running >= int64(n+contract.PeopleShards) {
 			return running, time.Since(started), err
 		}
 		if time.Since(started) > 30*time.Minute {
-			return running, 0, fmt.Errorf("%d of %d Persons' workflows run after 30 minutes", running-workflows.PeopleShards, n)
+			return running, 0, fmt.Errorf("%d of %d Persons' workflows run after 30 minutes", running-contract.PeopleShards, n)
 		}
 		select {
 		case <-ctx.Done():

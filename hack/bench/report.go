@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 type row struct {
@@ -159,7 +159,7 @@ func (b *bench) temporalCost(ctx context.Context, r *row, persons []string, all 
 	defer c.Close()
 	r.split = b.newSplit()
 	for _, p := range persons {
-		if err := waitForWorkflow(ctx, c, workflows.PersonWorkflowID(p)); err != nil {
+		if err := waitForWorkflow(ctx, c, contract.PersonID(p)); err != nil {
 			return err
 		}
 	}
@@ -167,7 +167,7 @@ func (b *bench) temporalCost(ctx context.Context, r *row, persons []string, all 
 
 	var events, actions int
 	for _, p := range persons {
-		e, a, err := historyCost(ctx, c, workflows.PersonWorkflowID(p), "", r.split)
+		e, a, err := historyCost(ctx, c, contract.PersonID(p), "", r.split)
 		if err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (b *bench) temporalCost(ctx context.Context, r *row, persons []string, all 
 	r.actions = float64(actions) / float64(len(persons))
 
 	events, actions = 0, 0
-	runs := workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowType = '" + workflows.PeopleWorkflow + "'"}
+	runs := workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowType = '" + contract.PeopleShardWorkflow + "'"}
 	for {
 		page, err := c.ListWorkflow(ctx, &runs)
 		if err != nil {

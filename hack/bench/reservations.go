@@ -28,7 +28,7 @@ import (
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/stack"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // Lead time before spec.start (the objects and reservations are created meanwhile), and how
@@ -366,7 +366,7 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progre
 	var events, actions int
 	paths := map[string][]span{}
 	for i := range n {
-		id := workflows.ReservationWorkflowID(ns, "r"+strconv.Itoa(i))
+		id := contract.ReservationID(ns, "r"+strconv.Itoa(i))
 		scheduled := map[int64]time.Time{}
 		names := map[int64]string{}
 		name := "r" + strconv.Itoa(i)
@@ -396,12 +396,12 @@ func (b *bench) reservationCost(ctx context.Context, ns string, n int, p *progre
 			return err
 		}
 		events, actions = events+e, actions+a
-		if e, a, err = historyCost(ctx, c, workflows.TelescopeWorkflowID(ns, "t"+strconv.Itoa(i)), "", sp); err != nil {
+		if e, a, err = historyCost(ctx, c, contract.TelescopeLockID(ns, "t"+strconv.Itoa(i)), "", sp); err != nil {
 			return err
 		}
 		events, actions = events+e, actions+a
 	}
-	for _, id := range []string{workflows.ObservatoryWorkflowID(ns, "site"), workflows.InventoryWorkflowID(ns)} {
+	for _, id := range []string{contract.SiteTurnsID(ns, "site"), contract.InventoryID(ns)} {
 		e, a, err := historyCost(ctx, c, id, "", sp)
 		if err != nil {
 			return err

@@ -33,6 +33,7 @@ import (
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 func main() {
@@ -197,7 +198,7 @@ func localStack(log *slog.Logger, o options, cache, dir string) stack.Options {
 		Temporal: stack.Temporal{
 			Enabled: true, UI: true, Port: o.temporalPort, UIPort: o.uiPort,
 			DBFile:           filepath.Join(dir, "temporal.db"),
-			SearchAttributes: workflows.SearchAttributes,
+			SearchAttributes: contract.SearchAttributes,
 		},
 	}
 }
@@ -270,7 +271,7 @@ func probe(ctx context.Context, addr string) (string, error) {
 	words := workflows.ProbeWords()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: "probe", TaskQueue: app.DefaultTaskQueue, StaticSummary: words.Summary, StaticDetails: words.Details,
-	}, workflows.ProbeWorkflow)
+	}, contract.ProbeWorkflow)
 	if err != nil {
 		return "", err
 	}

@@ -22,7 +22,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"liken.sh/runner/test/stack"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // listColumns are the workflow list's columns in the pictures: the UI's own, and the
@@ -75,11 +75,12 @@ func run() error {
 		return err
 	}
 	list := filepath.Join(root, *out, "ui-list.png")
-	if err := shoot(ctx, b, ui, list, "Workflows", "reservation/observatory/tonight", "telescope/observatory/east", "Ready", "person/grace"); err != nil {
+	if err := shoot(ctx, b, ui, list, "Workflows", contract.ReservationID("observatory", "tonight"),
+		contract.TelescopeLockID("observatory", "east"), "Ready", contract.PersonID("grace")); err != nil {
 		return err
 	}
 
-	id := workflows.ReservationWorkflowID("observatory", "tonight")
+	id := contract.ReservationID("observatory", "tonight")
 	c, err := client.Dial(client.Options{HostPort: obs.temporal})
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // whyStatus: what another status shows of a resource changed.
@@ -155,9 +155,9 @@ func trimPodToPlace(obj any) (any, error) {
 // run. why is "Kind/name word", as inventory queued it.
 func (r *observatoryRun) signalInventory(call context.Context, ns, why string) error {
 	object, word, _ := strings.Cut(why, " ")
-	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, workflows.InventoryWorkflowID(ns), workflows.InventoryChanged,
-		[]workflows.InventoryChange{{Object: object, Why: word}},
-		workflows.InventoryStartOptions(r.cfg.TaskQueue, ns), workflows.InventoryWorkflow, workflows.InventoryInput{Namespace: ns})
+	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, contract.InventoryID(ns), contract.InventoryChanged,
+		[]contract.InventoryChange{{Object: object, Why: word}},
+		contract.InventoryStartOptions(r.cfg.TaskQueue, ns), contract.InventoryWorkflow, contract.InventoryInput{Namespace: ns})
 	if err == nil {
 		r.cfg.Log.Debug("signalled a namespace's inventory", "namespace", ns, "object", object, "why", word)
 	}

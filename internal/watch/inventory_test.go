@@ -20,13 +20,13 @@ import (
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // invChanges are the changes the inventory of obsNS was told of, as "Kind/name why".
 func invChanges(ctx context.Context) ([]string, error) {
 	var out []string
-	iter := temporalClient.GetWorkflowHistory(ctx, workflows.InventoryWorkflowID(obsNS), "", false,
+	iter := temporalClient.GetWorkflowHistory(ctx, contract.InventoryID(obsNS), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
@@ -38,10 +38,10 @@ func invChanges(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		a := ev.GetWorkflowExecutionSignaledEventAttributes()
-		if a == nil || a.GetSignalName() != workflows.InventoryChanged {
+		if a == nil || a.GetSignalName() != contract.InventoryChanged {
 			continue
 		}
-		var batch []workflows.InventoryChange
+		var batch []contract.InventoryChange
 		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &batch); err != nil {
 			return nil, err
 		}

@@ -28,13 +28,13 @@ import (
 	"liken.sh/runner/internal/watch"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, TemporalDB: true, SearchAttributes: workflows.SearchAttributes}, &env)
+	testenv.Run(m, testenv.Options{Kube: true, CRDs: true, Temporal: true, TemporalDB: true, SearchAttributes: contract.SearchAttributes}, &env)
 }
 
 const (
@@ -154,21 +154,21 @@ func deletePeopleAtEnd(t *testing.T) {
 
 // signal is one Person's change in a people-changed signal to its shard.
 type signal struct {
-	Change   workflows.PersonChange
+	Change   contract.PersonChange
 	Identity string
 }
 
 // signals reads the changes of a Person the watcher sent to the Person's shard (its latest
 // run); none if there is no shard workflow yet.
 func signals(ctx context.Context, name string) ([]signal, error) {
-	all, err := shardSignals(ctx, workflows.PeopleShard(name))
+	all, err := shardSignals(ctx, contract.ShardOf(name))
 	return all[name], err
 }
 
 // allSignals reads every shard's changes, by Person.
 func allSignals(ctx context.Context) (map[string][]signal, error) {
 	all := map[string][]signal{}
-	for shard := range workflows.PeopleShards {
+	for shard := range contract.PeopleShards {
 		got, err := shardSignals(ctx, shard)
 		if err != nil {
 			return nil, err
@@ -182,7 +182,7 @@ func allSignals(ctx context.Context) (map[string][]signal, error) {
 
 // shardSignals reads the changes in a shard's signals (its latest run), by Person.
 func shardSignals(ctx context.Context, shard int) (map[string][]signal, error) {
-	iter := temporalClient.GetWorkflowHistory(ctx, workflows.PeopleWorkflowID(shard), "", false,
+	iter := temporalClient.GetWorkflowHistory(ctx, contract.PeopleShardID(shard), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	out := map[string][]signal{}
 	for iter.HasNext() {
@@ -194,10 +194,10 @@ func shardSignals(ctx context.Context, shard int) (map[string][]signal, error) {
 			return nil, err
 		}
 		a := ev.GetWorkflowExecutionSignaledEventAttributes()
-		if a == nil || a.GetSignalName() != workflows.PeopleChanged {
+		if a == nil || a.GetSignalName() != contract.PeopleChanged {
 			continue
 		}
-		var batch []workflows.PersonChange
+		var batch []contract.PersonChange
 		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &batch); err != nil {
 			return nil, err
 		}

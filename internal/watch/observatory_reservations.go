@@ -13,7 +13,7 @@ import (
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 func (r *observatoryRun) reservationAdded(obj any, initial bool) {
@@ -117,9 +117,9 @@ func (r *observatoryRun) observatoryEnding(obs *unstructured.Unstructured) {
 // signal sends one Reservation's signal in the call's context; the queue retries it.
 func (r *observatoryRun) signal(call context.Context, key cache.ObjectName, why string) error {
 	change := r.changeFor(key, why)
-	opts := workflows.ReservationStartOptions(r.cfg.TaskQueue, key.Namespace, key.Name, r.spec(key))
-	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, workflows.ReservationChanged, change, opts,
-		workflows.ReservationWorkflow, workflows.ReservationInput{Namespace: key.Namespace, Name: key.Name})
+	opts := contract.ReservationStartOptions(r.cfg.TaskQueue, key.Namespace, key.Name, r.spec(key))
+	_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, contract.ReservationChanged, change, opts,
+		contract.ReservationWorkflow, contract.ReservationInput{Namespace: key.Namespace, Name: key.Name})
 	if err != nil {
 		return err
 	}
@@ -146,16 +146,16 @@ func (r *observatoryRun) spec(key cache.ObjectName) obsv1.ReservationSpec {
 
 // changeFor reads the Reservation, its Telescope and its Observatory as the caches have them
 // now (level-triggered: what was queued only says that something changed).
-func (r *observatoryRun) changeFor(key cache.ObjectName, why string) workflows.ReservationChange {
+func (r *observatoryRun) changeFor(key cache.ObjectName, why string) contract.ReservationChange {
 	res := r.get(r.reservations, key)
 	if res == nil {
 		g := r.gone.of(key)
-		return workflows.ReservationChange{UID: g.UID, Generation: g.Generation, Deleted: true, Why: whyDeleted}
+		return contract.ReservationChange{UID: g.UID, Generation: g.Generation, Deleted: true, Why: whyDeleted}
 	}
 	if why == whyDeleted {
 		why = whyAdded // deleted and created again before we looked
 	}
-	c := workflows.ReservationChange{
+	c := contract.ReservationChange{
 		UID:        string(res.GetUID()),
 		Generation: res.GetGeneration(),
 		Retry:      res.GetAnnotations()[kube.AnnotationRetry],

@@ -24,7 +24,7 @@ import (
 	"liken.sh/runner/internal/watch"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // obsNS is the namespace of the tests' observatory objects; every name in it is unique.
@@ -125,13 +125,13 @@ func deleteAstro(t *testing.T, ctx context.Context, k obsv1.Kind, name string) {
 
 // resSignal is one reservation-changed signal in a workflow's history.
 type resSignal struct {
-	Change   workflows.ReservationChange
+	Change   contract.ReservationChange
 	Identity string
 }
 
 // resHistory reads a Reservation's workflow (latest run): its type, its input and its signals.
-func resHistory(ctx context.Context, name string) (wfType string, in workflows.ReservationInput, out []resSignal, err error) {
-	iter := temporalClient.GetWorkflowHistory(ctx, workflows.ReservationWorkflowID(obsNS, name), "", false,
+func resHistory(ctx context.Context, name string) (wfType string, in contract.ReservationInput, out []resSignal, err error) {
+	iter := temporalClient.GetWorkflowHistory(ctx, contract.ReservationID(obsNS, name), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
@@ -149,10 +149,10 @@ func resHistory(ctx context.Context, name string) (wfType string, in workflows.R
 			}
 		}
 		a := ev.GetWorkflowExecutionSignaledEventAttributes()
-		if a == nil || a.GetSignalName() != workflows.ReservationChanged {
+		if a == nil || a.GetSignalName() != contract.ReservationChanged {
 			continue
 		}
-		var c workflows.ReservationChange
+		var c contract.ReservationChange
 		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &c); err != nil {
 			return "", in, nil, err
 		}
@@ -173,7 +173,7 @@ func waitResSignals(t *testing.T, ctx context.Context, name string, n int, withi
 			return false, err.Error()
 		}
 		return len(got) >= n, fmt.Sprintf("%s has %d signals, want %d: %+v",
-			workflows.ReservationWorkflowID(obsNS, name), len(got), n, got)
+			contract.ReservationID(obsNS, name), len(got), n, got)
 	})
 	return got
 }
@@ -241,11 +241,11 @@ func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNo
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wfType != workflows.ReservationWorkflow || in != (workflows.ReservationInput{Namespace: obsNS, Name: name}) {
+	if wfType != contract.ReservationWorkflow || in != (contract.ReservationInput{Namespace: obsNS, Name: name}) {
 		t.Errorf("the signal started a %q workflow with %+v", wfType, in)
 	}
 	// What the Temporal UI lists it by, before any worker ran it.
-	d, err := temporalClient.DescribeWorkflow(ctx, workflows.ReservationWorkflowID(obsNS, name), "")
+	d, err := temporalClient.DescribeWorkflow(ctx, contract.ReservationID(obsNS, name), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,8 +260,8 @@ func TestCreatingAReservationStartsItsWorkflowWithOneSignalAndStatusWritesSendNo
 	if !strings.Contains(details, "kubectl -n "+obsNS+" describe reservation "+name) {
 		t.Errorf("the workflow's details do not say how to look at the Reservation: %q", details)
 	}
-	tel, _ := d.TypedSearchAttributes.GetKeyword(workflows.SearchTelescope)
-	holder, _ := d.TypedSearchAttributes.GetKeyword(workflows.SearchHolder)
+	tel, _ := d.TypedSearchAttributes.GetKeyword(contract.SearchTelescope)
+	holder, _ := d.TypedSearchAttributes.GetKeyword(contract.SearchHolder)
 	if tel != "missing" || holder != "ada" {
 		t.Errorf("the workflow started with Telescope %q and Holder %q, want missing and ada", tel, holder)
 	}

@@ -37,7 +37,7 @@ import (
 
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 // PeopleConfig is what the people watcher needs.
@@ -99,10 +99,10 @@ type peopleRun struct {
 	*People
 	// ctx bounds the reads the event handlers make (a baker pod's Person).
 	ctx context.Context
-	// q holds Person names, with the word for each (see workflows.PersonChange.Why).
+	// q holds Person names, with the word for each (see contract.PersonChange.Why).
 	q *signalQueue[string]
 	// shards batches the changes per shard workflow.
-	shards  *batcher[int, workflows.PersonChange]
+	shards  *batcher[int, contract.PersonChange]
 	persons cache.GenericLister
 	// gone remembers a deleted Person until its Deleted signal lands.
 	gone tombstones[string]
@@ -116,7 +116,7 @@ func (p *People) Run(ctx context.Context) error {
 		People: p,
 		ctx:    ctx,
 		q:      newSignalQueue[string]("people", &p.Stats, p.cfg.Log),
-		shards: newBatcher[int, workflows.PersonChange](),
+		shards: newBatcher[int, contract.PersonChange](),
 	}
 	p.mu.Lock()
 	p.cur = r
@@ -198,7 +198,7 @@ const (
 	whyAdded   = "added"
 	whyUpdated = "updated"
 	whyDeleted = "deleted"
-	whyResync  = workflows.WhyResync // the shards hand a Person heard of only so on as a start
+	whyResync  = contract.WhyResync // the shards hand a Person heard of only so on as a start
 	whyBaker   = "baker"
 )
 
@@ -329,11 +329,11 @@ func bakerWantsALook(pod *corev1.Pod, person *unstructured.Unstructured) bool {
 // other changes for that shard; the queue retries it if it fails.
 func (r *peopleRun) signal(call context.Context, name, why string) error {
 	change := r.changeFor(name, why)
-	shard := workflows.PeopleShard(name)
-	err := r.shards.send(call, shard, change, func(call context.Context, changes []workflows.PersonChange) error {
-		opts := workflows.PeopleStartOptions(r.cfg.TaskQueue, shard)
-		_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, workflows.PeopleChanged, changes, opts,
-			workflows.PeopleWorkflow, workflows.PeopleInput{Shard: shard})
+	shard := contract.ShardOf(name)
+	err := r.shards.send(call, shard, change, func(call context.Context, changes []contract.PersonChange) error {
+		opts := contract.PeopleStartOptions(r.cfg.TaskQueue, shard)
+		_, err := r.cfg.Temporal.SignalWithStartWorkflow(call, opts.ID, contract.PeopleChanged, changes, opts,
+			contract.PeopleShardWorkflow, contract.PeopleInput{Shard: shard})
 		return err
 	})
 	if err != nil {
@@ -349,12 +349,12 @@ func (r *peopleRun) signal(call context.Context, name, why string) error {
 
 // changeFor reads the Person as the cache has it now (level-triggered: what was queued only
 // says that something changed).
-func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
+func (r *peopleRun) changeFor(name, why string) contract.PersonChange {
 	obj, err := r.persons.Get(name)
 	u, ok := obj.(*metav1.PartialObjectMetadata)
 	if err != nil || !ok {
 		g := r.gone.of(name)
-		c := workflows.PersonChange{Name: name, UID: g.UID, Generation: g.Generation, Deleted: true, Why: why}
+		c := contract.PersonChange{Name: name, UID: g.UID, Generation: g.Generation, Deleted: true, Why: why}
 		if why != whyBaker {
 			c.Why = whyDeleted
 		}
@@ -363,7 +363,7 @@ func (r *peopleRun) changeFor(name, why string) workflows.PersonChange {
 	if why == whyDeleted {
 		why = whyAdded // deleted and created again before we looked
 	}
-	return workflows.PersonChange{
+	return contract.PersonChange{
 		Name:        name,
 		UID:         string(u.GetUID()),
 		Generation:  u.GetGeneration(),

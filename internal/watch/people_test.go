@@ -22,7 +22,7 @@ import (
 
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/workflows"
+	"liken.sh/runner/workflows/contract"
 )
 
 func TestCreatingAPersonStartsItsShardWithOneSignal(t *testing.T) {
@@ -31,14 +31,14 @@ func TestCreatingAPersonStartsItsShardWithOneSignal(t *testing.T) {
 	queue := taskQueue(t)
 	w := startWatcher(t, queue)
 	name := unique("ada")
-	shard := workflows.PeopleWorkflowID(workflows.PeopleShard(name))
+	shard := contract.PeopleShardID(contract.ShardOf(name))
 	if err := temporal(t).TerminateWorkflow(ctx, shard, "", "a test starts this shard afresh"); err != nil && !isNotFound(err) {
 		t.Fatal(err)
 	}
 	p := newPerson(t, ctx, name)
 
 	got := waitSignals(t, ctx, name, 1, 20*time.Second)
-	want := workflows.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 1, Why: "added"}
+	want := contract.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 1, Why: "added"}
 	if got[0].Change != want {
 		t.Fatalf("the signal carries %+v, want %+v", got[0].Change, want)
 	}
@@ -55,14 +55,14 @@ func TestCreatingAPersonStartsItsShardWithOneSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	started := first.GetWorkflowExecutionStartedEventAttributes()
-	var in workflows.PeopleInput
+	var in contract.PeopleInput
 	if err := converter.GetDefaultDataConverter().FromPayloads(started.GetInput(), &in); err != nil {
 		t.Fatal(err)
 	}
-	if started.GetWorkflowType().GetName() != workflows.PeopleWorkflow || started.GetTaskQueue().GetName() != queue ||
-		in.Shard != workflows.PeopleShard(name) {
+	if started.GetWorkflowType().GetName() != contract.PeopleShardWorkflow || started.GetTaskQueue().GetName() != queue ||
+		in.Shard != contract.ShardOf(name) {
 		t.Fatalf("started %s on %s with %+v; want %s on %s for the shard %d", started.GetWorkflowType().GetName(),
-			started.GetTaskQueue().GetName(), in, workflows.PeopleWorkflow, queue, workflows.PeopleShard(name))
+			started.GetTaskQueue().GetName(), in, contract.PeopleShardWorkflow, queue, contract.ShardOf(name))
 	}
 }
 
@@ -113,7 +113,7 @@ func TestASpecChangeAndACheckAvatarChangeEachSendOneSignal(t *testing.T) {
 
 	patchPerson(t, ctx, name, `{"spec":{"displayName":"Charles Babbage"}}`)
 	got := waitSignals(t, ctx, name, 2, 20*time.Second)
-	want := workflows.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 2, Why: "updated"}
+	want := contract.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 2, Why: "updated"}
 	if got[1].Change != want {
 		t.Fatalf("the spec change sent %+v, want %+v", got[1].Change, want)
 	}
@@ -121,7 +121,7 @@ func TestASpecChangeAndACheckAvatarChangeEachSendOneSignal(t *testing.T) {
 
 	patchPerson(t, ctx, name, `{"metadata":{"annotations":{"people.liken.sh/check-avatar":"2025-01-01T00:00:00Z"}}}`)
 	got = waitSignals(t, ctx, name, 3, 20*time.Second)
-	want = workflows.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 2, CheckAvatar: "2025-01-01T00:00:00Z", Why: "updated"}
+	want = contract.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 2, CheckAvatar: "2025-01-01T00:00:00Z", Why: "updated"}
 	if got[2].Change != want {
 		t.Fatalf("the check-avatar change sent %+v, want %+v", got[2].Change, want)
 	}
@@ -139,7 +139,7 @@ func TestDeletingAPersonSendsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := waitSignals(t, ctx, name, 2, 20*time.Second)
-	want := workflows.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 1, Deleted: true, Why: "deleted"}
+	want := contract.PersonChange{Name: name, UID: string(p.GetUID()), Generation: 1, Deleted: true, Why: "deleted"}
 	if got[1].Change != want {
 		t.Fatalf("the delete sent %+v, want %+v", got[1].Change, want)
 	}
@@ -357,7 +357,7 @@ func TestABakerPodSignalsItsPersonWhenItFinishesGoesStaleOrIsDeleted(t *testing.
 	orphan := unique("nobody")
 	bakerPod(t, ctx, unique("avatar-nobody"), orphan, "nfs://files/nobody.png")
 	got = waitSignals(t, ctx, orphan, 1, 20*time.Second)
-	if want := (workflows.PersonChange{Name: orphan, Deleted: true, Why: "baker"}); got[0].Change != want {
+	if want := (contract.PersonChange{Name: orphan, Deleted: true, Why: "baker"}); got[0].Change != want {
 		t.Errorf("a baker pod without a Person sent %+v, want %+v", got[0].Change, want)
 	}
 	waitIdle(t, w)

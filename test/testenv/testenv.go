@@ -47,7 +47,7 @@ type Options struct {
 	// TemporalDB keeps Temporal's state in a SQLite file, for tests that restart it.
 	TemporalDB bool
 	// SearchAttributes are registered on the Temporal server (name to type); pass
-	// workflows.SearchAttributes (testenv cannot import workflows: its tests use testenv).
+	// contract.SearchAttributes (testenv cannot import workflows: its tests use testenv).
 	SearchAttributes map[string]string
 	// AlsoOnPostgres are the tests that run again on Temporal's server on PostgreSQL: with
 	// LIKEN_TEMPORAL=postgres only these run (all, when none is named; -run chooses others).
