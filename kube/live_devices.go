@@ -104,7 +104,7 @@ func RanActivation(records []obsv1.ProcedureRecord, since time.Time) bool {
 }
 
 // ActivationPending says whether a device that joined the reservation whose activation
-// began at since still has its activation to run: LiveDevices marked it Pending.
+// began at since still has its activation to run: StartLiveDevices marked it Pending.
 func ActivationPending(records []obsv1.ProcedureRecord, since time.Time) bool {
 	act := FindProcedureRecord(records, TriggerActivation)
 	return act != nil && act.State == obsv1.RunPending && act.Since != nil && !act.Since.Time.Before(since.Truncate(time.Second))

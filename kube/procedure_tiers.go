@@ -28,8 +28,8 @@ const (
 type TierScope struct {
 	Telescope   string
 	Observatory string
-	// SiteTiers: the reservation runs the Observatory's tiers too (StepInput.SiteTiers).
-	SiteTiers bool
+	// IncludesObservatory: the reservation runs the Observatory's tiers too.
+	IncludesObservatory bool
 	// Trains are the Telescope's optical trains by name.
 	Trains map[string]bool
 	// LeaveDeleting leaves out the devices being deleted: Activation's rule, as a device
@@ -65,7 +65,7 @@ func ProcedureTiers(s TierScope, cs []TierCandidate) [][]TierCandidate {
 
 // tierOf is the tier of c, if any.
 func (s TierScope) tierOf(c TierCandidate) (ProcedureTier, bool) {
-	site := s.SiteTiers && s.Observatory != ""
+	site := s.IncludesObservatory && s.Observatory != ""
 	switch {
 	case c.ID.Kind == obsv1.KindObservatory:
 		return TierObservatory, site && c.ID.Name == s.Observatory

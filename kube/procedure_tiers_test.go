@@ -24,7 +24,7 @@ func TestEachResourceRunsInTheTierOfWhatItBelongsTo(t *testing.T) {
 	all := []TierCandidate{westCamera, camera, focuser, mount, westMount, tel, dome, obs, otherObs, leaving}
 	scope := TierScope{Telescope: "east", Observatory: "lab", Trains: map[string]bool{"main": true}}
 	site := scope
-	site.SiteTiers = true
+	site.IncludesObservatory = true
 	activation := site
 	activation.LeaveDeleting = true
 
@@ -39,7 +39,7 @@ func TestEachResourceRunsInTheTierOfWhatItBelongsTo(t *testing.T) {
 			[][]TierCandidate{{obs}, {dome}, {tel}, {focuser, mount, leaving}, {camera}}},
 		{"activation leaves a device being deleted out", activation,
 			[][]TierCandidate{{obs}, {dome}, {tel}, {focuser, mount}, {camera}}},
-		{"no site tiers without an observatory", TierScope{Telescope: "east", SiteTiers: true},
+		{"no site tiers without an observatory", TierScope{Telescope: "east", IncludesObservatory: true},
 			[][]TierCandidate{nil, nil, {tel}, {focuser, mount, leaving}, nil}},
 	}
 	for _, c := range cases {

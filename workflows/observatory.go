@@ -290,12 +290,6 @@ func (s *SiteState) idle() bool {
 	return s.Server == SiteDown && s.Tiers == SiteDown && len(s.Members) == 0 && s.Turn == nil && len(s.Queue) == 0
 }
 
-// siteAnswersAtOnce is the workflow.GetVersion change after which the answers to a start or
-// an activation that the site is already past go out together, in one workflow task: when
-// the first of twenty telescopes had started the site, the others' answers went one per
-// workflow task, and the last waited for nineteen of them (about 0.7 s on two busy cores).
-const siteAnswersAtOnce = "site-answers-at-once"
-
 // grantedTurn is a request taken off the queue and its answer.
 type grantedTurn struct {
 	req SiteRequest
@@ -307,16 +301,17 @@ type grantedTurn struct {
 // answers before them arrived: a reservation gone meanwhile only leaves the members, and a
 // start's or an activation's answer does not depend on them. A stop's or a deactivation's
 // does (the last to leave stops the site), so one is decided only first, once the answers
-// before it are known.
-func (s *SiteState) grants(beside, together bool) []grantedTurn {
+// before it are known. Answered one per workflow task, the last of twenty telescopes that
+// start a site at once waited for nineteen answers (about 0.7 s on two busy cores).
+func (s *SiteState) grants() []grantedTurn {
 	var out []grantedTurn
 	for {
-		if len(out) > 0 && !(together && s.Turn == nil && len(s.Queue) > 0 &&
+		if len(out) > 0 && !(s.Turn == nil && len(s.Queue) > 0 &&
 			(s.Queue[0].Op == SiteStart || s.Queue[0].Op == SiteActivate)) {
 			return out
 		}
 		req, ans, ok := s.grant()
-		if !ok && beside {
+		if !ok {
 			req, ans, ok = s.grantBeside()
 		}
 		if !ok {
@@ -332,9 +327,6 @@ func SiteTurns(ctx workflow.Context, in SiteTurnsInput) error {
 	requests := workflow.GetSignalChannel(ctx, SiteRequests)
 	s := in.State
 	handled := 0
-	// Runs from before answered every request in turn, even those a held turn cannot change.
-	beside := workflow.GetVersion(ctx, "site-grant-beside-turn", workflow.DefaultVersion, 1) > workflow.DefaultVersion
-	atOnce := workflow.GetVersion(ctx, siteAnswersAtOnce, workflow.DefaultVersion, 1) > workflow.DefaultVersion
 	for {
 		var r SiteRequest
 		for requests.ReceiveAsync(&r) {
@@ -343,7 +335,7 @@ func SiteTurns(ctx workflow.Context, in SiteTurnsInput) error {
 			r = SiteRequest{}
 		}
 		for {
-			granted := s.grants(beside, atOnce)
+			granted := s.grants()
 			if len(granted) == 0 {
 				break
 			}

@@ -218,8 +218,7 @@ func TestTheObservatoryLockAnswersAStopWhileTheLastTelescopeDeactivatesTheSite(t
 
 // When the first telescope's StartSite is done, the others' starts are granted together
 // (their answers then go out in one workflow task), up to a request whose answer depends on
-// who is still there: a deactivation waits for the answers before it. The old runs' way, one
-// at a time, stays.
+// who is still there: a deactivation waits for the answers before it.
 func TestStartsTheSiteIsPastAreGrantedTogetherAndADeactivationAfterTheirAnswers(t *testing.T) {
 	s := &SiteState{}
 	turn(t, s, SiteStart, "r0", "t0")
@@ -229,21 +228,16 @@ func TestStartsTheSiteIsPastAreGrantedTogetherAndADeactivationAfterTheirAnswers(
 	s.Members = append(s.Members, SiteMember{Reservation: "r4", Telescope: "t4", Active: true})
 	s.apply(siteAsk(SiteDeactivate, "r4", "t4"))
 	s.apply(siteAsk(SiteStart, "r5", "t5"))
-	assert.Empty(t, s.grants(true, true), "nothing while r0 starts the site")
+	assert.Empty(t, s.grants(), "nothing while r0 starts the site")
 
 	s.apply(siteDone("r0", SiteStart, true))
 	var names []string
-	for _, g := range s.grants(true, true) {
+	for _, g := range s.grants() {
 		assert.False(t, g.ans.Run, g.req.Reservation)
 		names = append(names, g.req.Reservation)
 	}
 	assert.Equal(t, []string{"r1", "r2", "r3"}, names, "the starts together, not the deactivation behind them")
-	next := s.grants(true, true)
+	next := s.grants()
 	require.NotEmpty(t, next)
 	assert.Equal(t, "r4", next[0].req.Reservation, "the deactivation is decided once the answers before it are known")
-
-	old := &SiteState{Server: SiteUp}
-	old.apply(siteAsk(SiteStart, "a", "east"))
-	old.apply(siteAsk(SiteStart, "b", "west"))
-	assert.Len(t, old.grants(true, false), 1, "one at a time in a run from before")
 }

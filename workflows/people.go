@@ -56,127 +56,151 @@ var signalPeople = workflow.ActivityOptions{
 // handOnLatest after the oldest one waiting: its workflow has nothing urgent to do, and
 // starting thousands of workflows during a burst would slow the burst's own writes. A Person
 // the shard did not paint (a picture to fetch or bake, a Person gone) is handed on at once.
-// Variables for tests.
+// 5,000 Persons created at once paint for about a minute on two cores; starting their
+// workflows from the 30th second on made the paint take 76 s instead of 46. Variables for
+// tests.
 var (
 	handOnQuiet  = time.Second
 	handOnLatest = 5 * time.Minute
 )
 
-// handOnLater is the workflow.GetVersion change after which handOnLatest is five minutes,
-// not 30 seconds: 5,000 Persons created at once paint for about a minute on two cores, and
-// starting their workflows from the 30th second on cost Temporal 58 CPU seconds during the
-// paint, which then took 76 s instead of 46 (make bench-scale, its step to 10,000).
-const handOnLater = "hand-on-later"
-
-// latestHandOn is handOnLatest, or 30 seconds in a run from before handOnLater.
-func latestHandOn(ctx workflow.Context) time.Duration {
-	if workflow.GetVersion(ctx, handOnLater, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return 30 * time.Second
-	}
-	return handOnLatest
-}
-
 // PeopleShard runs one shard until it continues as new; it never ends on its own.
 func PeopleShard(ctx workflow.Context, in contract.PeopleInput) error {
-	log := workflow.GetLogger(ctx)
-	signals := workflow.GetSignalChannel(ctx, contract.PeopleChanged)
-	pending := in.Pending // changes not painted yet
-	waiting := in.Waiting // painted, to hand on when the shard is quiet
-	var lastChange, firstWaiting time.Time
-	if len(waiting) > 0 {
-		// The run before was not quiet yet: this one waits for quiet as it would have.
-		lastChange, firstWaiting = workflow.Now(ctx), in.WaitingSince
+	sh := &shard{
+		ctx: ctx, in: in, signals: workflow.GetSignalChannel(ctx, contract.PeopleChanged),
+		pending: in.Pending, waiting: in.Waiting,
 	}
-	// The timers that check for quiet, and that end a workflow task between slices.
-	var quiet, between workflow.Future
-	checkQuiet := false
-	// The painted Persons' hand-ons not started yet, in chunks (see handOnChunk).
-	var queued [][]activities.WorkflowSignal
-	handing := 0 // SignalWorkflows activities not yet done
-	batches := 0
-
-	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+	if len(sh.waiting) > 0 {
+		// The run before was not quiet yet: this one waits for quiet as it would have.
+		sh.lastChange, sh.firstWaiting = workflow.Now(ctx), in.WaitingSince
+	}
+	sh.sel = workflow.NewSelector(ctx)
+	sh.sel.AddReceive(sh.signals, func(c workflow.ReceiveChannel, _ bool) {
 		var batch []contract.PersonChange
 		c.Receive(ctx, &batch)
-		pending = append(pending, batch...)
+		sh.pending = append(sh.pending, batch...)
 	})
 	// A shard cancelled by hand ends; the watcher's next signal starts it again.
-	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
-	handOn := func(signals []activities.WorkflowSignal) {
-		handing++
-		opts := signalPeople
-		opts.Summary = "hand " + fewNames(signalledNames(signals)) + " on to their own workflows"
-		actx := workflow.WithActivityOptions(ctx, opts)
-		sel.AddFuture(workflow.ExecuteActivity(actx, peopleActs.SignalWorkflows, signals), func(f workflow.Future) {
-			handing--
-			if err := f.Get(ctx, nil); err != nil {
-				log.Error("could not signal the Persons' workflows", "shard", in.Shard, "err", err)
-			}
-		})
-	}
-
+	sh.sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
 	for {
-		pending = receiveAll(signals, pending)
-		if len(pending) > 0 {
-			var batch []contract.PersonChange
-			batch, pending = nextSlice(ctx, lastPerPerson(pending))
-			batches++
-			painted, left := paintBatch(ctx, batch)
-			if len(left) > 0 {
-				handOn(personSignals(left))
-			}
-			if len(painted) > 0 && len(waiting) == 0 {
-				firstWaiting = workflow.Now(ctx)
-			}
-			waiting = append(waiting, painted...)
-			lastChange = workflow.Now(ctx)
-		}
-
-		if checkQuiet {
-			checkQuiet = false
-			now := workflow.Now(ctx)
-			if now.Sub(lastChange) >= handOnQuiet || now.Sub(firstWaiting) >= latestHandOn(ctx) {
-				signals := paintedSignals(ctx, waiting)
-				if workflow.GetVersion(ctx, handOnInChunks, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-					handOn(signals)
-				} else {
-					queued = append(queued, slices.Collect(slices.Chunk(signals, handOnChunk))...)
-				}
-				waiting = nil
-			}
-		}
-		if len(queued) > 0 && handing == 0 {
-			handOn(queued[0])
-			queued = queued[1:]
-		}
-		if len(pending) > 0 && between == nil {
-			// A slice is painted and more is left: this workflow task ends before the next.
-			between = workflow.NewTimerWithOptions(ctx, time.Millisecond,
-				workflow.TimerOptions{Summary: "paint the next " + strconv.Itoa(min(len(pending), paintSliceLimit)) + " Persons"})
-			sel.AddFuture(between, func(workflow.Future) { between = nil })
-		}
-		if len(waiting) > 0 && quiet == nil {
-			quiet = workflow.NewTimerWithOptions(ctx, max(lastChange.Add(handOnQuiet).Sub(workflow.Now(ctx)), time.Millisecond),
-				workflow.TimerOptions{Summary: "hand the painted Persons on once the shard is quiet for " + kube.ShortDuration(handOnQuiet)})
-			sel.AddFuture(quiet, func(workflow.Future) { quiet, checkQuiet = nil, true })
-		}
-
-		if info := workflow.GetInfo(ctx); handing == 0 && len(queued) == 0 && (info.GetContinueAsNewSuggested() ||
-			info.GetCurrentHistoryLength() > peopleHistoryLimit || batches >= peopleBatchLimit) {
-			next := contract.PeopleInput{Shard: in.Shard, Pending: receiveAll(signals, pending)}
-			if workflow.GetVersion(ctx, carryWaiting, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-				next.Pending = append(waiting, next.Pending...)
-			} else {
-				next.Waiting, next.WaitingSince = waiting, firstWaiting
-			}
+		sh.pending = receiveAll(sh.signals, sh.pending)
+		sh.paintNextSlice()
+		sh.handOnIfQuiet()
+		sh.startNextHandOn()
+		sh.armTimers()
+		if sh.long() {
+			next := contract.PeopleInput{Shard: in.Shard, Pending: receiveAll(sh.signals, sh.pending),
+				Waiting: sh.waiting, WaitingSince: sh.firstWaiting}
 			return workflow.NewContinueAsNewError(ctx, PeopleShard, next)
 		}
-		sel.Select(ctx)
+		sh.sel.Select(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
+}
+
+// shard is one run of a shard: the changes it holds, on their way from the watcher's
+// signals to the Persons' workflows.
+type shard struct {
+	ctx     workflow.Context
+	in      contract.PeopleInput
+	signals workflow.ReceiveChannel
+	sel     workflow.Selector
+
+	// pending are the changes not painted yet; waiting those painted, to hand on once the
+	// shard is quiet (since lastChange) or the first of them waited long (firstWaiting).
+	pending, waiting         []contract.PersonChange
+	lastChange, firstWaiting time.Time
+	// queued are the painted Persons' hand-ons not started yet, in chunks (see
+	// handOnChunk); handing counts the SignalWorkflows activities not yet done.
+	queued  [][]activities.WorkflowSignal
+	handing int
+	// quiet checks for quiet (quietFired once it fired); between ends a workflow task
+	// between two slices.
+	quiet, between workflow.Future
+	quietFired     bool
+	batches        int
+}
+
+// paintNextSlice paints the next slice of the pending changes, hands on at once those it
+// could not paint, and keeps the painted waiting.
+func (sh *shard) paintNextSlice() {
+	if len(sh.pending) == 0 {
+		return
+	}
+	var batch []contract.PersonChange
+	batch, sh.pending = nextSlice(lastPerPerson(sh.pending))
+	sh.batches++
+	painted, left := paintBatch(sh.ctx, batch)
+	if len(left) > 0 {
+		sh.handOn(personSignals(left))
+	}
+	if len(painted) > 0 && len(sh.waiting) == 0 {
+		sh.firstWaiting = workflow.Now(sh.ctx)
+	}
+	sh.waiting = append(sh.waiting, painted...)
+	sh.lastChange = workflow.Now(sh.ctx)
+}
+
+// handOnIfQuiet queues the waiting changes' hand-ons once the quiet timer fired and the
+// shard was quiet for handOnQuiet, or the first waited handOnLatest.
+func (sh *shard) handOnIfQuiet() {
+	if !sh.quietFired {
+		return
+	}
+	sh.quietFired = false
+	now := workflow.Now(sh.ctx)
+	if now.Sub(sh.lastChange) >= handOnQuiet || now.Sub(sh.firstWaiting) >= handOnLatest {
+		sh.queued = append(sh.queued, slices.Collect(slices.Chunk(paintedSignals(sh.waiting), handOnChunk))...)
+		sh.waiting = nil
+	}
+}
+
+// startNextHandOn starts the next queued chunk once the one before is done.
+func (sh *shard) startNextHandOn() {
+	if len(sh.queued) > 0 && sh.handing == 0 {
+		sh.handOn(sh.queued[0])
+		sh.queued = sh.queued[1:]
+	}
+}
+
+// handOn starts a SignalWorkflows activity that hands signals on to the Persons' workflows.
+func (sh *shard) handOn(signals []activities.WorkflowSignal) {
+	sh.handing++
+	opts := signalPeople
+	opts.Summary = "hand " + fewNames(signalledNames(signals)) + " on to their own workflows"
+	actx := workflow.WithActivityOptions(sh.ctx, opts)
+	sh.sel.AddFuture(workflow.ExecuteActivity(actx, peopleActs.SignalWorkflows, signals), func(f workflow.Future) {
+		sh.handing--
+		if err := f.Get(sh.ctx, nil); err != nil {
+			workflow.GetLogger(sh.ctx).Error("could not signal the Persons' workflows", "shard", sh.in.Shard, "err", err)
+		}
+	})
+}
+
+// armTimers arms what wakes the shard besides a signal or a hand-on's end: the end of this
+// workflow task when more is left to paint, and the check for quiet while changes wait.
+func (sh *shard) armTimers() {
+	if len(sh.pending) > 0 && sh.between == nil {
+		// A slice is painted and more is left: this workflow task ends before the next.
+		sh.between = workflow.NewTimerWithOptions(sh.ctx, time.Millisecond,
+			workflow.TimerOptions{Summary: "paint the next " + strconv.Itoa(min(len(sh.pending), paintSliceLimit)) + " Persons"})
+		sh.sel.AddFuture(sh.between, func(workflow.Future) { sh.between = nil })
+	}
+	if len(sh.waiting) > 0 && sh.quiet == nil {
+		sh.quiet = workflow.NewTimerWithOptions(sh.ctx, max(sh.lastChange.Add(handOnQuiet).Sub(workflow.Now(sh.ctx)), time.Millisecond),
+			workflow.TimerOptions{Summary: "hand the painted Persons on once the shard is quiet for " + kube.ShortDuration(handOnQuiet)})
+		sh.sel.AddFuture(sh.quiet, func(workflow.Future) { sh.quiet, sh.quietFired = nil, true })
+	}
+}
+
+// long says whether the run continues as new now: no hand-on in flight or queued, and
+// Temporal suggests it, or the history or the batches passed their limits.
+func (sh *shard) long() bool {
+	info := workflow.GetInfo(sh.ctx)
+	return sh.handing == 0 && len(sh.queued) == 0 && (info.GetContinueAsNewSuggested() ||
+		info.GetCurrentHistoryLength() > peopleHistoryLimit || sh.batches >= peopleBatchLimit)
 }
 
 // handOnChunk is how many Persons one SignalWorkflows hands on at most; the chunks of a
@@ -184,10 +208,6 @@ func PeopleShard(ctx workflow.Context, in contract.PeopleInput) error {
 // each: 10,000 Persons at once made inputs of 750 KB per shard, and past 2 MB Temporal would
 // refuse the activity, and so the shard's workflow task, every time.
 const handOnChunk = 200
-
-// handOnInChunks is the workflow.GetVersion change after which the painted are handed on in
-// chunks of handOnChunk (see there).
-const handOnInChunks = "hand-on-in-chunks"
 
 // paintSliceLimit is how many Persons one workflow task paints at most. The local activity
 // holds the workflow task open while it paints, and Temporal buffers the signals that arrive
@@ -198,25 +218,13 @@ const handOnInChunks = "hand-on-in-chunks"
 // handed hundreds of Persons on in the middle of the burst.
 const paintSliceLimit = 64
 
-// paintInSlices is the workflow.GetVersion change after which a shard paints at most
-// paintSliceLimit Persons per workflow task (see there).
-const paintInSlices = "paint-in-slices"
-
 // nextSlice splits the changes into the slice to paint now and the rest.
-func nextSlice(ctx workflow.Context, changes []contract.PersonChange) (now, rest []contract.PersonChange) {
-	if len(changes) <= paintSliceLimit ||
-		workflow.GetVersion(ctx, paintInSlices, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+func nextSlice(changes []contract.PersonChange) (now, rest []contract.PersonChange) {
+	if len(changes) <= paintSliceLimit {
 		return changes, nil
 	}
 	return changes[:paintSliceLimit], changes[paintSliceLimit:]
 }
-
-// carryWaiting is the workflow.GetVersion change after which a run that continues as new
-// hands the painted changes it had not handed on to the next run as painted. Before, the next
-// run painted them again: during a burst of thousands a shard continues as new again and
-// again (every 200 batches), and each run read every Person waiting (hundreds per shard)
-// again to find its status current.
-const carryWaiting = "carry-waiting"
 
 // paintBatch paints a batch and splits it: the changes of Persons painted (or already
 // current), and those left to their own workflows at once. A paint that fails leaves all.
@@ -281,17 +289,13 @@ func lastPerPerson(changes []contract.PersonChange) []contract.PersonChange {
 	return out
 }
 
-// resyncStartsOnly is the workflow.GetVersion change after which a Person the shard painted
-// (or found current) and heard of only through resyncs is handed on as a start of its
-// workflow if that does not run, rather than a signal. A restarted watcher resyncs every
-// Person: as signals, each running Person's workflow took an event and a workflow task, and
-// read its Person again, to find nothing to do (10,000 Persons kept Temporal busy for
-// minutes); as starts that find the workflow running, Temporal writes nothing.
-const resyncStartsOnly = "resync-starts-only"
-
 // paintedSignals hands on the painted changes, the last of each Person: a start only for the
-// Persons whose every change was a resync (see resyncStartsOnly), a signal for the others.
-func paintedSignals(ctx workflow.Context, waiting []contract.PersonChange) []activities.WorkflowSignal {
+// Persons whose every change was a resync, a signal for the others. A restarted watcher
+// resyncs every Person: as signals, each running Person's workflow took an event and a
+// workflow task, and read its Person again, to find nothing to do (10,000 Persons kept
+// Temporal busy for minutes); as starts that find the workflow running, Temporal writes
+// nothing.
+func paintedSignals(waiting []contract.PersonChange) []activities.WorkflowSignal {
 	changed := map[string]bool{} // a Person with a change that was not a resync
 	for _, c := range waiting {
 		if c.Why != contract.WhyResync || c.Deleted {
@@ -300,9 +304,6 @@ func paintedSignals(ctx workflow.Context, waiting []contract.PersonChange) []act
 	}
 	last := lastPerPerson(waiting)
 	signals := personSignals(last)
-	if len(changed) == len(last) || workflow.GetVersion(ctx, resyncStartsOnly, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return signals
-	}
 	for i, c := range last {
 		signals[i].StartOnly = !changed[c.Name]
 	}

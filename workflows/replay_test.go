@@ -142,7 +142,7 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		return cancelledRun{run}, nil
 	},
 	// A reservation of the example telescope whose mount's pod is deleted while Ready: the
-	// watcher's "pod" signal makes it create the pod again (HealPods); then it is deleted.
+	// watcher's "pod" signal makes it create the pod again (a live plan); then it is deleted.
 	"heal": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 		const ns, name = "observatory", "healed"
 		run, id, err := startReady(ctx, r, ns, name, "grace")
@@ -169,15 +169,12 @@ var recordings = map[string]func(ctx context.Context, r recorder) (client.Workfl
 		return run, endReservation(ctx, r, ns, name)
 	},
 	// A Rotator joins the example telescope's train while Ready and then leaves it (its
-	// parent edited away). "live" was recorded before the live plan: LiveDevices started its
-	// pod and driver, then stopped them, in one activity each time. "live-plan" is the same
-	// session since: each part of the plan (PlanLiveDevices, StartLiveDevices, LeaveDevice,
-	// ConnectLiveDevices, Configure, ...) is an activity of its own.
-	"live":      recordLive("live"),
-	"live-plan": recordLive("joined"),
+	// parent edited away): each part of the plan (PlanLiveDevices, StartLiveDevices,
+	// LeaveDevice, ConnectLiveDevices, Configure, ...) is an activity of its own.
+	"live": recordLive("joined"),
 	// A reservation of the example telescope that ends at its spec.end and stays Released;
 	// the watcher's resync then starts its workflow again, and that run ends at once, having
-	// first said where the reservation stands (search-every-run). The first run is saved
+	// first said where the reservation stands. The first run is saved
 	// as "released".
 	"again": func(ctx context.Context, r recorder) (client.WorkflowRun, error) {
 		const ns, name = "observatory", "again"

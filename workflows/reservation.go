@@ -67,15 +67,15 @@ type reservation struct {
 
 	// status is what the workflow composed, written what the Reservation holds; endpoint is
 	// where PowerOn said the telescope's server is, devices the telescope's as PowerOn and
-	// LiveDevices last said in this run (for the steps' summaries).
+	// the live plan last said in this run (for the steps' summaries).
 	status, written obsv1.ReservationStatus
 	endpoint        *obsv1.Endpoint
 	devices         []string
 	search          searched
 
-	end   ending
-	woke  waking
-	locks lockRequests
+	end       ending
+	lastAwait awaitResult
+	locks     lockRequests
 }
 
 // ending is when and why the reservation ends: timer fires at spec.end, armed is the end it
@@ -86,11 +86,11 @@ type ending struct {
 	why   string
 }
 
-// waking says what ended the last await: changed, a change signal; onlyConditions, every
+// awaitResult says what ended the last await: changed, a change signal; onlyConditions, every
 // change it took said a device's condition changed (WhyCondition), and the Reservation was
 // not read; onlyOwn, every change it took was of the Reservation itself (WhyAdded,
 // WhyUpdated: its spec or its annotations), which moves no device and deletes no pod.
-type waking struct{ changed, onlyConditions, onlyOwn bool }
+type awaitResult struct{ changed, onlyConditions, onlyOwn bool }
 
 // lockRequests are this run's requests of the telescope's and the observatory's locks: the
 // tokens of the last of each (seq counts them), and whether it holds a turn of the site.
@@ -148,7 +148,7 @@ func (r *reservation) begin() (carryOn bool, err error) {
 		return false, err
 	}
 	st := r.state
-	if st.Status.Phase != "" && !st.Gone && workflow.GetVersion(r.ctx, "search-every-run", workflow.DefaultVersion, 1) == 1 {
+	if st.Status.Phase != "" && !st.Gone {
 		// A run that resumes a status (continued as new, or started again after its end)
 		// carries the search attributes from its start, so a list filtered by Telescope or
 		// Holder finds it too. A new reservation's first status write sets them.

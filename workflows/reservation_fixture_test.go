@@ -6,6 +6,7 @@ package workflows
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -77,12 +78,15 @@ type fakeCluster struct {
 	triggerPasses []time.Time
 	triggerAnswer func(n int) observatory.TriggersResult
 	triggerTakes  time.Duration
-	// reads counts ReadReservation; heals HealPods, LiveDevices and PlanLiveDevices, whose
-	// inputs are live. PlanLiveDevices answers livePlan; liveParts are the parts that ran,
-	// as "LeaveDevice Rotator east-main".
+	// reads counts ReadReservation; heals PlanLiveDevices, whose inputs are live.
+	// PlanLiveDevices answers livePlan; StartLiveDevices answers liveStarted by server, and
+	// RestartGuider liveStarted["guider"], or startFails; liveParts are the parts that ran, as
+	// "LeaveDevice Rotator east-main".
 	reads, heals int
 	live         []observatory.LiveInput
 	livePlan     observatory.LivePlan
+	liveStarted  map[string]observatory.LiveStarted
+	startFails   error
 	liveParts    []string
 }
 
@@ -320,26 +324,16 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	env.OnActivity(observatoryActs.WriteReservationStatus, mock.Anything, mock.Anything).Return(f.write).Maybe()
 	env.OnActivity(observatoryActs.RemoveRetryAnnotation, mock.Anything, mock.Anything).Return(f.removeRetry).Maybe()
 	env.OnActivity(observatoryActs.SignalCoordinator, mock.Anything, mock.Anything).Return(f.coordinate(t)).Maybe()
-	for _, s := range steps {
-		env.OnActivity(s.activity, mock.Anything, mock.Anything).Return(f.step).Maybe()
+	// The workflow schedules a step's activity by its name, which a mock by name needs
+	// registered first.
+	env.RegisterActivity(observatoryActs)
+	for _, step := range workingSteps {
+		env.OnActivity(step, mock.Anything, mock.Anything).Return(f.step).Maybe()
 	}
 	// The observer runs until it is cancelled. It waits on the workflow's clock (AfterFn),
 	// not on its context: a running activity would keep the test clock from skipping ahead.
 	env.OnActivity(observatoryActs.ObserveDevices, mock.Anything, mock.Anything).AfterFn(f.observeDuration).Return(f.observed).Maybe()
 	env.OnActivity(observatoryActs.RunTriggers, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return f.triggerTakes }).Return(f.runTriggers).Maybe()
-	env.OnActivity(observatoryActs.HealPods, mock.Anything, mock.Anything).Return(func(context.Context, observatory.StepInput) (observatory.HealResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.heals++
-		return observatory.HealResult{}, nil
-	}).Maybe()
-	env.OnActivity(observatoryActs.LiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveInput) (observatory.LiveResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.heals++
-		f.live = append(f.live, in)
-		return observatory.LiveResult{}, nil
-	}).Maybe()
 	f.mockLivePlan(env)
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		f.noteLivePart(info.ActivityType.Name, args)
@@ -362,6 +356,9 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	return env
 }
 
+// workingSteps are the steps with an activity of their name: all but Wait.
+var workingSteps = slices.Concat(kube.ActivationSteps[1:], kube.DeactivationSteps)
+
 func run(t *testing.T, env *testsuite.TestWorkflowEnvironment) {
 	t.Helper()
 	env.ExecuteWorkflow(Reservation, contract.ReservationInput{Namespace: "observatory", Name: "a"})
@@ -381,8 +378,16 @@ func (f *fakeCluster) mockLivePlan(env *testsuite.TestWorkflowEnvironment) {
 	for _, fn := range []any{observatoryActs.LeaveDevice, observatoryActs.RefuseDevices, observatoryActs.ConnectLiveDevices, observatoryActs.ActivateDevice} {
 		env.OnActivity(fn, mock.Anything, mock.Anything).Return(nil).Maybe()
 	}
-	env.OnActivity(observatoryActs.StartLiveDevices, mock.Anything, mock.Anything).Return(observatory.LiveStarted{}, nil).Maybe()
-	env.OnActivity(observatoryActs.RestartGuider, mock.Anything, mock.Anything).Return(observatory.LiveStarted{}, nil).Maybe()
+	env.OnActivity(observatoryActs.StartLiveDevices, mock.Anything, mock.Anything).Return(func(_ context.Context, in observatory.LiveServerInput) (observatory.LiveStarted, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.liveStarted[in.Server.Server], f.startFails
+	}).Maybe()
+	env.OnActivity(observatoryActs.RestartGuider, mock.Anything, mock.Anything).Return(func(context.Context, observatory.LiveInput) (observatory.LiveStarted, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.liveStarted["guider"], nil
+	}).Maybe()
 }
 
 // noteLivePart writes down a part of a live plan as it starts: "LeaveDevice Rotator

@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
 	"liken.sh/runner/workflows/contract"
 )
 
@@ -24,35 +25,28 @@ func (r *reservation) hold() error {
 	// whose hold starts them again); the observer tells them when a condition changes.
 	triggers := r.triggers()
 	defer triggers.stop()
-	stop := r.observe(triggers.on)
+	stop := r.observe()
 	defer stop()
-	for r.endReason(true) == "" {
+	for r.endReason(whileHolding) == "" {
 		if err := r.continueAsNewIfLong(); err != nil {
 			return err
 		}
 		if err := r.await(triggers.add); err != nil {
 			return err
 		}
-		if r.endReason(true) != "" {
+		if r.endReason(whileHolding) != "" {
 			break
 		}
-		if r.woke.changed && !r.woke.onlyConditions && !r.onlyOwnChange() {
+		if r.lastAwait.changed && !r.lastAwait.onlyConditions && !r.lastAwait.onlyOwn {
+			// A change of the Reservation itself (a new end, say) leaves its devices and
+			// pods as they were: nothing to heal.
 			r.heal()
 		}
-		if r.woke.changed {
+		if r.lastAwait.changed {
 			triggers.request()
 		}
 	}
 	return nil
-}
-
-// onlyOwnChange says whether the last await took only changes of the Reservation itself (a
-// new end, say), which leave its devices and pods as they were: nothing to heal. Runs from
-// before healed at those too, and replay as they ran. At a site of twenty telescopes whose
-// ends are moved at once, each heal was a live plan and a StartLiveDevices (10 and 14 s
-// there), which the end then waited for.
-func (r *reservation) onlyOwnChange() bool {
-	return r.woke.onlyOwn && workflow.GetVersion(r.ctx, "heal-not-on-own-change", workflow.DefaultVersion, 1) == 1
 }
 
 // observeOptions run ObserveDevices, which heartbeats every second and runs until cancelled.
@@ -74,14 +68,10 @@ var observeOptions = workflow.ActivityOptions{
 // observatory's devices while the reservation is Ready, and returns what stops it. The
 // observer is a window on the devices, not a part of the lifecycle: its failure is logged
 // and never fails the reservation.
-func (r *reservation) observe(tellConditions bool) (stop func()) {
-	if workflow.GetVersion(r.ctx, "observe-devices", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return func() {}
-	}
+func (r *reservation) observe() (stop func()) {
 	in := r.stepInput("Observe")
-	if tellConditions {
-		in.ConditionSignal = contract.ReservationChanged
-	}
+	// The observer tells the triggers, through the change signal, when a condition changed.
+	in.ConditionSignal = contract.ReservationChanged
 	ctx, cancel := workflow.WithCancel(r.ctx)
 	opts := observeOptions
 	opts.Summary = "the status of the devices of " + r.servers() + ", while Ready"

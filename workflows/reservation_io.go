@@ -67,8 +67,8 @@ func (r *reservation) await(add func(workflow.Selector)) error {
 	for changed && r.changes.ReceiveAsync(&ch) {
 		note(ch)
 	}
-	r.woke.changed, r.woke.onlyConditions, r.woke.onlyOwn = changed, changed && onlyConditions, changed && onlyOwn
-	if !changed || r.woke.onlyConditions {
+	r.lastAwait.changed, r.lastAwait.onlyConditions, r.lastAwait.onlyOwn = changed, changed && onlyConditions, changed && onlyOwn
+	if !changed || r.lastAwait.onlyConditions {
 		// A condition of a device is the triggers' business; the Reservation did not change.
 		return nil
 	}

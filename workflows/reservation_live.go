@@ -1,13 +1,14 @@
 // What changes under a Ready reservation: at each change the watcher signals (a pod
 // deleted, a device edited, joined or gone), heal makes it right, level-triggered, doing
-// nothing when nothing changed. Today that is a live plan (livePlan): PlanLiveDevices says
-// what joined, left or was deleted, and each part of the plan is an activity of its own, so
-// the history shows every leave, join, connect and activation with words of its own. Runs
-// from before the plan replay as they ran: one LiveDevices activity, or, older still,
-// HealPods.
+// nothing when nothing changed. PlanLiveDevices says what joined, left or was deleted, and
+// heal runs each part of the plan as an activity of its own, in order, so the history shows
+// every leave, join, connect and activation with words of its own.
 package workflows
 
 import (
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -15,98 +16,26 @@ import (
 
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// heal makes right what changed under a Ready reservation (a signal from the watcher about
-// a pod or a device, or any other look). Each way is level-triggered, and does nothing when
-// nothing changed; which runs depends on when the run began, each gated so that its history
-// replays: nothing at all, HealPods, one LiveDevices, and today the live plan.
-func (r *reservation) heal() {
-	switch {
-	case workflow.GetVersion(r.ctx, "heal-while-ready", workflow.DefaultVersion, 1) == workflow.DefaultVersion:
-	case workflow.GetVersion(r.ctx, "live-devices", workflow.DefaultVersion, 1) == workflow.DefaultVersion:
-		r.healPods()
-	case workflow.GetVersion(r.ctx, "live-plan", workflow.DefaultVersion, 1) == workflow.DefaultVersion:
-		r.liveDevices()
-	default:
-		r.livePlan()
-	}
-}
+// livePartTimeout bounds one part of a live plan: a leaver's deactivation or a joiner's
+// activation, whose actions each default to 10 minutes, or a server's pods back and Ready.
+// The hold waits for it, so a reservation that ends meanwhile deactivates after it.
+const livePartTimeout = 30 * time.Minute
 
-// healPods creates again what was deleted while Ready. A heal that fails leaves things as
-// they are, and the next change tries again.
-func (r *reservation) healPods() {
-	in := r.stepInput("Heal")
-	actx := workflow.WithActivityOptions(r.ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: healTimeout,
-		HeartbeatTimeout:    stepHeartbeatTimeout,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-		Summary:             "create again what was deleted of Telescope " + r.telescope,
-	})
-	var res observatory.HealResult
-	if err := workflow.ExecuteActivity(actx, observatoryActs.HealPods, in).Get(r.ctx, &res); err != nil {
-		workflow.GetLogger(r.ctx).Warn("could not create again what was deleted; the next change tries again",
-			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
-		return
-	}
-	if len(res.Created) > 0 {
-		workflow.GetLogger(r.ctx).Info("created pods again", "reservation", r.in.Namespace+"/"+r.in.Name, "pods", res.Created)
-	}
-}
-
-// healTimeout bounds a heal: pods back and Ready, drivers connected and configured.
-const healTimeout = 5 * time.Minute
-
-// liveDevices handles the devices that joined or left while Ready, as the spec's "While
-// Ready" says: a leaver's deactivation, driver stopped and pods deleted; a joiner's pods,
-// driver started, connect, configure and activation; a joiner whose driver is held, refused.
-// It also creates again what was deleted, as HealPods does. Like a heal, one that fails
-// leaves things as they are, and the next change tries again.
-func (r *reservation) liveDevices() {
-	in := r.liveInput()
-	var res observatory.LiveResult
-	if err := r.livePart("the devices that join or leave "+r.servers()+", and what was deleted", observatoryActs.LiveDevices, in, &res); err != nil {
-		workflow.GetLogger(r.ctx).Warn("could not handle the devices that joined or left; the next change tries again",
-			"reservation", r.in.Namespace+"/"+r.in.Name, "err", err)
-		return
-	}
-	if res.Devices != nil {
-		r.devices = res.Devices
-	}
-	r.logLiveResult(res)
-}
-
-// liveDevicesTimeout bounds LiveDevices: a heal's pods and connections, and the joiners'
-// activation and the leavers' deactivation, whose actions each default to 10 minutes. The
-// hold waits for it, so a reservation that ends meanwhile deactivates after it.
-const liveDevicesTimeout = 30 * time.Minute
-
-// liveOptions run one part of a live plan: a leaver's deactivation or a joiner's activation,
-// whose actions each default to 10 minutes, or a server's pods back and Ready. A part that
-// fails its attempts ends the plan there, as it leaves things; the next change plans again.
+// liveOptions run one part of a live plan. A part that fails its attempts ends the plan
+// there, as it leaves things; the next change plans again.
 var liveOptions = workflow.ActivityOptions{
-	StartToCloseTimeout: liveDevicesTimeout,
+	StartToCloseTimeout: livePartTimeout,
 	HeartbeatTimeout:    stepHeartbeatTimeout,
 	RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 }
 
-// liveActivities are the activities of the parts of a live plan, by the part's name (which
-// is the activity's registered name).
-var liveActivities = map[observatory.LiveStep]any{
-	observatory.LiveLeave:     observatoryActs.LeaveDevice,
-	observatory.LiveRefuse:    observatoryActs.RefuseDevices,
-	observatory.LiveStart:     observatoryActs.StartLiveDevices,
-	observatory.LiveGuider:    observatoryActs.RestartGuider,
-	observatory.LiveConnect:   observatoryActs.ConnectLiveDevices,
-	observatory.LiveConfigure: observatoryActs.Configure,
-	observatory.LiveActivate:  observatoryActs.ActivateDevice,
-}
-
-// livePlan handles the devices that joined or left while Ready, and what was deleted, as the
-// spec's "While Ready" says, one recorded activity per part (observatory.RunLivePlan runs
-// them in order). Like a heal, one that fails leaves things as they are, and the next change
-// tries again.
-func (r *reservation) livePlan() {
+// heal handles the devices that joined or left while Ready, and what was deleted: it plans,
+// then runs the plan's parts. Like every heal, one that fails leaves things as they are,
+// and the next change tries again.
+func (r *reservation) heal() {
 	in := r.liveInput()
 	var plan observatory.LivePlan
 	err := r.livePart("what joined, left or was deleted of "+r.servers(), observatoryActs.PlanLiveDevices, in, &plan)
@@ -114,21 +43,9 @@ func (r *reservation) livePlan() {
 		if plan.Devices != nil {
 			r.devices = plan.Devices
 		}
-		var res observatory.LiveResult
-		res, err = observatory.RunLivePlan(plan, in, func(step observatory.LiveStep, part observatory.LiveServerInput) (observatory.LiveStarted, error) {
-			var out observatory.LiveStarted
-			var arg, result any = part, nil
-			switch step {
-			case observatory.LiveStart:
-				result = &out
-			case observatory.LiveGuider:
-				arg, result = part.LiveInput, &out
-			case observatory.LiveConfigure:
-				arg = part.StepInput
-			}
-			return out, r.livePart(LiveStepSummary(step, part), liveActivities[step], arg, result)
-		})
-		r.logLiveResult(res)
+		run := liveRun{r: r, in: in, changed: map[string]bool{}}
+		err = run.all(plan)
+		run.log()
 	}
 	if err != nil {
 		workflow.GetLogger(r.ctx).Warn("could not handle the devices that joined or left; the next change tries again",
@@ -153,9 +70,150 @@ func (r *reservation) livePart(summary string, fn, in, out any) error {
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, opts), fn, in).Get(r.ctx, out)
 }
 
-func (r *reservation) logLiveResult(res observatory.LiveResult) {
-	if len(res.Created)+len(res.Joined)+len(res.Left)+len(res.Refused) > 0 {
-		workflow.GetLogger(r.ctx).Info("devices changed while Ready", "reservation", r.in.Namespace+"/"+r.in.Name,
-			"created", res.Created, "joined", res.Joined, "left", res.Left, "refused", res.Refused)
+// liveRun runs one plan's parts. It keeps what they did, as "Kind name" (pod names for
+// created), and the servers whose drivers changed, which connect again.
+type liveRun struct {
+	r                              *reservation
+	in                             observatory.LiveInput
+	created, joined, left, refused []string
+	changed                        map[string]bool
+}
+
+// all runs the parts in order, and stops at the first that fails: each leaver's leave, the
+// refusals, each server's bring-up, the Guider's pod, connect and configure where the
+// drivers changed, then the activations.
+func (l *liveRun) all(plan observatory.LivePlan) error {
+	for _, s := range plan.Servers {
+		if err := l.leaveAndRefuse(s); err != nil {
+			return err
+		}
+	}
+	for _, s := range plan.Servers {
+		if err := l.start(s); err != nil {
+			return err
+		}
+	}
+	if plan.Guider && len(plan.Servers) > 0 {
+		if err := l.restartGuider(plan.Servers[len(plan.Servers)-1]); err != nil {
+			return err
+		}
+	}
+	sort.Strings(l.created)
+	for _, s := range plan.Servers {
+		if err := l.connect(s); err != nil {
+			return err
+		}
+	}
+	for _, s := range plan.Servers {
+		if err := l.activate(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *liveRun) part(s observatory.LiveServer, d kube.ResourceID) observatory.LiveServerInput {
+	return observatory.LiveServerInput{LiveInput: l.in, Server: s, Device: d}
+}
+
+// leaveAndRefuse runs the server's leavers' leaves, and refuses its refused joiners.
+func (l *liveRun) leaveAndRefuse(s observatory.LiveServer) error {
+	for _, d := range s.Leave {
+		what := label(d.Kind, d.Name) + " leaves " + label(s.Owner.Kind, s.Owner.Name) +
+			": its deactivation, its driver stopped, its pod deleted"
+		if err := l.r.livePart(what, observatoryActs.LeaveDevice, l.part(s, d), nil); err != nil {
+			return err
+		}
+		l.left, l.changed[s.Server] = append(l.left, label(d.Kind, d.Name)), true
+	}
+	if len(s.Refuse) == 0 {
+		return nil
+	}
+	var refused []string
+	for _, r := range s.Refuse {
+		refused = append(refused, label(r.Device.Kind, r.Device.Name))
+	}
+	what := "refuse " + strings.Join(refused, ", ") + " on " + label(s.Owner.Kind, s.Owner.Name) + ": say why on each"
+	if err := l.r.livePart(what, observatoryActs.RefuseDevices, l.part(s, kube.ResourceID{}), nil); err != nil {
+		return err
+	}
+	l.refused = append(l.refused, refused...)
+	return nil
+}
+
+// start brings up a server that has devices to run: its joiners, and what was deleted.
+func (l *liveRun) start(s observatory.LiveServer) error {
+	if !s.Run {
+		return nil
+	}
+	var joiners []string
+	for _, j := range s.Join {
+		joiners = append(joiners, label(j.Kind, j.Name))
+	}
+	what := "create again what was deleted of " + label(s.Owner.Kind, s.Owner.Name)
+	if len(joiners) > 0 {
+		what = strings.Join(joiners, ", ") + " joining " + label(s.Owner.Kind, s.Owner.Name) +
+			": pods and drivers; and create again what was deleted"
+	}
+	var started observatory.LiveStarted
+	if err := l.r.livePart(what, observatoryActs.StartLiveDevices, l.part(s, kube.ResourceID{}), &started); err != nil {
+		return err
+	}
+	l.joined, l.created = append(l.joined, started.Joined...), append(l.created, started.Created...)
+	l.changed[s.Server] = l.changed[s.Server] || len(started.Joined)+len(started.Created) > 0
+	return nil
+}
+
+// restartGuider brings back the Guider's pod of the telescope's server tel.
+func (l *liveRun) restartGuider(tel observatory.LiveServer) error {
+	what := "the Guider's pod of Telescope " + l.in.Telescope + ", again, as StartGuider made it"
+	var started observatory.LiveStarted
+	if err := l.r.livePart(what, observatoryActs.RestartGuider, l.in, &started); err != nil {
+		return err
+	}
+	l.created = append(l.created, started.Created...)
+	l.changed[tel.Server] = l.changed[tel.Server] || len(started.Created) > 0
+	return nil
+}
+
+// connect connects the devices of a server whose drivers changed, and configures the
+// telescope's (Configure reads the telescope's server itself: the devices its pod links,
+// without a refused joiner).
+func (l *liveRun) connect(s observatory.LiveServer) error {
+	if !l.changed[s.Server] {
+		return nil
+	}
+	owner := label(s.Owner.Kind, s.Owner.Name)
+	if err := l.r.livePart("connect the devices of "+owner+" again, its drivers changed",
+		observatoryActs.ConnectLiveDevices, l.part(s, kube.ResourceID{}), nil); err != nil {
+		return err
+	}
+	if s.Owner.Kind != obsv1.KindTelescope {
+		return nil
+	}
+	return l.r.livePart("configure the devices of "+owner+" again, its drivers changed", observatoryActs.Configure, l.in.StepInput, nil)
+}
+
+// activate runs the activations under an Active owner: its joiners', and those due.
+func (l *liveRun) activate(s observatory.LiveServer) error {
+	if !s.Active {
+		return nil
+	}
+	for _, d := range append(slices.Clone(s.Join), s.Activate...) {
+		what := "the activation of " + label(d.Kind, d.Name) + ", now part of " + label(s.Owner.Kind, s.Owner.Name)
+		if err := l.r.livePart(what, observatoryActs.ActivateDevice, l.part(s, d), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *liveRun) log() {
+	if len(l.created)+len(l.joined)+len(l.left)+len(l.refused) > 0 {
+		workflow.GetLogger(l.r.ctx).Info("devices changed while Ready", "reservation", l.r.in.Namespace+"/"+l.r.in.Name,
+			"created", l.created, "joined", l.joined, "left", l.left, "refused", l.refused)
 	}
 }
+
+// label names a resource as the summaries do: "Rotator east-main".
+func label(kind obsv1.Kind, name string) string { return string(kind) + " " + name }

@@ -39,7 +39,7 @@ func TestAReservationAtASiteAlreadyUpSkipsStartSiteAndStopSite(t *testing.T) {
 	assert.Equal(t, "Observatory lab is still in use by Telescope west", summaryOf(st, kube.StepStopSite))
 	for _, c := range f.calls {
 		if c.Step == kube.StepActivation || c.Step == kube.StepDeactivation {
-			assert.False(t, c.In.SiteTiers, "%s leaves the observatory's tiers to the others", c.Step)
+			assert.False(t, c.In.IncludesObservatory, "%s leaves the observatory's tiers to the others", c.Step)
 		}
 	}
 	assert.NotContains(t, f.finalizerCalls, "+Observatory/lab")
@@ -69,7 +69,7 @@ func TestEachStepGetsItsDeadlineAndTheReservation(t *testing.T) {
 		assert.Equal(t, "lab", c.In.Observatory)
 		assert.Equal(t, "ada", c.In.Holder)
 		if c.Step == kube.StepActivation || c.Step == kube.StepDeactivation {
-			assert.True(t, c.In.SiteTiers, "%s runs the observatory's tiers too: no other telescope is there", c.Step)
+			assert.True(t, c.In.IncludesObservatory, "%s runs the observatory's tiers too: no other telescope is there", c.Step)
 		}
 	}
 }
@@ -277,7 +277,7 @@ func TestAReservationThatContinuesAsNewStopsItsObserverAndTheNextRunStartsOne(t 
 }
 
 // TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft: the watcher's signal about a device
-// makes the Ready reservation run LiveDevices, told when its Activation began (a leaver that
+// makes the Ready reservation plan what joined or left (PlanLiveDevices), told when its Activation began (a leaver that
 // activated since then deactivates); a changed condition alone does not.
 func TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft(t *testing.T) {
 	f := newFakeCluster()
@@ -292,7 +292,7 @@ func TestAChangeWhileReadyLooksForDevicesThatJoinedOrLeft(t *testing.T) {
 	}, time.Hour)
 	run(t, env)
 
-	require.Len(t, f.live, 1, "one LiveDevices, for the device's signal")
+	require.Len(t, f.live, 1, "one plan, for the device's signal")
 	in := f.live[0]
 	assert.Equal(t, "a", in.Reservation)
 	assert.Equal(t, f.res.Spec.Telescope, in.Telescope)

@@ -149,7 +149,7 @@ func TestTwoTelescopesOfOneObservatoryStartTheSiteOnceAndTheLastStopsIt(t *testi
 		summaryOf(st, kube.StepStartSite))
 	tiers := 0
 	for _, c := range f.callsOf("", kube.StepActivation) {
-		if c.In.SiteTiers {
+		if c.In.IncludesObservatory {
 			tiers++
 		}
 	}
@@ -160,13 +160,13 @@ func TestTwoTelescopesOfOneObservatoryStartTheSiteOnceAndTheLastStopsIt(t *testi
 	assert.Empty(t, f.callsOf("e", kube.StepStopSite), "the first to end does not stop the site")
 	assert.Equal(t, "Observatory lab is still in use by Telescope west", summaryOf(f.status("e"), kube.StepStopSite))
 	require.Len(t, f.callsOf("e", kube.StepDeactivation), 1)
-	assert.False(t, f.callsOf("e", kube.StepDeactivation)[0].In.SiteTiers, "nor deactivate its tiers")
+	assert.False(t, f.callsOf("e", kube.StepDeactivation)[0].In.IncludesObservatory, "nor deactivate its tiers")
 	assert.True(t, f.holds("Observatory/lab"), "the observatory stays held while west is")
 
 	f.remove("w")
 	f.await("w", "was Released", phaseIs(obsv1.ReservationReleased))
 	require.Len(t, f.callsOf("w", kube.StepStopSite), 1, "the last to end stops the site")
-	assert.True(t, f.callsOf("w", kube.StepDeactivation)[0].In.SiteTiers)
+	assert.True(t, f.callsOf("w", kube.StepDeactivation)[0].In.IncludesObservatory)
 	assert.False(t, f.holds("Observatory/lab"))
 	f.ended(contract.SiteTurnsID(f.ns, "lab"))
 }

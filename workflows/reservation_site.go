@@ -11,28 +11,27 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
-	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/workflows/contract"
 )
 
 // siteTurnTaken is what a step's site turn said: asked, a turn was asked for (the step
-// then starts afresh); tiers, this reservation does the site's part.
-type siteTurnTaken struct{ asked, tiers bool }
+// then starts afresh); runsSite, this reservation does the site's part.
+type siteTurnTaken struct{ asked, runsSite bool }
 
 // takeSiteTurn takes the step's turn from the observatory's lock, when it has one. The step
-// goes on (stepGoesOn) unless it ends here: Skipped, or cut by the reservation's end.
+// goes on (stepActivityNext) unless it ends here: Skipped, or cut by the reservation's end.
 func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOutcome, err error) {
-	hooks := steps[step]
-	if hooks.site == "" {
-		return turn, stepGoesOn, nil
+	op := siteTurnOf(step)
+	if op == "" {
+		return turn, stepActivityNext, nil
 	}
 	if r.observatory == "" {
 		// Only a run that resumed after its Telescope vanished knows no observatory: there is
 		// no site to take a turn on.
-		if !hooks.siteOnly {
-			return turn, stepGoesOn, nil
+		if !isSiteOnly(step) {
+			return turn, stepActivityNext, nil
 		}
 		r.status = kube.StepEnded(r.status, step, obsv1.RunSkipped, "no Observatory is known for Telescope "+r.telescope, nil, r.now())
 		return turn, stepFinished, r.write()
@@ -41,18 +40,18 @@ func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOut
 	if err := r.write(); err != nil {
 		return turn, stepFailed, err
 	}
-	ans, cut, err := r.siteTurn(hooks.site, !kube.IsDeactivationStep(step))
+	ans, cut, err := r.siteTurn(op, !kube.IsDeactivationStep(step))
 	if err != nil || cut {
 		return turn, stepCut, err
 	}
-	if !ans.Run && hooks.siteOnly {
+	if !ans.Run && isSiteOnly(step) {
 		r.status = kube.StepEnded(r.status, step, obsv1.RunSkipped, siteSkipSummary(step, r.observatory, ans.Others), nil, r.now())
 		return turn, stepFinished, r.write()
 	}
 	r.locks.holdingSite = ans.Run
-	turn = siteTurnTaken{asked: true, tiers: ans.Run}
-	if hooks.granted != nil {
-		cut, err := hooks.granted(r)
+	turn = siteTurnTaken{asked: true, runsSite: ans.Run}
+	if step == kube.StepStartSite {
+		cut, err := r.holdObservatory()
 		if err != nil {
 			return turn, stepFailed, err
 		}
@@ -60,7 +59,7 @@ func (r *reservation) takeSiteTurn(step string) (turn siteTurnTaken, out stepOut
 			return turn, stepCut, nil
 		}
 	}
-	return turn, stepGoesOn, nil
+	return turn, stepActivityNext, nil
 }
 
 // holdObservatory holds the Observatory's finalizer as StartSite starts: the observatory is
@@ -79,7 +78,7 @@ func (r *reservation) holdObservatory() (cut bool, err error) {
 
 // letGoOfObservatory removes the Observatory's finalizer once StopSite stopped the site
 // (that is, this reservation held the turn that stops it).
-func (r *reservation) letGoOfObservatory(*observatory.StepResult) error {
+func (r *reservation) letGoOfObservatory() error {
 	if !r.locks.holdingSite {
 		return nil
 	}
@@ -109,7 +108,7 @@ func (r *reservation) siteTurn(op SiteOp, activating bool) (ans SiteAnswer, cut 
 		if got {
 			return ans, false, nil
 		}
-		if activating && r.endReason(true) != "" {
+		if activating && r.endReason(whileHolding) != "" {
 			return ans, true, r.signalSite(SiteRequest{Op: SiteWithdraw, Token: r.locks.site})
 		}
 	}

@@ -130,7 +130,7 @@ func (f *fakeSite) startWorker() string {
 	reg(f.write, "WriteReservationStatus")
 	reg(func(context.Context, observatory.RetryRemoval) error { return nil }, "RemoveRetryAnnotation")
 	reg((&observatory.Activities{Clients: activities.Clients{Temporal: f.c}}).SignalCoordinator, "SignalCoordinator")
-	for step := range steps {
+	for _, step := range workingSteps {
 		reg(f.step, step)
 	}
 	reg(f.observe, "ObserveDevices")

@@ -1,8 +1,8 @@
-// The working steps of a reservation, from StartSite to StopSite: each is its own activity
-// (named as the step), run with the spec's deadline counted from the step's recorded
-// startTime. What one step does beside its activity (a turn from the observatory's lock, a
-// finalizer, a word kept for the summaries) is in the one table, steps; runOnce is the same
-// for every step. A step that fails waits for the retry annotation, and during activation for
+// The working steps of a reservation, from StartSite to StopSite (kube.ActivationSteps and
+// kube.DeactivationSteps): each is its own activity, registered under the step's name, run
+// with the spec's deadline counted from the step's recorded startTime. runOnce is the same
+// for every step; what a few do beside their activity (a turn from the observatory's lock, a
+// finalizer, a word kept for the summaries) is in siteTurnOf, takeSiteTurn and succeeded. A step that fails waits for the retry annotation, and during activation for
 // the reservation's end.
 package workflows
 
@@ -39,44 +39,28 @@ var stepDeadline = kube.StepDeadline
 // deadline (the activity enforces them); this only stops a step that never returns.
 var perActionStepLimit = 6 * time.Hour
 
-// stepHooks are what one working step is: its activity (whose registered name is the
-// step's), the turn it takes from the observatory's lock, and what it does beside them.
-type stepHooks struct {
-	activity any
-	// site is the turn the step takes from the observatory's lock; "" for none.
-	site SiteOp
-	// siteOnly steps (StartSite, StopSite) are the site's own part: Skipped when another
-	// reservation does it, or when no observatory is known.
-	siteOnly bool
-	// granted runs once the site's turn is granted, before the activity; cut says the step
-	// cannot run now.
-	granted func(r *reservation) (cut bool, err error)
-	// succeeded runs when the activity is done, before the step is recorded with
-	// res.Summary.
-	succeeded func(r *reservation, res *observatory.StepResult) error
+// siteTurnOf is the turn a working step takes from the observatory's lock; "" for none.
+func siteTurnOf(step string) SiteOp {
+	switch step {
+	case kube.StepStartSite:
+		return SiteStart
+	case kube.StepActivation:
+		return SiteActivate
+	case kube.StepDeactivation:
+		return SiteDeactivate
+	case kube.StepStopSite:
+		return SiteStop
+	}
+	return ""
 }
 
-// steps are the working steps, each with its hooks.
-var steps = map[string]stepHooks{
-	kube.StepStartSite:    {activity: observatoryActs.StartSite, site: SiteStart, siteOnly: true, granted: (*reservation).holdObservatory},
-	kube.StepPowerOn:      {activity: observatoryActs.PowerOn, succeeded: (*reservation).keepWhatPowerOnSaid},
-	kube.StepStartDevices: {activity: observatoryActs.StartDevices},
-	kube.StepConnect:      {activity: observatoryActs.Connect},
-	kube.StepConfigure:    {activity: observatoryActs.Configure},
-	kube.StepActivation:   {activity: observatoryActs.Activation, site: SiteActivate},
-	kube.StepStartGuider:  {activity: observatoryActs.StartGuider},
-	kube.StepAbort:        {activity: observatoryActs.Abort, succeeded: (*reservation).sayWhyItEnded},
-	kube.StepDeactivation: {activity: observatoryActs.Deactivation, site: SiteDeactivate},
-	kube.StepStopGuider:   {activity: observatoryActs.StopGuider},
-	kube.StepDisconnect:   {activity: observatoryActs.Disconnect},
-	kube.StepStopDevices:  {activity: observatoryActs.StopDevices},
-	kube.StepPowerOff:     {activity: observatoryActs.PowerOff},
-	kube.StepStopSite:     {activity: observatoryActs.StopSite, site: SiteStop, siteOnly: true, succeeded: (*reservation).letGoOfObservatory},
-}
+// isSiteOnly says whether the step is the site's own part (StartSite, StopSite): Skipped
+// when another reservation does it, or when no observatory is known.
+func isSiteOnly(step string) bool { return step == kube.StepStartSite || step == kube.StepStopSite }
 
 // keepWhatPowerOnSaid keeps the telescope's endpoint and devices for the status and the
 // summaries of the steps after it.
-func (r *reservation) keepWhatPowerOnSaid(res *observatory.StepResult) error {
+func (r *reservation) keepWhatPowerOnSaid(res observatory.StepResult) {
 	if res.Endpoint != nil {
 		ep := *res.Endpoint
 		r.endpoint = &ep
@@ -84,15 +68,13 @@ func (r *reservation) keepWhatPowerOnSaid(res *observatory.StepResult) error {
 	if len(res.Devices) > 0 {
 		r.devices = res.Devices
 	}
-	return nil
 }
 
 // sayWhyItEnded heads Abort's summary with why the reservation ended.
-func (r *reservation) sayWhyItEnded(res *observatory.StepResult) error {
+func (r *reservation) sayWhyItEnded(res *observatory.StepResult) {
 	if r.end.why != "" {
 		res.Summary = joinSummary(r.end.why, res.Summary)
 	}
-	return nil
 }
 
 // stepInput is what every activity of this reservation is told: who it is for, and where.
@@ -126,8 +108,8 @@ const (
 	stepFinished stepOutcome = iota // Done or Skipped
 	stepFailed
 	stepCut // the reservation ended during an activation step
-	// stepGoesOn is between the parts of runOnce: the step's activity runs next.
-	stepGoesOn
+	// stepActivityNext is between the parts of runOnce: the step's activity runs next.
+	stepActivityNext
 )
 
 // runUntilDone runs a step until it is Done or Skipped. A failed step waits for the retry
@@ -135,7 +117,7 @@ const (
 func (r *reservation) runUntilDone(step string) (ended bool, err error) {
 	deactivating := kube.IsDeactivationStep(step)
 	for {
-		if !deactivating && r.endReason(true) != "" {
+		if !deactivating && r.endReason(whileHolding) != "" {
 			return true, nil
 		}
 		if rec := kube.FindStep(&r.status, step); rec != nil && rec.State == obsv1.RunFailed {
@@ -167,7 +149,7 @@ func (r *reservation) awaitRetry(deactivating bool) (retry string, ended bool, e
 		return "", false, err
 	}
 	for {
-		if !deactivating && r.endReason(true) != "" {
+		if !deactivating && r.endReason(whileHolding) != "" {
 			return "", true, nil
 		}
 		if r.state.Retry != "" {
@@ -189,7 +171,7 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 	// still counts from there; one that waited for a site turn starts afresh.
 	resume := rec != nil && rec.State == obsv1.RunRunning && rec.StartTime != nil
 	turn, out, err := r.takeSiteTurn(step)
-	if err != nil || out != stepGoesOn {
+	if err != nil || out != stepActivityNext {
 		return out, err
 	}
 	if !resume || turn.asked {
@@ -200,7 +182,7 @@ func (r *reservation) runOnce(step string) (stepOutcome, error) {
 	}
 	rec = kube.FindStep(&r.status, step)
 	in := r.stepInput(step)
-	in.Started, in.Deadline, in.SiteTiers, in.Actions = rec.StartTime.Time, stepDeadline(step), turn.tiers, rec.Actions
+	in.Started, in.Deadline, in.IncludesObservatory, in.Actions = rec.StartTime.Time, stepDeadline(step), turn.runsSite, rec.Actions
 	if kube.IsDeactivationStep(step) {
 		in.Why = r.end.why
 	}
@@ -237,14 +219,15 @@ func (r *reservation) execute(step string, in observatory.StepInput, limit time.
 		RetryPolicy:            stepRetry,
 		Summary:                StepSummary(step, r.telescope, r.observatory, r.devices),
 	})
-	f := workflow.ExecuteActivity(actx, steps[step].activity, in)
+	// The step's activity is registered under the step's name.
+	f := workflow.ExecuteActivity(actx, step, in)
 	for finished := false; !finished; {
 		if err := r.await(func(sel workflow.Selector) {
 			sel.AddFuture(f, func(f workflow.Future) { stepErr, finished = f.Get(r.ctx, &res), true })
 		}); err != nil {
 			return res, nil, false, err
 		}
-		if !finished && !kube.IsDeactivationStep(step) && !cut && r.endReason(true) != "" {
+		if !finished && !kube.IsDeactivationStep(step) && !cut && r.endReason(whileHolding) != "" {
 			cancel()
 			cut = true
 		}
@@ -272,18 +255,20 @@ func (r *reservation) failed(step string, stepErr error, res observatory.StepRes
 	return r.write()
 }
 
-// oneWriteBetweenSteps is the workflow.GetVersion change after which a step's end (Wait's
-// too) is not written on its own: the next write, which the caller makes before anything that
-// waits (the next step Running, its site turn's "Waiting for Observatory", Ready, a retry,
-// Released), carries it with its Events. Before, the workflow task wrote the status twice
-// between two steps, one local activity after the other, before the next activity could
-// start: with twenty telescopes at once each write took 100-200 ms, six times before Ready.
-const oneWriteBetweenSteps = "one-write-between-steps"
-
-// succeeded records a step Done (or Skipped, as its activity said), after its hook.
+// succeeded records a step Done (or Skipped, as its activity said), after what the step
+// does beside: PowerOn's endpoint and devices kept, Abort's why, StopSite's finalizer. The
+// step's end is not written on its own: the next write, which the caller makes before
+// anything that waits (the next step Running, its site turn's "Waiting for Observatory",
+// Ready, a retry, Released), carries it with its Events. With twenty telescopes at once each
+// write takes 100-200 ms, and a write of its own would delay the next step's activity.
 func (r *reservation) succeeded(step string, res observatory.StepResult) error {
-	if hook := steps[step].succeeded; hook != nil {
-		if err := hook(r, &res); err != nil {
+	switch step {
+	case kube.StepPowerOn:
+		r.keepWhatPowerOnSaid(res)
+	case kube.StepAbort:
+		r.sayWhyItEnded(&res)
+	case kube.StepStopSite:
+		if err := r.letGoOfObservatory(); err != nil {
 			return err
 		}
 	}
@@ -292,19 +277,7 @@ func (r *reservation) succeeded(step string, res observatory.StepResult) error {
 		state = obsv1.RunSkipped
 	}
 	r.status = kube.StepEnded(r.status, step, state, res.Summary, res.Actions, r.now())
-	if err := r.siteRelease(SiteDone, true); err != nil {
-		return err
-	}
-	return r.writeStepEnd()
-}
-
-// writeStepEnd writes a step's end, or, since oneWriteBetweenSteps, leaves it to the next
-// write.
-func (r *reservation) writeStepEnd() error {
-	if workflow.GetVersion(r.ctx, oneWriteBetweenSteps, workflow.DefaultVersion, 1) == 1 {
-		return nil
-	}
-	return r.write()
+	return r.siteRelease(SiteDone, true)
 }
 
 func done(rec *obsv1.StepRecord) bool {

@@ -11,7 +11,7 @@ import (
 
 // deactivate appends the deactivation steps and runs them.
 func (r *reservation) deactivate() error {
-	r.end.why = r.endReason(true)
+	r.end.why = r.endReason(whileHolding)
 	r.status = kube.ReservationEnded(r.status, r.now())
 	if err := r.write(); err != nil {
 		return err

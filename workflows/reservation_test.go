@@ -352,7 +352,7 @@ func TestAFailedDeactivationStepKeepsTheFinalizer(t *testing.T) {
 	assert.NotContains(t, f.signals, "telescope release", "and the telescope stays held")
 }
 
-// Between two steps the status is written once (oneWriteBetweenSteps): the next step's
+// Between two steps the status is written once: the next step's
 // Running carries the last one's end and its Event, so no write shows a step just ended and
 // none running but for Ready and Released, and every step's Event is still posted, in order.
 func TestBetweenTwoStepsTheStatusIsWrittenOnce(t *testing.T) {

@@ -1,4 +1,4 @@
-// The triggers of a Ready reservation (spec 4): while the telescope is held, RunTriggers
+// The triggers of a Ready reservation: while the telescope is held, RunTriggers
 // passes over every resource's triggers, one pass at a time, again when the device observer
 // says a condition changed and when the earliest `for` runs out. A pass is an activity of
 // its own, so the history shows when each ran; the end of the reservation cancels the pass
@@ -31,7 +31,6 @@ var triggerOptions = workflow.ActivityOptions{
 // of runs out.
 type triggerPasses struct {
 	r      *reservation
-	on     bool
 	ctx    workflow.Context
 	cancel workflow.CancelFunc
 	// pass is the pass in flight; again asks for another once it ends.
@@ -47,10 +46,6 @@ type triggerPasses struct {
 // at once); stop ends it, waiting for a pass in flight.
 func (r *reservation) triggers() *triggerPasses {
 	t := &triggerPasses{r: r}
-	if workflow.GetVersion(r.ctx, "triggers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return t
-	}
-	t.on = true
 	t.ctx, t.cancel = workflow.WithCancel(r.ctx)
 	t.request()
 	return t
@@ -58,9 +53,6 @@ func (r *reservation) triggers() *triggerPasses {
 
 // request asks for a pass: now, or after the one in flight.
 func (t *triggerPasses) request() {
-	if !t.on {
-		return
-	}
 	if t.pass != nil {
 		t.again = true
 		return
@@ -70,7 +62,7 @@ func (t *triggerPasses) request() {
 	// The site's own triggers (the Dome's, the WeatherStation's) run from every reservation
 	// there: each run is a target state or a Job named from its transition, so a second
 	// reservation's pass finds it done or adopts it.
-	in.SiteTiers = r.observatory != ""
+	in.IncludesObservatory = r.observatory != ""
 	opts := triggerOptions
 	opts.Summary = "a pass over the triggers of " + r.servers()
 	t.pass = workflow.ExecuteActivity(workflow.WithActivityOptions(t.ctx, opts), observatoryActs.RunTriggers, in)
@@ -78,9 +70,6 @@ func (t *triggerPasses) request() {
 
 // add lets a wait wake for the end of a pass or the earliest `for`.
 func (t *triggerPasses) add(sel workflow.Selector) {
-	if !t.on {
-		return
-	}
 	if t.pass != nil {
 		sel.AddFuture(t.pass, t.ended)
 	}
@@ -120,9 +109,6 @@ func (t *triggerPasses) ended(f workflow.Future) {
 
 // stop cancels a pass in flight and waits until it has stopped.
 func (t *triggerPasses) stop() {
-	if !t.on {
-		return
-	}
 	t.cancel()
 	if t.pass != nil {
 		_ = t.pass.Get(t.r.ctx, nil)

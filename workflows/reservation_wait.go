@@ -28,6 +28,14 @@ type telescopeWait struct {
 	startArmed  time.Time
 }
 
+// holding: a resumed Wait holds the telescope already.
+func (w *telescopeWait) holding() holding {
+	if w.resumed {
+		return whileHolding
+	}
+	return whileWaiting
+}
+
 // wait is the Wait step. It says whether the reservation took the telescope (or ended
 // first).
 func (r *reservation) wait() (bool, error) {
@@ -38,7 +46,7 @@ func (r *reservation) wait() (bool, error) {
 	}
 	tel := func() string { return "Telescope " + r.state.Telescope.Name }
 	for {
-		if r.endReason(w.resumed) != "" {
+		if r.endReason(w.holding()) != "" {
 			if w.requested {
 				if err := r.signalTelescope(TelescopeRelease); err != nil {
 					return false, err
@@ -79,7 +87,8 @@ func (r *reservation) wait() (bool, error) {
 		if !w.resumed {
 			r.status = kube.StepEnded(r.status, kube.StepWait, obsv1.RunDone, "Took "+tel(), nil, r.now())
 		}
-		return true, r.writeStepEnd()
+		// The next write carries Wait's end (see succeeded).
+		return true, nil
 	}
 }
 
@@ -160,7 +169,7 @@ func (r *reservation) takeTelescope(w *telescopeWait) (bool, error) {
 	if err := r.read(); err != nil {
 		return false, err
 	}
-	took := r.endReason(w.resumed) == "" && r.state.Telescope.Exists && !r.state.Telescope.Deleting &&
+	took := r.endReason(w.holding()) == "" && r.state.Telescope.Exists && !r.state.Telescope.Deleting &&
 		r.state.Observatory.Exists && !r.state.Observatory.Deleting
 	if took {
 		res, err := r.addFinalizer(obsv1.KindTelescope, r.state.Telescope.Name, "")
@@ -179,9 +188,17 @@ func (r *reservation) takeTelescope(w *telescopeWait) (bool, error) {
 	return false, r.read()
 }
 
-// endReason says why the reservation ends, or "" while it does not. Once it took its
-// telescope, a delete of the Telescope or the Observatory ends it too.
-func (r *reservation) endReason(took bool) string {
+// holding says whether the reservation holds its telescope: then a delete of the Telescope
+// or the Observatory ends it too, where before only its own delete and its end do.
+type holding int
+
+const (
+	whileWaiting holding = iota
+	whileHolding
+)
+
+// endReason says why the reservation ends, or "" while it does not.
+func (r *reservation) endReason(h holding) string {
 	if r.end.why != "" {
 		return r.end.why
 	}
@@ -189,9 +206,9 @@ func (r *reservation) endReason(took bool) string {
 	switch {
 	case st.Gone || st.Deleting:
 		return "Reservation " + r.in.Name + " was deleted"
-	case took && (!st.Telescope.Exists || st.Telescope.Deleting):
+	case h == whileHolding && (!st.Telescope.Exists || st.Telescope.Deleting):
 		return "Telescope " + r.telescope + " was deleted"
-	case took && (!st.Observatory.Exists || st.Observatory.Deleting):
+	case h == whileHolding && (!st.Observatory.Exists || st.Observatory.Deleting):
 		return "Observatory " + r.observatory + " was deleted"
 	case st.Spec.End != nil && !r.now().Before(st.Spec.End.Time):
 		return "Reservation " + r.in.Name + " ended at " + st.Spec.End.UTC().Format(time.RFC3339)

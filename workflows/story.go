@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/activities/people"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -106,41 +105,6 @@ func reversed(s []string) []string {
 		out[len(s)-1-i] = v
 	}
 	return out
-}
-
-// LiveStepSummary is what the Temporal UI says of a part of a live plan, such as "Rotator
-// east-main leaves Telescope east: its deactivation, its driver stopped, its pod deleted".
-func LiveStepSummary(step observatory.LiveStep, in observatory.LiveServerInput) string {
-	owner := string(in.Server.Owner.Kind) + " " + in.Server.Owner.Name
-	device := string(in.Device.Kind) + " " + in.Device.Name
-	switch step {
-	case observatory.LiveLeave:
-		return device + " leaves " + owner + ": its deactivation, its driver stopped, its pod deleted"
-	case observatory.LiveRefuse:
-		var refused []string
-		for _, r := range in.Server.Refuse {
-			refused = append(refused, string(r.Device.Kind)+" "+r.Device.Name)
-		}
-		return "refuse " + strings.Join(refused, ", ") + " on " + owner + ": say why on each"
-	case observatory.LiveStart:
-		var joiners []string
-		for _, j := range in.Server.Join {
-			joiners = append(joiners, string(j.Kind)+" "+j.Name)
-		}
-		if len(joiners) == 0 {
-			return "create again what was deleted of " + owner
-		}
-		return strings.Join(joiners, ", ") + " joining " + owner + ": pods and drivers; and create again what was deleted"
-	case observatory.LiveGuider:
-		return "the Guider's pod of Telescope " + in.Telescope + ", again, as StartGuider made it"
-	case observatory.LiveConnect:
-		return "connect the devices of " + owner + " again, its drivers changed"
-	case observatory.LiveConfigure:
-		return "configure the devices of " + owner + " again, its drivers changed"
-	case observatory.LiveActivate:
-		return "the activation of " + device + ", now part of " + owner
-	}
-	return string(step)
 }
 
 // localSummary is a reservation's bookkeeping local activity's summary: "hold Telescope east".

@@ -21,7 +21,7 @@ import (
 func (a *Activities) setActive(ctx context.Context, in StepInput, active bool) error {
 	targets := []obsv1.Kind{obsv1.KindTelescope}
 	names := []string{in.Telescope}
-	if in.SiteTiers && in.Observatory != "" {
+	if in.IncludesObservatory && in.Observatory != "" {
 		targets, names = append(targets, obsv1.KindObservatory), append(names, in.Observatory)
 	}
 	cond := kube.ActiveCondition(active, in.Reservation)

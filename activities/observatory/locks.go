@@ -238,7 +238,7 @@ func parkWord(parked bool) string {
 }
 
 // heedSiteDome makes each mount of s that runs (its devices on) heed the site's dome or
-// ignore domes: Configure runs it over its own client, and LiveDevices for a joining mount.
+// ignore domes: Configure runs it over its own client, and ConnectLiveDevices for a joining mount.
 func heedSiteDome(ctx context.Context, c *indi.Client, s, on stepServer, site stepServer) error {
 	dome, domeName := siteDome(site), ""
 	if dome != nil {
@@ -320,7 +320,7 @@ func (a *Activities) telescopesHoldingMounts(ctx context.Context, ns string) (ma
 // writeDomePolicies makes each Dome of the site heed the mounts (MOUNT_LOCKS, the guard's one
 // state of them as its ACTIVE_TELESCOPE) and close when it parks and open when it unparks,
 // saves the driver's config when that changed anything, and arms the guard. StartSite runs
-// it, and LiveDevices when the site's devices changed, so a Dome that joins or leaves is
+// it, and ConnectLiveDevices when the site's devices changed, so a Dome that joins or leaves is
 // heeded at once. It returns the summary's part, "" when there was nothing to write or arm.
 func (a *Activities) writeDomePolicies(ctx context.Context, site stepServer) (string, error) {
 	var parts []string

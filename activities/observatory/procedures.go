@@ -1,6 +1,6 @@
 // The Activation and Deactivation steps: the procedures of a reservation's resources, run by
-// tier. Activation runs the Observatory, then its devices (only when StepInput.SiteTiers: the
-// first telescope there), then the Telescope, its devices and its trains' devices;
+// tier. Activation runs the Observatory, then its devices (only when
+// StepInput.IncludesObservatory: the first telescope there), then the Telescope, its devices and its trains' devices;
 // Deactivation runs the same tiers in reverse. The resources of one tier run in parallel, the
 // tiers in sequence, and one resource's actions in order. Each action is a target state (the
 // device is read first and nothing is sent when it is there), or a Job named from the run, so
@@ -56,13 +56,14 @@ const jobGrace = time.Minute
 const coolerOffTime = time.Minute
 
 // Activation runs the activation procedures by tier (the observatory's tiers only when
-// in.SiteTiers). The Active condition of the Telescope (and the Observatory) goes True first.
+// in.IncludesObservatory). The Active condition of the Telescope (and the Observatory) goes
+// True first.
 func (a *Activities) Activation(ctx context.Context, in StepInput) (StepResult, error) {
 	return a.runProcedures(ctx, in, kube.TriggerActivation)
 }
 
 // Deactivation runs the deactivation procedures in reverse tier order (the observatory's
-// tiers only when in.SiteTiers). The Active condition goes False first.
+// tiers only when in.IncludesObservatory). The Active condition goes False first.
 func (a *Activities) Deactivation(ctx context.Context, in StepInput) (StepResult, error) {
 	if err := a.skipTriggerRuns(ctx, in); err != nil {
 		return StepResult{}, err

@@ -45,7 +45,7 @@ func parkJob(image string) obsv1.ParkAction {
 
 func procInput(ns string, step string, site bool) StepInput {
 	return StepInput{Namespace: ns, Reservation: "ada-east", Holder: "ada", Telescope: "east",
-		Observatory: "lab", Step: step, Started: procStarted, SiteTiers: site}
+		Observatory: "lab", Step: step, Started: procStarted, IncludesObservatory: site}
 }
 
 func procActivities() *Activities {

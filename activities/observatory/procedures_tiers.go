@@ -33,7 +33,7 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 	if obs == "" {
 		obs = telSpec.Observatory
 	}
-	scope := kube.TierScope{Telescope: in.Telescope, Observatory: obs, SiteTiers: in.SiteTiers,
+	scope := kube.TierScope{Telescope: in.Telescope, Observatory: obs, IncludesObservatory: in.IncludesObservatory,
 		LeaveDeleting: trigger == kube.TriggerActivation}
 	byID := map[kube.ResourceID]*procResource{}
 	var cands []kube.TierCandidate
@@ -44,7 +44,7 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 				OpticalTrain: s.OpticalTrain, Deleting: u.GetDeletionTimestamp() != nil})
 		}
 	}
-	if in.SiteTiers && obs != "" {
+	if in.IncludesObservatory && obs != "" {
 		o, s, err := a.readProcObject(ctx, obsv1.KindObservatory, ns, obs, true)
 		if err != nil {
 			return nil, err
@@ -60,7 +60,7 @@ func (a *Activities) procedureTiers(ctx context.Context, in StepInput, trigger s
 		return nil, err
 	}
 	site := ""
-	if in.SiteTiers {
+	if in.IncludesObservatory {
 		site = obs
 	}
 	trains := slices.Collect(maps.Keys(scope.Trains))

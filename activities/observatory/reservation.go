@@ -63,12 +63,12 @@ type StepInput struct {
 	// Deadline is the spec's deadline of the step from Started; zero for Activation and
 	// Deactivation, whose actions each have their own.
 	Deadline time.Duration `json:",omitempty"`
-	// SiteTiers is for Activation and Deactivation: true when this reservation runs the
-	// observatory's own tiers (the Observatory, then its devices) as well as the telescope's.
-	// Activation gets it when the observatory is not yet active (no other telescope there
-	// activated it); Deactivation when no other telescope there is active any more. The
-	// observatory's workflow decides, under the per-site lock, so they run once.
-	SiteTiers bool `json:",omitempty"`
+	// IncludesObservatory: this reservation runs the observatory's own part (its tiers, or
+	// its triggers) as well as the telescope's. Activation gets it when the observatory is
+	// not yet active (no other telescope there activated it); Deactivation when no other
+	// telescope there is active any more. The observatory's workflow decides, under the
+	// per-site lock, so they run once.
+	IncludesObservatory bool `json:",omitempty"`
 	// Why the reservation ends, for the deactivation steps, such as "Telescope east was
 	// deleted" or "Reservation ada-east ended at 2030-01-01T22:00:00Z". Abort's summary begins
 	// with it (the workflow adds it; the activity need not).

@@ -1,5 +1,6 @@
 // Healing a Ready reservation: what a person or the cluster deleted while it held its
-// telescope is created again (LiveDevices does it; see reservation_live.go).
+// telescope is created again (StartLiveDevices and RestartGuider do it, as parts of a live
+// plan; see reservation_live.go).
 package observatory
 
 import (
@@ -14,19 +15,6 @@ import (
 
 // ReasonPodCreated is the Event of a pod created again.
 const ReasonPodCreated = "PodCreated"
-
-// HealResult names the pods HealPods created again.
-type HealResult struct {
-	Created []string `json:",omitempty"`
-}
-
-// HealPods brings back what was deleted while a reservation is Ready: the runs that
-// began before devices could join and leave live call it. It is LiveDevices now (which
-// heals as it handles the joiners and leavers), so there is one heal to keep right.
-func (a *Activities) HealPods(ctx context.Context, in StepInput) (HealResult, error) {
-	res, err := a.LiveDevices(ctx, LiveInput{StepInput: in})
-	return HealResult{Created: res.Created}, err
-}
 
 // managedPods are the observatory pods of a namespace, by name.
 func (a *Activities) managedPods(ctx context.Context, ns string) (map[string]*corev1.Pod, error) {

@@ -1,5 +1,4 @@
-// Devices that join or leave a Ready reservation (spec 3, "While Ready"; spec 7, deleting a
-// running device). A parent edit, or a device's delete, changes which devices a running INDI
+// Devices that join or leave a Ready reservation, and a running device deleted. A parent edit, or a device's delete, changes which devices a running INDI
 // server should run. The workflow handles it as a plan whose every part is an activity of
 // its own, so that the history shows each:
 //
@@ -19,16 +18,12 @@
 //   - ConnectLiveDevices (and Configure, for the telescope) where anything changed;
 //   - ActivateDevice, for each joiner under an Active parent, and for each device whose
 //     activation failed after it joined and that has the retry annotation.
-//
-// LiveDevices, which runs from before the plan (and HealPods, from before LiveDevices), runs
-// the same parts in one activity, so that their histories replay and their runs still work.
 package observatory
 
 import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,17 +41,6 @@ type LiveInput struct {
 	// Activated is the Activation step's startTime: a leaver that ran its activation since
 	// then runs its deactivation.
 	Activated time.Time
-}
-
-// LiveResult names what LiveDevices did, as "Kind name".
-type LiveResult struct {
-	// Created are the pods created again (PodCreated).
-	Created []string `json:",omitempty"`
-	Joined  []string `json:",omitempty"`
-	Left    []string `json:",omitempty"`
-	Refused []string `json:",omitempty"`
-	// Devices are the telescope's devices now, as StepResult.Devices.
-	Devices []string `json:",omitempty"`
 }
 
 // LivePlan is what PlanLiveDevices found: each server's part, the telescope's last.
@@ -216,100 +200,4 @@ func (a *Activities) activationDue(ctx context.Context, id kube.ResourceID, sinc
 	recs := statusProcedures(u)
 	return kube.ActivationPending(recs, since) ||
 		u.GetAnnotations()[kube.AnnotationRetry] != "" && kube.FailedJoinerActivation(recs, since) != nil, nil
-}
-
-// LiveStep names a part of a live plan by the registered name of its activity.
-type LiveStep string
-
-// The parts of a live plan, in the order RunLivePlan runs them.
-const (
-	LiveLeave     LiveStep = "LeaveDevice"
-	LiveRefuse    LiveStep = "RefuseDevices"
-	LiveStart     LiveStep = "StartLiveDevices"
-	LiveGuider    LiveStep = "RestartGuider"
-	LiveConnect   LiveStep = "ConnectLiveDevices"
-	LiveConfigure LiveStep = "Configure"
-	LiveActivate  LiveStep = "ActivateDevice"
-)
-
-// RunLivePlan runs a plan's parts in order through run, which runs one part and says what
-// StartLiveDevices and RestartGuider did (nothing, for the others): each leaver's leave, the
-// refusals, each server's bring-up, the Guider's pod, connect and configure where the drivers
-// changed, then the activations. The workflow runs each part as an activity it records;
-// LiveDevices calls them in turn. It is deterministic, as workflow code must be.
-func RunLivePlan(plan LivePlan, in LiveInput, run func(LiveStep, LiveServerInput) (LiveStarted, error)) (LiveResult, error) {
-	out := LiveResult{Devices: plan.Devices}
-	changed := map[string]bool{} // servers whose drivers changed
-	part := func(s LiveServer, d kube.ResourceID) LiveServerInput {
-		return LiveServerInput{LiveInput: in, Server: s, Device: d}
-	}
-	for _, s := range plan.Servers {
-		for _, d := range s.Leave {
-			if _, err := run(LiveLeave, part(s, d)); err != nil {
-				return out, err
-			}
-			out.Left, changed[s.Server] = append(out.Left, string(d.Kind)+" "+d.Name), true
-		}
-		if len(s.Refuse) > 0 {
-			if _, err := run(LiveRefuse, part(s, kube.ResourceID{})); err != nil {
-				return out, err
-			}
-		}
-		for _, r := range s.Refuse {
-			out.Refused = append(out.Refused, string(r.Device.Kind)+" "+r.Device.Name)
-		}
-	}
-	for _, s := range plan.Servers {
-		if !s.Run {
-			continue
-		}
-		started, err := run(LiveStart, part(s, kube.ResourceID{}))
-		if err != nil {
-			return out, err
-		}
-		out.Joined, out.Created = append(out.Joined, started.Joined...), append(out.Created, started.Created...)
-		changed[s.Server] = changed[s.Server] || len(started.Joined)+len(started.Created) > 0
-	}
-	if plan.Guider && len(plan.Servers) > 0 {
-		tel := plan.Servers[len(plan.Servers)-1]
-		started, err := run(LiveGuider, part(tel, kube.ResourceID{}))
-		if err != nil {
-			return out, err
-		}
-		out.Created = append(out.Created, started.Created...)
-		changed[tel.Server] = changed[tel.Server] || len(started.Created) > 0
-	}
-	sort.Strings(out.Created)
-	if err := runLiveConnects(plan, changed, part, run); err != nil {
-		return out, err
-	}
-	for _, s := range plan.Servers {
-		for _, d := range s.Activations() {
-			if _, err := run(LiveActivate, part(s, d)); err != nil {
-				return out, err
-			}
-		}
-	}
-	return out, nil
-}
-
-// runLiveConnects connects the devices of each server whose drivers changed, and configures
-// the telescope's (Configure reads the telescope's server itself: the devices its pod links,
-// without a refused joiner).
-func runLiveConnects(plan LivePlan, changed map[string]bool, part func(LiveServer, kube.ResourceID) LiveServerInput,
-	run func(LiveStep, LiveServerInput) (LiveStarted, error)) error {
-	for _, s := range plan.Servers {
-		if !changed[s.Server] {
-			continue
-		}
-		if _, err := run(LiveConnect, part(s, kube.ResourceID{})); err != nil {
-			return err
-		}
-		if s.Owner.Kind == obsv1.KindTelescope {
-			if _, err := run(LiveConfigure, part(s, kube.ResourceID{})); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

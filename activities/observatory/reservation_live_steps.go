@@ -1,6 +1,5 @@
 // The parts of a live plan (reservation_live.go), each an activity the workflow runs and
-// records, and LiveDevices, which runs them all in one activity for the runs that began
-// before the plan. Each part reads again what it works on, so that a retry finds what an
+// records. Each part reads again what it works on, so that a retry finds what an
 // earlier try did and does the rest: a leaver already gone, a joiner already linked.
 package observatory
 
@@ -163,57 +162,6 @@ func (a *Activities) ActivateDevice(ctx context.Context, in LiveServerInput) err
 		return nil
 	}
 	return a.runDeviceProcedure(ctx, in.StepInput, s, d, kube.TriggerActivation, prior)
-}
-
-// LiveDevices runs a whole live plan in one activity: the runs that began before each of its
-// parts was an activity of its own call it (and HealPods).
-func (a *Activities) LiveDevices(ctx context.Context, in LiveInput) (LiveResult, error) {
-	defer a.liveHeartbeat(ctx, "devices joining and leaving "+in.Telescope)()
-	plan, err := a.PlanLiveDevices(ctx, in)
-	if err != nil {
-		return LiveResult{}, err
-	}
-	out, err := RunLivePlan(plan, in, func(step LiveStep, part LiveServerInput) (LiveStarted, error) {
-		return a.liveStep(ctx, step, part)
-	})
-	if err == nil && len(out.Created)+len(out.Joined)+len(out.Left)+len(out.Refused) > 0 {
-		logFor(ctx).Info("devices changed while Ready", "namespace", in.Namespace, "reservation", in.Reservation,
-			"created", out.Created, "joined", out.Joined, "left", out.Left, "refused", out.Refused)
-	}
-	return out, err
-}
-
-// liveStep runs one part of a live plan, as the workflow's activity of that name would.
-func (a *Activities) liveStep(ctx context.Context, step LiveStep, in LiveServerInput) (LiveStarted, error) {
-	var err error
-	switch step {
-	case LiveLeave:
-		err = a.LeaveDevice(ctx, in)
-	case LiveRefuse:
-		err = a.RefuseDevices(ctx, in)
-	case LiveStart:
-		return a.StartLiveDevices(ctx, in)
-	case LiveGuider:
-		return a.RestartGuider(ctx, in.LiveInput)
-	case LiveConnect:
-		err = a.ConnectLiveDevices(ctx, in)
-	case LiveConfigure:
-		_, err = a.Configure(ctx, in.StepInput)
-	case LiveActivate:
-		err = a.ActivateDevice(ctx, in)
-	default:
-		err = fmt.Errorf("no part of a live plan is called %s", step)
-	}
-	return LiveStarted{}, err
-}
-
-// Activations are the devices whose activation ActivateDevice runs: the joiners and the
-// devices due, under an Active owner.
-func (s LiveServer) Activations() []kube.ResourceID {
-	if !s.Active {
-		return nil
-	}
-	return append(slices.Clone(s.Join), s.Activate...)
 }
 
 // createdAgain names the pods that were not in before and that mine picks, and posts a

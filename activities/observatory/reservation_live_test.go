@@ -19,9 +19,9 @@ import (
 	"liken.sh/runner/phd2/phd2test"
 )
 
-// A Guider's pod deleted while Ready comes back with the heal (LiveDevices, which HealPods
-// is too), with a PodCreated Event on the Guider, and its new PHD2 connects its camera and
-// mount again. Nothing joined.
+// A Guider's pod deleted while Ready comes back with the heal: the live plan finds it gone,
+// and RestartGuider makes it again, with a PodCreated Event on the Guider; its new PHD2
+// connects its camera and mount again. Nothing joined.
 func TestADeletedGuiderPodComesBackWhileReadyAndPHD2ConnectsAgain(t *testing.T) {
 	ns := observatoryNamespace(t, "live-guider-"+utilrand.String(5))
 	applyExample(t, ns)
@@ -50,11 +50,16 @@ func TestADeletedGuiderPodComesBackWhileReadyAndPHD2ConnectsAgain(t *testing.T) 
 	// Only the telescope runs here (its site never started), so it alone is looked at.
 	in := stepInput(ns, "LiveDevices")
 	in.Observatory = ""
-	live, err := a.LiveDevices(ctx, LiveInput{StepInput: in})
+	plan, err := a.PlanLiveDevices(ctx, LiveInput{StepInput: in})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"east-guider"}, live.Created)
-	assert.Empty(t, live.Joined, "a heal is no join")
-	assert.Empty(t, live.Left)
+	assert.True(t, plan.Guider, "the plan brings the Guider's pod back")
+	for _, s := range plan.Servers {
+		assert.Empty(t, s.Join, "a heal is no join")
+		assert.Empty(t, s.Leave)
+	}
+	started, err := a.RestartGuider(ctx, LiveInput{StepInput: in})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"east-guider"}, started.Created)
 	again, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "east-guider", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.NotEqual(t, pod.UID, again.UID)

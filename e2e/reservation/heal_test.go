@@ -4,7 +4,6 @@ package reservation
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -68,10 +67,9 @@ func TestPodsDeletedWhileReadyAreCreatedAgain(t *testing.T) {
 	assert.Len(t, evs.Items, 2, "one PodCreated per pod created again, no more")
 }
 
-// healsDone counts the heals the reservation's workflow completed: HealPods, or LiveDevices
-// (which heals too) since devices join and leave live, or, since each part of a live plan is
-// an activity of its own, StartLiveDevices (the part that creates the pods again).
-var healActivities = []string{"HealPods", "LiveDevices", string(observatory.LiveStart)}
+// healsDone counts the heals the reservation's workflow completed: the live plan's
+// StartLiveDevices, the part that creates the pods again.
+const healActivity = "StartLiveDevices"
 
 func healsDone(t *testing.T, c client.Client, ns string) int {
 	t.Helper()
@@ -81,7 +79,7 @@ func healsDone(t *testing.T, c client.Client, ns string) int {
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && slices.Contains(healActivities, a.GetActivityType().GetName()) {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == healActivity {
 			scheduled[e.GetEventId()] = true
 		}
 		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] {
