@@ -1,7 +1,6 @@
-// Devices that join or leave a Ready reservation (spec 3, "While Ready"; spec 7, deleting a
-// running device). A parent edit, or a device's delete, changes which devices a running INDI
-// server should run. The workflow handles it as a plan whose every part is an activity of
-// its own, so that the history shows each:
+// Devices that join or leave a Ready reservation. A parent edit, or a device's delete,
+// changes which devices a running INDI server should run. The workflow handles it as a plan
+// whose every part is an activity of its own, so that the history shows each:
 //
 //   - PlanLiveDevices reads the servers and says, per server, who leaves, who joins and who
 //     is refused (kube.PlanLiveDevices, from the server pod's drivers annotation), and

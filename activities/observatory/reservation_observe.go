@@ -32,8 +32,8 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// observeEvery is how often the observer writes what changed: the spec's at most once a
-// second per device, and the time a burst of changes (a slewing mount) is gathered into one
+// observeEvery is how often the observer writes what changed: at most once a second per
+// device, and the time a burst of changes (a slewing mount) is gathered into one
 // write. A variable so tests can shorten it.
 var observeEvery = time.Second
 

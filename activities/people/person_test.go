@@ -43,7 +43,7 @@ func TestMain(m *testing.M) { testenv.Run(m, activitytest.Stack, &env) }
 const (
 	testImage    = "ghcr.io/liken-sh/people-operator:test"
 	testInstance = activitytest.Instance
-	// testFetchTimeout stands in for the spec's 15 s so a server that never answers fails fast.
+	// testFetchTimeout stands in for FetchTimeout so a server that never answers fails fast.
 	testFetchTimeout = 2 * time.Second
 )
 
