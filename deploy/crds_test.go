@@ -97,7 +97,7 @@ func TestKubectlGetPeopleShowsThePictureColumn(t *testing.T) {
 	}
 }
 
-func TestKubectlShowsTheColumnsTheSpecNames(t *testing.T) {
+func TestKubectlShowsEachKindsColumnsInOrder(t *testing.T) {
 	ctx := timeout(t)
 	applyExamples(t, ctx)
 	for _, c := range []struct {

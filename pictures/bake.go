@@ -4,7 +4,7 @@
 // pod's log. Keeping the decoding in the pod means a share that hangs or a
 // file that is hostile costs a pod with its own memory limit, not the worker.
 //
-// The contract with the operator is the spec's: success is
+// The contract with the operator: success is
 // {"thumbnail","modTime","size"} and exit 0; failure is {"reason","error"}
 // and exit 1, or 2 for bad arguments. The modTime and size let the operator
 // see that a file has not changed since the last read.
@@ -45,7 +45,7 @@ type bakeLine struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// Exit codes of the baker, as the spec sets them.
+// Exit codes of the baker.
 const (
 	bakeOK      = 0
 	bakeFailed  = 1

@@ -7,7 +7,7 @@
 //
 // Everything here is pure: no Kubernetes, no Temporal, no network. The callers
 // fetch bytes (an HTTP activity, a baker pod) and hand them over; this package
-// enforces the limits the spec sets (10 MiB, 8192 px a side, checked from the
+// enforces the limits on a picture (10 MiB, 8192 px a side, checked from the
 // header before a full decode) so that a hostile file fails fast and cheaply
 // wherever it is read.
 package pictures

@@ -27,7 +27,7 @@ func FuzzThumbnail(f *testing.F) {
 }
 
 // FuzzParseSource: any avatar either parses to a source that a pod can
-// mount safely, or fails with one of the spec's reasons and a message.
+// mount safely, or fails with one of the AvatarReady reasons and a message.
 func FuzzParseSource(f *testing.F) {
 	f.Fuzz(func(t *testing.T, uri string) {
 		src, err := avatar.ParseSource(uri)

@@ -1,6 +1,6 @@
 // Initials are what most people see first, and the marker is how the operator
 // tells a drawing from a photo after a failed read, so both are pinned here:
-// the spec's rules for the letters, and the exact bytes of the marker.
+// the rules for the letters, and the exact bytes of the marker.
 
 package pictures
 
@@ -81,7 +81,7 @@ func TestBlankNamesGiveNoInitials(t *testing.T) {
 	}
 }
 
-// The marker, byte for byte as the spec gives it, and its base64 form.
+// The marker every initials thumbnail carries, byte for byte, and its base64 form.
 const (
 	specMarker       = "\xFF\xD8\xFF\xFE\x00\x1Apeople-operator initials"
 	specMarkerBase64 = "/9j//gAacGVvcGxlLW9wZXJhdG9yIGluaXRpYWxz"

@@ -14,7 +14,7 @@ import (
 	"image/color"
 	"image/jpeg"
 
-	// The formats the spec allows, registered for image.Decode.
+	// The formats a picture may be in, registered for image.Decode.
 	_ "image/gif"
 	_ "image/png"
 
@@ -23,7 +23,7 @@ import (
 	"liken.sh/runner/pictures/avatar"
 )
 
-// The spec's limits and the thumbnail's shape. An HTTP reader caps its body
+// The limits on a picture and the thumbnail's shape. An HTTP reader caps its body
 // at MaxBytes+1 to tell "exactly 10 MiB" from "too big".
 const (
 	// MaxBytes is the largest picture read: 10 MiB.
@@ -52,7 +52,7 @@ func Thumbnail(data []byte, colour color.RGBA) ([]byte, error) {
 		return nil, decodeError(format, err)
 	}
 	// image.Decode reads any format registered in the binary; only the
-	// spec's four, with the limits above, are read here.
+	// four in formatNames, with the limits above, are read here.
 	if _, ok := formatNames[format]; !ok {
 		return nil, decodeError("", image.ErrFormat)
 	}
@@ -103,7 +103,7 @@ func decodeError(format string, err error) error {
 	return avatar.Errorf(avatar.ReasonDecodeFailed, "the picture is not a valid %s image (%v); save it again or use another file", formatNames[format], err)
 }
 
-// formatNames are the formats the spec reads, by image's name for them.
+// formatNames are the formats read, by image's name for them.
 var formatNames = map[string]string{"jpeg": "JPEG", "png": "PNG", "gif": "GIF", "webp": "WebP"}
 
 // tooBig is the error for a picture over MaxBytes.

@@ -79,7 +79,7 @@ func (a *Activities) runINDIAction(ctx context.Context, c *indi.Client, r *procR
 		if msg == "" {
 			msg = alert.Error()
 		}
-		// The dome and mount locks (spec 5) refuse with an Alert; that refusal has an Event
+		// The dome and mount locks refuse with an Alert; that refusal has an Event
 		// of its own, besides ProcedureFailed.
 		switch {
 		case !judgedByLocks(r.id.Kind, act):

@@ -1,5 +1,5 @@
 // The contract between ReservationWorkflow and the activities that do a reservation's work.
-// Each of the spec's fourteen working steps is one activity of its own name (StartSite,
+// Each of the fourteen working steps is one activity of its own name (StartSite,
 // PowerOn, StartDevices, Connect, Configure, Activation, StartGuider, Abort, Deactivation,
 // StopGuider, Disconnect, StopDevices, PowerOff, StopSite), so the Temporal UI shows every
 // step by name; they all take a StepInput and return a StepResult. Beside them are the
@@ -60,8 +60,8 @@ type StepInput struct {
 	// Started is the step's recorded startTime: its deadline counts from here, so a retry
 	// after a crash does not get a new one.
 	Started time.Time
-	// Deadline is the spec's deadline of the step from Started; zero for Activation and
-	// Deactivation, whose actions each have their own.
+	// Deadline is the step's fixed deadline (kube.StepDeadline), from Started; zero for
+	// Activation and Deactivation, whose actions each have their own.
 	Deadline time.Duration `json:",omitempty"`
 	// IncludesObservatory: this reservation runs the observatory's own part (its tiers, or
 	// its triggers) as well as the telescope's. Activation gets it when the observatory is

@@ -2,7 +2,7 @@
 // Observatory it needs, the deactivate finalizer on any of the three, the status with its
 // Events, the retry annotation, and the signals to the coordinating workflows. They read the
 // custom resources through the dynamic client into their Go types; every patch re-reads the
-// object and carries its resourceVersion (the spec's rule), so a conflict means "read again":
+// object and carries its resourceVersion, so a conflict means "read again":
 // client-go's retry.RetryOnConflict does, a few times, before the retry goes to Temporal (a
 // conflict is another writer, a user's edit, so it settles at once).
 package observatory

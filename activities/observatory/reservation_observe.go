@@ -34,8 +34,8 @@ import (
 	"liken.sh/runner/workflows/contract"
 )
 
-// observeEvery is how often the observer writes what changed: the spec's at most once a
-// second per device, and the time a burst of changes (a slewing mount) is gathered into one
+// observeEvery is how often the observer writes what changed: at most once a second per
+// device, and the time a burst of changes (a slewing mount) is gathered into one
 // write. A variable so tests can shorten it.
 var observeEvery = time.Second
 

@@ -44,7 +44,7 @@ func (a *Activities) StartDevices(ctx context.Context, in StepInput) (StepResult
 	return runStep(ctx, in, a.startDevices)
 }
 
-// Connect connects the telescope's devices in the spec's order: mount, GPS, polar aligner,
+// Connect connects the telescope's devices in this order: mount, GPS, polar aligner,
 // focusers, filter wheels, rotators, dust caps, flat panels, SQMs, receivers, cameras.
 func (a *Activities) Connect(ctx context.Context, in StepInput) (StepResult, error) {
 	return runStep(ctx, in, a.connect)

@@ -303,7 +303,7 @@ func requireExampleDevicesSetOnTheirServers(t *testing.T, local *LocalINDI, ns s
 	assert.Equal(t, "Telescope Simulator", v)
 	v, _ = active.Text(indi.ActiveFilter)
 	assert.Equal(t, "Filter Simulator", v)
-	// The mount heeds the dome of the other server, and the dome the mounts (spec 5).
+	// The mount heeds the dome of the other server, and the dome the mounts.
 	active, _ = c.Property("Telescope Simulator", "ACTIVE_DEVICES")
 	v, _ = active.Text(indi.ActiveDome)
 	assert.Equal(t, "Dome Simulator", v)

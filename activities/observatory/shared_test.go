@@ -3,6 +3,7 @@
 package observatory
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -17,13 +18,15 @@ func TestAtOnceRunsEveryCallAtTheSameTime(t *testing.T) {
 	started.Add(7)
 	all := make(chan struct{})
 	go func() { started.Wait(); close(all) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // one bound for all calls
+	defer cancel()
 	err := atOnce(7, 0, func(int) error {
 		started.Done()
 		select { // each call returns only once all seven have started
 		case <-all:
 			return nil
-		case <-time.After(5 * time.Second):
-			return errors.New("the calls ran one after another")
+		case <-ctx.Done():
+			return errors.New("the seven calls never ran at the same time")
 		}
 	})
 	assert.NoError(t, err)
@@ -33,8 +36,12 @@ func TestAtOnceRunsNoMoreThanItsLimit(t *testing.T) {
 	var running, most, calls atomic.Int32
 	reached := make(chan struct{})
 	var once sync.Once
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // one bound for all calls
+	defer cancel()
 	err := atOnce(7, 3, func(int) error {
 		n := running.Add(1)
+		defer running.Add(-1)
+		calls.Add(1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
 		if n == 3 {
@@ -42,11 +49,10 @@ func TestAtOnceRunsNoMoreThanItsLimit(t *testing.T) {
 		}
 		select { // each call waits until three run together: a serial atOnce never gets there
 		case <-reached:
-		case <-time.After(5 * time.Second):
+			return nil
+		case <-ctx.Done():
+			return errors.New("three calls never ran at the same time")
 		}
-		running.Add(-1)
-		calls.Add(1)
-		return nil
 	})
 	assert.NoError(t, err)
 	assert.EqualValues(t, 7, calls.Load())
@@ -59,8 +65,12 @@ func TestAtOnceReturnsTheFirstErrorInIndexOrder(t *testing.T) {
 	err := atOnce(3, 0, func(i int) error {
 		switch i {
 		case 1:
-			<-secondFailing // fails after call 2 has
-			return first
+			select { // fails after call 2 has
+			case <-secondFailing:
+				return first
+			case <-time.After(5 * time.Second):
+				return errors.New("call 2 never ran beside call 1")
+			}
 		case 2:
 			defer close(secondFailing)
 			return second

@@ -1,4 +1,4 @@
-// Triggers (spec 4): between the end of Activation and the start of Deactivation, a
+// Triggers: between the end of Activation and the start of Deactivation, a
 // resource's triggers run their actions once per transition of their condition. The
 // Reservation workflow calls RunTriggers whenever a condition may have changed and when the
 // earliest `for` it was told of runs out; one pass runs at a time per reservation, so one run

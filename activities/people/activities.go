@@ -19,7 +19,7 @@ import (
 // *Activities, as Temporal's samples do.
 type Activities struct {
 	activities.Clients
-	// HTTP fetches http(s) pictures; nil means a client with the spec's 15 s timeout.
+	// HTTP fetches http(s) pictures; nil means a client with FetchTimeout.
 	HTTP *http.Client
 	// People configures the people side (baker image, namespaces, deadline).
 	People Config

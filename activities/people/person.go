@@ -66,7 +66,7 @@ type Config struct {
 	BakeDeadline time.Duration
 }
 
-// The people side's defaults, the spec's figures.
+// The people side's defaults.
 const (
 	DefaultOperatorNamespace = "liken-system"
 	DefaultEventNamespace    = "default"

@@ -68,7 +68,7 @@ func TestBakerPods(t *testing.T) {
 	t.Run("a pod of the baker's name that the people side did not make is left alone and told", b.aForeignPodIsRefused)
 	t.Run("a Person deleted mid-bake loses its pod and is Gone", b.aPersonDeletedMidBakeIsGone)
 	t.Run("a pod deleted before it finished is replaced by another", b.aDeletedPodIsReplaced)
-	t.Run("the baker pod is built as the spec says", b.theBakerPodIsBuiltAsTheSpecSays)
+	t.Run("the baker pod mounts only its source, read-only, and is locked down", b.theBakerPodMountsOnlyItsSourceReadOnlyAndIsLockedDown)
 	t.Run("a pass asks for a bake and deletes the pods of an older avatar", b.aPassAsksForABake)
 	t.Run("forgetting a Person deletes every baker pod of it and only of it", b.forgettingAPersonDeletesItsPods)
 	t.Run("a worker that does not know its image says so in the status", b.aWorkerWithoutAnImageSaysSo)
@@ -348,7 +348,7 @@ func (b bakery) aPodThatNeverFinishesFailsAtTheDeadline(t *testing.T) {
 	waitForPodGone(t, DefaultOperatorNamespace, "avatar-hung-barbara", "")
 }
 
-func (b bakery) theBakerPodIsBuiltAsTheSpecSays(t *testing.T) {
+func (b bakery) theBakerPodMountsOnlyItsSourceReadOnlyAndIsLockedDown(t *testing.T) {
 	p, pod, done := hungBake(t, "spec-mary")
 	// What the API server stored, defaults and all.
 	assert.Equal(t, "avatar-spec-mary", pod.Name)

@@ -24,7 +24,8 @@ const maxRedirects = 10
 
 var errTooManyRedirects = fmt.Errorf("it redirected more than %d times", maxRedirects)
 
-// httpClient is a.HTTP with the spec's bounds filled in where the caller set none.
+// httpClient is a.HTTP with our bounds (FetchTimeout, maxRedirects) filled in where the
+// caller set none.
 func (a *Activities) httpClient() *http.Client {
 	c := http.Client{}
 	if a.HTTP != nil {

@@ -22,7 +22,7 @@ import (
 type PaintOutcome struct {
 	// Painted: the status was written.
 	Painted int `json:",omitempty"`
-	// Current: the status already answered the spec.
+	// Current: the status already matched the Person's spec.
 	Current int `json:",omitempty"`
 	// Left names the Persons with an http(s), nfs:// or claim:// picture, those gone, and
 	// those it failed on: the Persons' own workflows do them.

@@ -1,5 +1,4 @@
-// Command indi-shim runs in the INDI server pods (see indi/shim and the spec's server
-// command). Two ways to call it:
+// Command indi-shim runs in the INDI server pods (see indi/shim). Two ways to call it:
 //
 //	indi-shim serve <drivers file> <links folder> <fifo> <indiserver> [flags...]
 //

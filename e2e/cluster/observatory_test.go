@@ -325,7 +325,7 @@ func endReleases(t *testing.T, ctx context.Context) {
 		}
 	}
 
-	// The dome's Job ran for real, with the spec's environment.
+	// The dome's Job ran for real, told its device and where that device's INDI server listens.
 	jobs, err := env.Kube.BatchV1().Jobs(obsNS).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, jobs.Items, 1, "the dome's activation ran one Job")

@@ -1,5 +1,5 @@
-// examples/observatory.yaml run as make run does: every column the spec fills while tonight is
-// Ready is filled, refusals stand on the joiners at fault, and all is Idle once tonight is deleted.
+// examples/observatory.yaml run as make run does: every column but emptyAtReady's is filled while
+// tonight is Ready, refusals stand on the joiners at fault, and all is Idle once tonight is deleted.
 package observatory
 
 import (
@@ -32,13 +32,13 @@ import (
 	"liken.sh/runner/workflows/contract"
 )
 
-// emptyAtReady are the columns the spec gives no value while the example's tonight is Ready,
+// emptyAtReady are the columns that have no value while the example's tonight is Ready,
 // by CRD plural and column, with why. Every other column of every row must show something.
 var emptyAtReady = map[string]map[string]string{
-	"reservations": {"Step": "the spec empties step once Ready", "Start": "tonight has no start", "End": "tonight has no end"},
+	"reservations": {"Step": "step is emptied once Ready", "Start": "tonight has no start", "End": "tonight has no end"},
 	"telescopes":   {"Guider": "the example has no Guider"},
 	"people": {"UID": "the example Person sets no spec.uid",
-		"Message": "the people spec leaves AvatarReady's message empty on success"},
+		"Message": "AvatarReady's message is empty on success"},
 }
 
 // noObjects are the kinds the example has none of, so their columns show no row at all.
@@ -170,7 +170,7 @@ func reservation(t *testing.T, ns, name string) (obsv1.Reservation, bool) {
 }
 
 // TestTheExampleSaysWhereItStandsWhileTonightIsReadyAndAfter runs examples/observatory.yaml
-// as make run does: every column the spec fills while tonight is Ready is filled; the
+// as make run does: every column but emptyAtReady's is filled while tonight is Ready; the
 // Telescope, the Observatory and the devices say where they stand; joiners that cannot run
 // are refused on themselves; the inventory and the reservation write at once without undoing
 // each other; and once tonight is deleted, everything is Idle again with nothing running.
@@ -193,7 +193,7 @@ func TestTheExampleSaysWhereItStandsWhileTonightIsReadyAndAfter(t *testing.T) {
 	ready := time.Now()
 	top := t // what a subtest creates lives until the end
 
-	t.Run("every column the spec fills is filled", func(t *testing.T) {
+	t.Run("every column but emptyAtReady's is filled", func(t *testing.T) {
 		var last []string
 		eventually(t, 30*time.Second, "no empty column", func() (bool, string) {
 			last = emptyColumns(t, ns, person)

@@ -130,7 +130,8 @@ func theRotatorRunsOnTheTelescopesServer(t *testing.T, local *observatory.LocalI
 	assert.Contains(t, kube.LinkedServices(srv.Annotations[kube.AnnotationDrivers]), "east-main-rotator", "the server links its driver")
 }
 
-// theSpareFocuserIsRefused: the refused joiner is in Ready Error with the spec's words, and
+// theSpareFocuserIsRefused: the refused joiner is in Ready Error with a message naming both
+// focusers, the driver and the server, and
 // nothing started for it.
 func theSpareFocuserIsRefused(t *testing.T, ns string) {
 	t.Helper()

@@ -158,7 +158,7 @@ spec: {telescope: t%[2]d, holder: bench, start: %[3]q, end: %[4]q}
 // reservationRun creates n telescopes and their reservations and times them.
 func (b *bench) reservationRun(ctx context.Context, n int) error {
 	ns := fmt.Sprintf("bench-%d", n)
-	// RFC 3339 in the spec has whole seconds.
+	// A Reservation's times are RFC 3339 in whole seconds.
 	start := time.Now().Add(leadTime).Truncate(time.Second)
 	p := &progress{
 		start: start, end: start.Add(time.Hour), // until all are Ready
@@ -254,7 +254,7 @@ func (b *bench) awaitReleased(ctx context.Context, ns string, n int, p *progress
 		}
 		if p.cpuReady == nil && len(p.ready) == n {
 			p.cpuReady = b.cpu()
-			// Whole seconds, as RFC 3339 in the spec has, and never before now.
+			// Whole seconds, as a Reservation's times are, and never before now.
 			p.end = time.Now().Add(holdTime + time.Second).Truncate(time.Second)
 			if err := b.setEnd(ctx, ns, n, p.end); err != nil {
 				return err

@@ -1,8 +1,8 @@
 // deploy/observatory on a real API server with RBAC, after a server-side apply as a user would
 // do it: the observatory watcher may read every observatory kind (the Reservations, their
 // parents and devices, and the rest for the inventory) and hold its own Lease, nothing more;
-// the worker may do what the spec's ClusterRole lists for the observatory side, and not more. And the base as kustomize renders it: the Deployment's
-// layout, and deploy/ with one Namespace for both sides.
+// the worker may do what its code needs on the observatory side, and not more. And the base as
+// kustomize renders it: the Deployment's layout, and deploy/ with one Namespace for both sides.
 package watch_test
 
 import (
@@ -43,7 +43,7 @@ const astro = "observatory.liken.sh"
 var devices = []string{"mounts", "gpses", "polaraligners", "cameras", "filterwheels", "focusers", "rotators",
 	"dustcaps", "flatpanels", "domes", "weatherstations", "skyqualitymeters", "switches", "receivers"}
 
-func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t *testing.T) {
+func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheirCodeNeedsAndNothingMore(t *testing.T) {
 	ctx := timeout(t, time.Minute)
 	observatoryDeployApplied(t, ctx)
 	var deviceKinds []string
@@ -55,7 +55,7 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheSpecListsAndNothingMore(t 
 	if !slices.Equal(deviceKinds, devices) {
 		t.Fatalf("the device kinds are %v; the test checks %v", deviceKinds, devices)
 	}
-	checkPermissions(t, ctx, "the spec gives it", "nothing needs it",
+	checkPermissions(t, ctx, "its code needs it", "nothing needs it",
 		observatoryWatcherPermissions(), observatoryWorkerPermissions())
 	// The same questions as a user asks them, through impersonation.
 	checkCanI(t, ctx, []canI{
@@ -108,8 +108,7 @@ func observatoryWatcherPermissions() permissions {
 	return permissions{observatorySA, watcherMay, watcherMayNo}
 }
 
-// observatoryWorkerPermissions are the worker's on the observatory side, as the spec's
-// ClusterRole lists them.
+// observatoryWorkerPermissions are the worker's on the observatory side.
 func observatoryWorkerPermissions() permissions {
 	var workerMay []access
 	for _, k := range obsv1.Kinds {
@@ -163,7 +162,7 @@ func TestTheObservatoryDeploymentRunsTheWatcherOnTheObservatorySide(t *testing.T
 		t.Fatalf("observatory-operator's containers: %+v", cs)
 	}
 	c := cs[0]
-	// The people watcher's hardening and probes, with the spec's memory limit.
+	// The people watcher's hardening and probes; the memory limit is this watcher's own.
 	var people appsv1.Deployment
 	find(t, render(t, ctx, filepath.Join(env.Root, "deploy", "people")), "Deployment", "people-operator", &people)
 	pc := people.Spec.Template.Spec.Containers[0]
@@ -177,7 +176,7 @@ func TestTheObservatoryDeploymentRunsTheWatcherOnTheObservatorySide(t *testing.T
 	checkSame(t, "the ports", c.Ports, pc.Ports)
 	checkSame(t, "the requests", c.Resources.Requests, pc.Resources.Requests)
 	if m := c.Resources.Limits.Memory().String(); m != "256Mi" {
-		t.Errorf("the memory limit is %s, want the spec's 256Mi", m)
+		t.Errorf("the memory limit is %s, want 256Mi", m)
 	}
 
 	whole := render(t, ctx, filepath.Join(env.Root, "deploy"))

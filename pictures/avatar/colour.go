@@ -10,7 +10,8 @@ import (
 	"image/color"
 )
 
-// palette is the spec's, in its order: FNV-1a-32(name) mod 12 picks one.
+// palette is the existing operator's twelve colours, in its order: FNV-1a-32(name)
+// mod 12 picks one, so reordering it would change everyone's colour.
 var palette = [12]color.RGBA{
 	{0xB7, 0x1C, 0x1C, 0xFF},
 	{0xAD, 0x14, 0x57, 0xFF},

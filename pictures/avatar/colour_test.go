@@ -1,6 +1,6 @@
 // The colour is part of the compatibility contract: a person keeps the colour
 // the existing operator gave them. So the test computes FNV-1a-32 from its
-// definition and indexes the spec's palette, as written in the spec.
+// definition and indexes its own copy of the palette.
 
 package avatar
 

@@ -1,5 +1,5 @@
 // The AvatarReady condition's reasons, and the error that carries one. The
-// words are the spec's and the existing operator's, and they appear in the
+// words are the existing operator's, and they appear in the
 // Picture column of `kubectl get people`, so they never change. They are
 // untyped strings so they drop straight into a condition's Reason.
 

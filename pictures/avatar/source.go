@@ -2,8 +2,8 @@
 // decides who reads it and which reason a success carries: nothing to read
 // (initials), the operator over HTTP, the URI itself (data:), or a baker pod
 // that mounts an NFS export or a claim. Parsing is strict where a mistake
-// would mount the wrong thing, and a malformed URI fails with the reason the
-// spec gives its scheme, so the message lands where the user looks.
+// would mount the wrong thing, and a malformed URI fails with the reason a
+// failed read of its scheme carries, so the message lands where the user looks.
 
 package avatar
 
@@ -20,7 +20,7 @@ import (
 // Kind is who reads a picture.
 type Kind string
 
-// The kinds of source, one per row of the spec's table.
+// The kinds of source, one per reader (or none, for initials).
 const (
 	KindInitials Kind = "initials" // empty avatar: draw the initials
 	KindHTTP     Kind = "http"     // http:// or https://: the operator fetches it
@@ -80,7 +80,7 @@ func (s Source) BakerFile() string {
 const schemes = "https://, http://, data:, nfs://, and claim://"
 
 // ParseSource reads spec.avatar. Its errors are *Error: UnsupportedScheme for
-// a scheme not listed in the spec or a string that is not a URI, DecodeFailed
+// a scheme not in schemes or a string that is not a URI, DecodeFailed
 // for any malformed data: URI, BakeFailed for a malformed nfs:// or claim://
 // URI, and FetchFailed for an http(s) URL with no host.
 func ParseSource(avatar string) (Source, error) {

@@ -1,6 +1,6 @@
 // spec.avatar is free text a user writes, so the parse is tested on what
 // users write: each scheme in its usual and odd forms, and each mistake with
-// the reason the spec gives it.
+// the reason a user sees for it.
 
 package avatar
 
