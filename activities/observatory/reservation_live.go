@@ -1,6 +1,7 @@
-// Devices that join or leave a Ready reservation, and a running device deleted. A parent edit, or a device's delete,
-// changes which devices a running INDI server should run. The workflow handles it as a plan
-// whose every part is an activity of its own, so that the history shows each:
+// Devices that join or leave a Ready reservation, and a running device deleted. A parent
+// edit, or a device's delete, changes which devices a running INDI server should run. The
+// workflow handles it as a plan whose every part is an activity of its own, so that the
+// history shows each:
 //
 //   - PlanLiveDevices reads the servers and says, per server, who leaves, who joins and who
 //     is refused (kube.PlanLiveDevices, from the server pod's drivers annotation), and
