@@ -17,7 +17,7 @@ import (
 
 var obsTHex16 = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
-// obsTCheckPod checks what the spec asks of every observatory pod, and that the pod carries
+// obsTCheckPod checks what every observatory pod must have, and that the pod carries
 // a digest of its own spec.
 func obsTCheckPod(t *testing.T, pod *corev1.Pod) {
 	t.Helper()

@@ -89,7 +89,7 @@ const (
 
 func TestDrawnInitialsBeginWithTheMarker(t *testing.T) {
 	if len(specMarker) != 30 {
-		t.Fatalf("the spec's marker is %d bytes, want 30", len(specMarker))
+		t.Fatalf("the marker is %d bytes, want 30", len(specMarker))
 	}
 	for _, initials := range []string{"", "A", "AL", "É"} {
 		b := DrawInitials(initials, avatar.Colour("ada"))

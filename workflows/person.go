@@ -56,8 +56,7 @@ var bakePerson = workflow.ActivityOptions{
 	},
 }
 
-// retryAfterFailure is how long a pass that could not run waits before trying again (the
-// spec's "a failed pass retries after 30 s").
+// retryAfterFailure is how long a pass that could not run waits before trying again.
 const retryAfterFailure = 30 * time.Second
 
 // Person runs one Person's picture until the Person is deleted.

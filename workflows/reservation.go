@@ -5,7 +5,7 @@
 //   - Wait (reservation_wait.go): spec.start on a durable timer, then the telescope from
 //     the telescope's lock (telescope.go);
 //   - the activation steps (reservation_steps.go), StartSite to StartGuider, each its own
-//     activity with the spec's deadline; the four that touch the observatory's site take a
+//     activity with its deadline; the four that touch the observatory's site take a
 //     turn from its lock first (reservation_site.go, observatory.go);
 //   - Ready (reservation_hold.go) until spec.end (another durable timer) or a delete of the
 //     Reservation, its Telescope or its Observatory: the devices observed, the triggers run,

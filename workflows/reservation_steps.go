@@ -1,6 +1,6 @@
 // The working steps of a reservation, from StartSite to StopSite (kube.ActivationSteps and
 // kube.DeactivationSteps): each is its own activity, registered under the step's name, run
-// with the spec's deadline counted from the step's recorded startTime. runOnce is the same
+// with its deadline counted from the step's recorded startTime. runOnce is the same
 // for every step; what a few do beside their activity (a turn from the observatory's lock, a
 // finalizer, a word kept for the summaries) is in siteTurnOf, takeSiteTurn and succeeded. A step that fails waits for the retry annotation, and during activation for
 // the reservation's end.
@@ -31,7 +31,7 @@ var stepRetry = &temporal.RetryPolicy{
 // observatory.StepHeartbeatEvery.
 var stepHeartbeatTimeout = 3 * observatory.StepHeartbeatEvery
 
-// stepDeadline is the spec's deadline of a step; a variable so a test on a real server can
+// stepDeadline is a step's deadline (kube's); a variable so a test on a real server can
 // see a deadline pass in seconds.
 var stepDeadline = kube.StepDeadline
 

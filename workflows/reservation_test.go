@@ -28,7 +28,7 @@ func TestAReservationRunsEveryStepFromWaitToReleased(t *testing.T) {
 	f.change(time.Hour, "deleted", func(s *observatory.ReservationState) { s.Deleting = true })
 	run(t, env)
 
-	assert.Equal(t, allWorkingSteps, f.stepsCalled(), "each working step ran once, in the spec's order")
+	assert.Equal(t, allWorkingSteps, f.stepsCalled(), "each working step ran once, in kube's order")
 	st := f.last()
 	require.Len(t, st.Steps, 15)
 	assert.Equal(t, obsv1.RunDone, stateOf(st, kube.StepWait))

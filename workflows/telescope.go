@@ -1,6 +1,6 @@
-// TelescopeLock is the durable lock on one telescope (ID telescope/<ns>/<name>): a telescope has
-// one holder at a time, and the reservations that wait for it are served in the spec's order
-// (start, then creation time, then name). The lock lives in Temporal, not in a worker's
+// TelescopeLock is the durable lock on one telescope (ID telescope/<ns>/<name>): a telescope
+// has one holder at a time, and the reservations that wait for it are served in order (start,
+// then creation time, then name). The lock lives in Temporal, not in a worker's
 // memory, so it survives any worker's restart and every worker sees the same queue.
 //
 // A reservation asks for the telescope (or gives it back) through the SignalCoordinator
@@ -130,7 +130,7 @@ func (l *telescopeLock) remove(name string) {
 	l.queue = q
 }
 
-// sort orders the waiters by start, then creation time, then name: the spec's order.
+// sort orders the waiters by start, then creation time, then name.
 func (l *telescopeLock) sort() {
 	sort.SliceStable(l.queue, func(i, j int) bool {
 		a, b := l.queue[i], l.queue[j]
