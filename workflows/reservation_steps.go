@@ -1,9 +1,9 @@
 // The working steps of a reservation, from StartSite to StopSite (kube.ActivationSteps and
 // kube.DeactivationSteps): each is its own activity, registered under the step's name, run
-// with its deadline counted from the step's recorded startTime. runOnce is the same
-// for every step; what a few do beside their activity (a turn from the observatory's lock, a
-// finalizer, a word kept for the summaries) is in siteTurnOf, takeSiteTurn and succeeded. A step that fails waits for the retry annotation, and during activation for
-// the reservation's end.
+// with its deadline counted from the step's recorded startTime. runOnce is the same for every
+// step; what a few do beside their activity (a turn from the observatory's lock, a finalizer,
+// a word kept for the summaries) is in siteTurnOf, takeSiteTurn and succeeded. A step that
+// fails waits for the retry annotation, and during activation for the reservation's end.
 package workflows
 
 import (
