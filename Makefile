@@ -66,7 +66,8 @@ bench-scale: tools
 screenshots: tools build
 	$(GO) run ./hack/screenshots
 
-## histories: re-record the replay histories in workflows/testdata (on purpose only)
+## histories: record what the workflows do now into workflows/testdata/histories/unreleased
+## (on purpose only; a release's folder, such as v0.1.0/, is recorded once and kept)
 histories: tools
 	$(GO) test -count=1 -run TestRecordHistories ./workflows -record
 
