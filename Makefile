@@ -6,6 +6,7 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 GO ?= go
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 
 .PHONY: run test test-faults check build tools generate bench bench-scale histories screenshots clean
@@ -27,7 +28,8 @@ test: tools check
 test-faults: tools
 	$(GO) test -race -count=1 -timeout 30m -v ./e2e/faults
 
-## check: formatting, vet, workflow determinism, generated files up to date, deploy/ renders
+## check: formatting, vet, workflow determinism, generated files up to date, deploy/ renders,
+## the pipeline's workflows (actionlint)
 check:
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt would change: $$bad"; exit 1; fi
 	$(GO) vet ./...
@@ -35,6 +37,7 @@ check:
 	bash hack/generate.sh --check
 	$(KUBECTL) kustomize deploy/ > /dev/null
 	$(KUBECTL) kustomize deploy/temporal/postgres > /dev/null
+	$(GO) run $(ACTIONLINT)
 
 ## build: the worker and watcher binaries, and the run command, into bin/, stamped with
 ## VERSION (default: git describe; `./bin/worker --version` prints it)
