@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -67,7 +68,9 @@ func Push(ctx context.Context, imgs []Image, to Destination) ([]name.Reference, 
 		if err != nil {
 			return nil, fmt.Errorf("image %s: %w", n, err)
 		}
-		if err := remote.WriteIndex(ref, idx, remote.WithContext(ctx)); err != nil {
+		// The keychain reads the registry's credentials as docker login wrote them; the
+		// test world's registry needs none.
+		if err := remote.WriteIndex(ref, idx, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
 			return nil, fmt.Errorf("push %s: %w", ref, err)
 		}
 		refs = append(refs, ref)
