@@ -24,13 +24,13 @@ import (
 func main() {
 	registry := flag.String("registry", "", "where to push, such as registry.example/liken (required)")
 	tag := flag.String("tag", "", "the release: the runner image's tag and its programs' version (required)")
-	platforms := flag.String("arch", "amd64,arm64", "the CPUs (GOARCH) to build for")
+	arches := flag.String("arch", "amd64,arm64", "the CPUs (GOARCH) to build for")
 	flag.Parse()
 	if *registry == "" || *tag == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*registry, *tag, strings.Split(*platforms, ",")); err != nil {
+	if err := run(*registry, *tag, strings.Split(*arches, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "images:", err)
 		os.Exit(1)
 	}
