@@ -9,7 +9,7 @@ WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
 
-.PHONY: run test test-faults check build tools generate bench bench-scale histories screenshots clean
+.PHONY: run test test-faults check build images tools generate bench bench-scale histories screenshots clean
 
 ## run: start the local stack, the CRDs, examples/, the watcher and the worker (Ctrl-C stops);
 ## NODE=1 runs them on a real node instead, with deploy/ installed (needs root);
@@ -44,6 +44,13 @@ check:
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X liken.sh/runner/internal/version.Version=$(VERSION)" -o bin/ ./cmd/worker ./cmd/watcher ./hack/run
+
+## images: build and push every image a cluster runs from this project (the runner's, indi,
+## indi-simulators) as indexes for linux/amd64 and linux/arm64, without Docker:
+## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag)
+images:
+	bash hack/tools.sh indi indi-arm64 > /dev/null
+	$(GO) run ./hack/images -registry "$(REGISTRY)" -tag "$(TAG)"
 
 ## tools: build the control plane, kwok and Temporal once into .cache; install indi-bin and postgresql if missing
 tools:

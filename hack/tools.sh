@@ -10,6 +10,11 @@
 #   temporal-server-v1.29.1/  temporal-server and temporal-sql-tool (hack/temporalbins): the
 #                     server release that CLI embeds, which deploy/temporal/postgres runs
 #   loopback-v1/      loopback.so, which makes the dev mode's indiservers listen on 127.0.0.1 only
+#   registry-v3.1.2/  registry (hack/registrybins): the CNCF distribution registry the real
+#                     node pulls its images from
+#   indi-<version>-arm64/  Debian's arm64 .debs of this machine's indi-bin version and socat,
+#                     with their dependencies (debs/), extracted (root/), for `make images`
+#   qemu-aarch64-static comes from Debian's qemu-user-static, to run the arm64 runner in a test.
 #   indiserver and the INDI simulators come from Debian's indi-bin, initdb and postgres from
 #   Debian's postgresql, and the C compiler for loopback.so from Debian's gcc (each installed
 #   when missing).
@@ -21,6 +26,7 @@ KWOK_VERSION=v0.8.0
 TEMPORAL_VERSION=v1.5.1
 LOOPBACK_VERSION=v1
 TEMPORAL_SERVER_VERSION=v1.29.1 # hack/temporalbins/go.mod pins the same
+REGISTRY_VERSION=v3.1.2 # hack/registrybins/go.mod pins the same
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LIKEN_CACHE:-$root/.cache}
@@ -89,6 +95,46 @@ temporal_server() {
   mv "$out/sql" "$out/temporal-sql-tool"
 }
 
+registry() {
+  (cd "$root/hack/registrybins" && go build -trimpath -ldflags "-s -w" -o "$out/" \
+    github.com/distribution/distribution/v3/cmd/registry)
+}
+
+# indi_debs ARCH: Debian's packages of another CPU, at the source version of this machine's
+# indi-bin, with everything they depend on, downloaded and extracted. apt runs on a state,
+# cache and sources of its own in the build folder (this machine's Debian sources, for ARCH
+# only), so the machine's apt configuration and package lists stay as they were.
+indi_debs() {
+  local arch=$1 a=$out/apt
+  mkdir -p "$a"/state/lists/partial "$a"/cache/archives/partial "$a"/sources "$a"/preferences "$out"/debs "$out"/root
+  touch "$a"/state/status
+  sed "/^Types:/a Architectures: $arch" /etc/apt/sources.list.d/debian.sources > "$a"/sources/debian.sources
+  local o=(-o Dir::State="$a"/state -o Dir::State::status="$a"/state/status -o Dir::Cache="$a"/cache
+    -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$a"/sources
+    -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts="$a"/preferences
+    -o APT::Architecture="$arch" -o APT::Architectures="$arch" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+  apt-get "${o[@]}" -qq update >&2
+  local version pkgs
+  version=$(apt-cache "${o[@]}" show indi-bin | awk -v v="$2" -v RS= '
+    { src = ""; ver = ""; for (i = 1; i <= NF; i++) { if ($i == "Source:") src = $(i + 2); if ($i == "Version:") ver = $(i + 1) }
+      if (src == "(" v ")" || (src == "" && ver == v)) { print ver; exit } }')
+  [ -n "$version" ] || { log "Debian has no $arch indi-bin of source version $2"; return 1; }
+  pkgs=$(apt-cache "${o[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+    --no-replaces --no-enhances --no-pre-depends "indi-bin=$version" socat | grep -v '^[ <]' | sort -u)
+  # shellcheck disable=SC2086
+  (cd "$out/debs" && apt-get "${o[@]}" -qq download $pkgs >&2)
+  for d in "$out"/debs/*.deb; do dpkg-deb -x "$d" "$out/root"; done
+  rm -rf "$a"
+}
+
+indi_version() { dpkg-query -W -f='${source:Version}' indi-bin; }
+
+qemu() {
+  command -v qemu-aarch64-static >/dev/null && return 0
+  log "installing Debian's qemu-user-static (runs the arm64 runner in a test)"
+  apt qemu-user-static
+}
+
 # apt PACKAGE...: installs Debian packages (with sudo unless root). No service may start: the
 # stack runs its own processes and stops them, so a policy-rc.d refuses every start while apt
 # runs. Another apt (a test machine's own) may hold the lock for a while: wait for it.
@@ -135,7 +181,7 @@ postgres() {
   return $rc
 }
 
-want=${*:-kube kwok temporal temporal-server indi postgres loopback node}
+want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-arm64 qemu}
 for w in $want; do
   case $w in
     kube) build "kube-$KUBE_VERSION" kube ;;
@@ -145,6 +191,9 @@ for w in $want; do
     indi) indi ;;
     loopback) build "loopback-$LOOPBACK_VERSION" loopback ;;
     node) node ;;
+    registry) build "registry-$REGISTRY_VERSION" registry ;;
+    indi-arm64) indi; build "indi-$(indi_version)-arm64" indi_debs arm64 "$(indi_version)" ;;
+    qemu) qemu ;;
     postgres) postgres ;;
     *) log "unknown tool $w"; exit 2 ;;
   esac

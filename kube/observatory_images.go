@@ -2,7 +2,8 @@
 // picks one: a vendor image for drivers built on a vendor's SDK, indi-simulators for the
 // simulators, or indi for the core drivers that Debian's indi-bin ships. A driver none of
 // these holds is refused before a pod is made, with a message that says to set
-// spec.driver.image, rather than left to fail in a pod that cannot find it.
+// spec.driver.image, rather than left to fail in a pod that cannot find it. The runner's own
+// images may live in another registry than the release's (the worker's --image-registry).
 package kube
 
 import (
@@ -10,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -120,4 +123,23 @@ func DriverImage(d obsv1.Driver) (string, error) {
 		return ServerImage, nil
 	}
 	return "", fmt.Errorf("no image of the runner holds the driver %s; set spec.driver.image to an image that has it on its PATH", d.Name)
+}
+
+// InRegistry is pod with the runner's own images (those under ImageRegistry) pulled from
+// registry instead, such as the one `make images` pushed them to; images a device names
+// itself are left alone. The spec digest is written again, so a change of registry rolls
+// the pods. An empty registry, or ImageRegistry itself, leaves pod as it is.
+func InRegistry(pod *corev1.Pod, registry string) *corev1.Pod {
+	to := strings.TrimSuffix(registry, "/") + "/"
+	if registry == "" || to == ImageRegistry {
+		return pod
+	}
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			if rest, ok := strings.CutPrefix(cs[i].Image, ImageRegistry); ok {
+				cs[i].Image = to + rest
+			}
+		}
+	}
+	return obsSeal(pod)
 }

@@ -28,6 +28,9 @@ type Activities struct {
 	// Empty says which kinds a namespace holds none of, so a server's read skips their
 	// LISTs; nil LISTs every kind, as the tests do (the worker sets it).
 	Empty EmptyKinds
+	// ImageRegistry is where the runner's INDI images are pulled from (kube.InRegistry);
+	// empty means the release's, kube.ImageRegistry (the worker's --image-registry).
+	ImageRegistry string
 }
 
 var logFor = activities.LogFor

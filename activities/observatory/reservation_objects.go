@@ -344,6 +344,7 @@ func (a *Activities) startServer(ctx context.Context, s stepServer) error {
 	if err != nil {
 		return stepFailed("%v", err)
 	}
+	pod = kube.InRegistry(pod, a.ImageRegistry)
 	svc, err := kube.ServerService(s.Owner)
 	if err != nil {
 		return stepFailed("%v", err)
@@ -357,7 +358,7 @@ func (a *Activities) startServer(ctx context.Context, s stepServer) error {
 // startDevicePods adds each device's finalizer, then creates or adopts its claim, Service and
 // pod; a device deleted meanwhile is left out.
 func (a *Activities) startDevicePods(ctx context.Context, s stepServer, devices []stepDevice) ([]stepDevice, error) {
-	objs, err := buildDevices(s, devices)
+	objs, err := buildDevices(s, devices, a.ImageRegistry)
 	if err != nil {
 		return nil, err
 	}
@@ -407,14 +408,16 @@ func deviceRun(d stepDevice, pod *corev1.Pod) kube.DeviceRun {
 }
 
 // buildDevices builds every device's objects; checkServer has refused what they cannot be
-// built from, so a failure here is a check this forgot.
-func buildDevices(s stepServer, devices []stepDevice) ([]deviceObjects, error) {
+// built from, so a failure here is a check this forgot. The pods pull the runner's images
+// from registry (kube.InRegistry).
+func buildDevices(s stepServer, devices []stepDevice, registry string) ([]deviceObjects, error) {
 	out := make([]deviceObjects, len(devices))
 	for i, d := range devices {
 		var err error
 		if out[i].pod, err = kube.DevicePod(d.DeviceRef, s.Name, s.Guider); err != nil {
 			return nil, stepFailed("%v", err)
 		}
+		out[i].pod = kube.InRegistry(out[i].pod, registry)
 		if out[i].svc, err = kube.DeviceService(d.DeviceRef, s.Name); err != nil {
 			return nil, stepFailed("%v", err)
 		}

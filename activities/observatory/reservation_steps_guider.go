@@ -45,6 +45,7 @@ func (a *Activities) startGuider(ctx context.Context, in StepInput) (StepResult,
 	if err != nil {
 		return StepResult{}, stepFailed("%v", err)
 	}
+	pod = kube.InRegistry(pod, a.ImageRegistry)
 	if err := a.ensureConfigMap(ctx, cm); err != nil {
 		return StepResult{}, err
 	}

@@ -74,6 +74,8 @@ type options struct {
 	devINDIDir string
 	// cacheSize is how many workflows the worker keeps in memory between their tasks.
 	cacheSize int
+	// imageRegistry is where the INDI pods pull the runner's images from.
+	imageRegistry string
 }
 
 // defaultCacheSize is the worker's workflow cache. The SDK's default of 10,000 keeps every
@@ -144,6 +146,7 @@ func run(args []string) error {
 		Instance: os.Getenv("POD_NAME"), Now: time.Now})
 	acts.People.People = *o.people
 	acts.Observatory.Empty = observatory.WatchKinds(ctx, md, observatory.ServerKinds())
+	acts.Observatory.ImageRegistry = o.imageRegistry
 	if o.devINDI {
 		local := localINDI(ctx, acts.Observatory, kube, o.devINDIDir, log)
 		defer local.Close()
@@ -229,6 +232,8 @@ func parseFlags(args []string) (options, error) {
 	}
 	fs.IntVar(&o.cacheSize, "workflow-cache-size", o.cacheSize,
 		"workflows kept in memory between their tasks; the least recently used one goes first and replays its history at its next task (env LIKEN_WORKFLOW_CACHE_SIZE)")
+	fs.StringVar(&o.imageRegistry, "image-registry", envOr("LIKEN_IMAGE_REGISTRY", strings.TrimSuffix(kubepkg.ImageRegistry, "/")),
+		"where the INDI server, device and guider pods pull the runner's images (indi, indi-simulators, ...), such as the REGISTRY of make images (env LIKEN_IMAGE_REGISTRY)")
 	o.devINDIDir = os.Getenv("LIKEN_DEV_LOCAL_INDI_DIR")
 	fs.StringVar(&o.devINDIDir, "dev-local-indi-dir", o.devINDIDir,
 		"dev mode only: where the local indiservers are recorded, so that they outlive a worker that is killed and the next worker adopts them, "+

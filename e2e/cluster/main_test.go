@@ -12,10 +12,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"liken.sh/runner/build/images"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 )
@@ -94,4 +99,32 @@ func TestTheRunnerInstallsAndEveryRolloutCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("kubectl get pods -o wide -A\n%s", out)
+	pulled(t, system, images.RunnerRepository+":"+testenv.NodeImageTag, images.TemporalImage)
+}
+
+// pulled checks that the kubelet pulled each image from the stack's registry, as a cluster
+// pulls: its "Successfully pulled image" event in ns. An image already in containerd (loaded
+// by hand, say) would get "already present on machine" instead.
+func pulled(t *testing.T, ns string, imgs ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	missing := imgs
+	for len(missing) > 0 {
+		events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=Pulled"})
+		if err != nil {
+			t.Fatalf("the pull events of %s: %v (%v not seen pulled)", ns, err, missing)
+		}
+		missing = nil
+		for _, im := range imgs {
+			if !slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
+				return strings.HasPrefix(e.Message, fmt.Sprintf("Successfully pulled image %q", im))
+			}) {
+				missing = append(missing, im)
+			}
+		}
+		if len(missing) > 0 {
+			time.Sleep(time.Second)
+		}
+	}
 }

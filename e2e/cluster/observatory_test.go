@@ -22,13 +22,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 
+	"liken.sh/runner/build/images"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/test/images"
 )
 
 const obsNS = "observatory"
@@ -55,6 +55,9 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	r := awaitPhase(t, obsv1.ReservationReady, 4*time.Minute)
 	require.NotNil(t, r.Status.Endpoint, "a Ready reservation says where its INDI server is")
 	t.Run("every pod runs real processes", func(t *testing.T) { podsAreReal(t, ctx) })
+	t.Run("the INDI and Job images were pulled from the registry", func(t *testing.T) {
+		pulled(t, obsNS, kube.ServerImage, kube.SimulatorImage, images.JobImage)
+	})
 	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
 	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })

@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"liken.sh/runner/test/images"
+	"liken.sh/runner/build/images"
 	"liken.sh/runner/test/stack"
 )
 

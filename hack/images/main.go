@@ -1,10 +1,12 @@
-// Command images builds every image the real node runs (test/images) into one
-// docker-archive tarball, without Docker or a registry:
+// Command images builds and pushes every image a cluster runs from this project (the
+// runner's, the INDI server's and the simulators', build/images), as indexes for linux/amd64
+// and linux/arm64, without Docker:
 //
-//	go run ./hack/images -out images.tar [-tag local]
+//	go run ./hack/images -registry registry.example/liken -tag v0.1.0
 //
-// and, given a node's containerd socket, loads it there too (the tests and `make run` with
-// the real node do this themselves). It needs the cache hack/tools.sh builds.
+// (`make images REGISTRY=... TAG=...`). The runner's image is tagged -tag and its programs
+// say that version; the INDI images keep the INDI release's tag (kube.INDIImageTag). It needs
+// `bash hack/tools.sh indi-arm64` (Debian's arm64 INDI packages in the cache).
 package main
 
 import (
@@ -12,46 +14,53 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
+	"strings"
 	"time"
 
-	"liken.sh/runner/test/images"
+	"liken.sh/runner/build/images"
 	"liken.sh/runner/test/stack"
 )
 
 func main() {
-	out := flag.String("out", "images.tar", "the archive to write")
-	tag := flag.String("tag", "local", "the tag of the runner's image ("+images.RunnerRepository+")")
-	load := flag.String("containerd", "", "a containerd socket to import the archive into (namespace k8s.io)")
+	registry := flag.String("registry", "", "where to push, such as registry.example/liken (required)")
+	tag := flag.String("tag", "", "the release: the runner image's tag and its programs' version (required)")
+	arches := flag.String("arch", "amd64,arm64", "the CPUs (GOARCH) to build for")
 	flag.Parse()
-	if err := run(*out, *tag, *load); err != nil {
+	if *registry == "" || *tag == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(*registry, *tag, strings.Split(*arches, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "images:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, tag, load string) error {
+func run(registry, tag string, arches []string) error {
 	wd, _ := os.Getwd()
 	root, err := stack.Root(wd)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
-	started := time.Now()
-	in := stack.ImageInputs(stack.Cache(root), tag)
-	if err := images.BuildArchive(ctx, root, out, in); err != nil {
-		return err
-	}
-	st, err := os.Stat(out)
+	work, err := os.MkdirTemp("", "liken-images-")
 	if err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s (%d MB) in %s\n", out, st.Size()>>20, time.Since(started).Round(time.Millisecond))
-	if load == "" {
-		return nil
+	defer os.RemoveAll(work)
+	ctx := context.Background()
+	started := time.Now()
+	b := images.Builder{Root: root, Cache: stack.Cache(root), Work: work, Version: tag}
+	imgs, err := b.Project(ctx, tag, arches)
+	if err != nil {
+		return err
 	}
-	ctr := stack.CtrPath(stack.Cache(root))
-	cmd := exec.Command(ctr, "-n", "k8s.io", "-a", load, "images", "import", out)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	return cmd.Run()
+	refs, err := images.Push(ctx, imgs, images.Into(registry))
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		fmt.Println(r)
+	}
+	fmt.Printf("pushed %d images for %s in %s\n", len(refs), strings.Join(arches, ", "), time.Since(started).Round(time.Millisecond))
+	return nil
 }

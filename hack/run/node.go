@@ -1,6 +1,6 @@
 // `make run NODE=1`: the same playground on a real node. The stack runs a real kubelet
-// and containerd instead of kwok, the images are built here and imported, and deploy/ is
-// installed as a user installs it: the watchers, the worker and the bundled Temporal run as
+// and containerd instead of kwok, the images are built here and pushed to the stack's
+// registry, from which the node pulls them, and deploy/ is installed as a user installs it: the watchers, the worker and the bundled Temporal run as
 // pods, and the example reservation's INDI servers and devices are real containers a person
 // can reach with an INDI client. Needs root, and one real node per machine.
 package main
@@ -14,27 +14,34 @@ import (
 	"strconv"
 	"time"
 
-	"liken.sh/runner/test/images"
+	"liken.sh/runner/build/images"
 	"liken.sh/runner/test/stack"
 )
 
-// nodeTag is the runner image's tag on the node (never latest, which the kubelet would pull).
+// nodeTag is the runner image's tag on the node (never latest, which the kubelet would pull again on every start).
 const nodeTag = "local"
 
 func runOnNode(ctx context.Context, log *slog.Logger, root, cache, dir string, uiPort int, session time.Duration) error {
 	started := time.Now()
-	archive := filepath.Join(dir, "images.tar")
-	built := make(chan error, 1)
-	go func() { built <- images.BuildArchive(ctx, root, archive, stack.ImageInputs(cache, nodeTag)) }()
+	type result struct {
+		imgs []images.Image
+		err  error
+	}
+	built := make(chan result, 1)
+	go func() {
+		imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), nodeTag)
+		built <- result{imgs, err}
+	}()
 	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: cache, Node: true, Log: log})
 	if err != nil {
 		return err
 	}
 	defer s.Stop()
-	if err := <-built; err != nil {
-		return fmt.Errorf("build the images: %w", err)
+	b := <-built
+	if b.err != nil {
+		return fmt.Errorf("build the images: %w", b.err)
 	}
-	if err := s.Node.Import(ctx, archive); err != nil {
+	if err := s.Push(ctx, b.imgs); err != nil {
 		return err
 	}
 	log.Info("the real node is up and has the images", "in", time.Since(started).Round(time.Millisecond))

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
-	"liken.sh/runner/test/images"
+	"liken.sh/runner/build/images"
 )
 
 // OperatorNamespace is where deploy/ puts the runner.
@@ -30,7 +30,7 @@ const OperatorNamespace = "liken-system"
 var Deployments = []string{"temporal", "liken-worker", "people-operator", "observatory-operator"}
 
 // Install applies deploy/ of the checkout at root with the runner's image tagged tag (the
-// images must be imported already), after making its namespace with labels (such as the
+// images must be in the registry already), after making its namespace with labels (such as the
 // Pod Security Standard to enforce), and waits for every rollout.
 func (s *Stack) Install(ctx context.Context, root, tag string, labels map[string]string) error {
 	kube, err := s.Client()

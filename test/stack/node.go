@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"liken.sh/runner/test/images"
+	"liken.sh/runner/build/images"
 )
 
 // Versions of the node's programs besides the kubelet's (KubeVersion); hack/tools-node.sh
@@ -98,8 +99,9 @@ func (s *Stack) prepareNode() error {
 	return nil
 }
 
-// startNode starts containerd (and imports the pod sandbox's image), the kubelet, then
-// kube-proxy and CoreDNS, each once the one before is ready.
+// startNode starts containerd (and pushes the pod sandbox's image, which containerd pulls
+// when the first pod starts), the kubelet, then kube-proxy and CoreDNS, each once the one
+// before is ready.
 func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error {
 	n, bins := s.Node, s.Node.bins
 	ports, err := freePorts(5)
@@ -108,7 +110,7 @@ func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error 
 	}
 	kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth := ports[0], ports[1], ports[2], ports[3], ports[4]
 	s.KubeletPort = kubeletPort
-	if err := n.writeConfig(s.Kubeconfig, kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth); err != nil {
+	if err := n.writeConfig(s.Kubeconfig, s.Registry, kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth); err != nil {
 		return err
 	}
 
@@ -124,7 +126,7 @@ func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error 
 	}); err != nil {
 		return err
 	}
-	if err := n.importPause(ctx, bins["pause"]); err != nil {
+	if err := s.Push(ctx, []images.Image{images.Pause(runtime.GOARCH, bins["pause"], images.Labels("test", ""))}); err != nil {
 		return err
 	}
 	if err := s.run(ctx, &proc{
@@ -157,13 +159,16 @@ func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error 
 }
 
 // writeConfig writes the configuration files of the node's programs into its folder.
-func (n *Node) writeConfig(kubeconfig string, kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth int) error {
+func (n *Node) writeConfig(kubeconfig, registry string, kubeletPort, kubeletHealth, proxyHealth, proxyMetrics, dnsHealth int) error {
 	files := map[string]string{
 		"containerd.toml":       containerdConfig(n.Dir),
 		"cni/10-liken.conflist": cniConfig(n.Dir),
 		"kubelet.yaml":          kubeletConfig(n.Dir, kubeletPort, kubeletHealth),
 		"kube-proxy.yaml":       kubeProxyConfig(kubeconfig, proxyHealth, proxyMetrics),
 		"Corefile":              corefile(kubeconfig, dnsHealth),
+	}
+	for _, r := range mirroredRegistries {
+		files[filepath.Join("certs.d", r, "hosts.toml")] = registryHosts(registry)
 	}
 	for name, text := range files {
 		p := filepath.Join(n.Dir, name)
@@ -218,25 +223,6 @@ func (n *Node) Ctr(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// Import loads a docker-archive tarball of images (test/images) into the node, where
-// pods find them by name without a registry.
-func (n *Node) Import(ctx context.Context, archive string) error {
-	_, err := n.Ctr(ctx, "images", "import", archive)
-	return err
-}
-
-func (n *Node) importPause(ctx context.Context, pause string) error {
-	im, err := images.Pause(images.Inputs{Pause: pause})
-	if err != nil {
-		return err
-	}
-	tar := filepath.Join(n.Dir, "pause.tar")
-	if err := images.Write(tar, []images.Image{im}); err != nil {
-		return err
-	}
-	return n.Import(ctx, tar)
-}
-
 // stop cleans what the node made, once its processes are stopped, and lets the lock go.
 func (n *Node) stop() error {
 	err := n.record.clean()
@@ -244,16 +230,18 @@ func (n *Node) stop() error {
 	return err
 }
 
-// ImageInputs names the cache's programs that go into the node's images (test/images).
-func ImageInputs(cache, runnerTag string) images.Inputs {
-	return images.Inputs{
-		RunnerTag: runnerTag,
-		Pause:     filepath.Join(cache, "node-"+KubeVersion, "pause"),
-		Temporal:  filepath.Join(cache, "temporal-"+TemporalVersion, "temporal"),
+// NodeImages builds every image the real node runs, for this machine's platform: the
+// project's (the runner's tagged runnerTag), then the pod sandbox, the bundled Temporal and
+// busybox from the cache and this machine. work holds the programs until they are pushed.
+func NodeImages(ctx context.Context, root, cache, work, runnerTag string) ([]images.Image, error) {
+	b := images.Builder{Root: root, Cache: cache, Work: work}
+	project, err := b.Project(ctx, runnerTag, []string{runtime.GOARCH})
+	if err != nil {
+		return nil, err
 	}
-}
-
-// CtrPath is containerd's client in the cache.
-func CtrPath(cache string) string {
-	return filepath.Join(cache, "containerd-"+ContainerdVersion, "ctr")
+	world, err := images.TestWorld(filepath.Join(cache, "node-"+KubeVersion, "pause"), filepath.Join(cache, "temporal-"+TemporalVersion, "temporal"))
+	if err != nil {
+		return nil, err
+	}
+	return append(project, world...), nil
 }

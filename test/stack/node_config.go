@@ -3,7 +3,7 @@
 // so nothing of it stays on the machine once the folder and the few host paths the kubelet
 // insists on (see node_clean.go) are removed. The values come from the probe in the project's
 // notes: cgroup v1 allowed, no negative oom_score_adj (root here lacks CAP_SYS_RESOURCE),
-// images never garbage-collected (they are imported, not pulled), and sysctls left alone
+// images never garbage-collected (a test pulls each once), and sysctls left alone
 // where a flag allows it.
 package stack
 
@@ -34,6 +34,8 @@ state = %[2]q
   address = "%[3]s.ttrpc"
 [plugins."io.containerd.cri.v1.images"]
   snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".registry]
+    config_path = %[7]q
   [plugins."io.containerd.cri.v1.images".pinned_images]
     sandbox = %[4]q
 [plugins."io.containerd.cri.v1.runtime"]
@@ -51,7 +53,7 @@ state = %[2]q
     bin_dirs = ["/usr/lib/cni"]
     conf_dir = %[6]q
 `, filepath.Join(r, "containerd", "root"), filepath.Join(r, "containerd", "state"),
-		containerdSocket(r), pauseImage, filepath.Join(r, "containerd", "runc"), filepath.Join(r, "cni"))
+		containerdSocket(r), pauseImage, filepath.Join(r, "containerd", "runc"), filepath.Join(r, "cni"), filepath.Join(r, "certs.d"))
 }
 
 func containerdSocket(r string) string { return filepath.Join(r, "containerd", "containerd.sock") }

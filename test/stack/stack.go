@@ -64,6 +64,8 @@ type Options struct {
 	// Node runs a real node (node.go) in place of kwok's fake one; it implies Kube, needs
 	// root, and only one can run on a machine at a time.
 	Node bool
+	// Registry runs the test world's image registry (registry.go); Node implies it.
+	Registry bool
 	// Temporal starts a Temporal dev server.
 	Temporal Temporal
 	// Log receives one line per process started or stopped; nil means slog.Default().
@@ -108,6 +110,8 @@ type Stack struct {
 	TemporalUI string
 	// Node is the real node, when Options.Node asked for one.
 	Node *Node
+	// Registry is host:port of the test world's image registry, when started.
+	Registry string
 
 	mu    sync.Mutex
 	procs []*proc // in start order
@@ -148,6 +152,13 @@ func emptyDir(dir string) error {
 
 func start(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, log: opts.Log}
+	if opts.Registry || opts.Node {
+		// First: the real node's containerd pulls the pod sandbox from it.
+		if err := s.startRegistry(ctx); err != nil {
+			s.Stop()
+			return nil, err
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	if opts.Temporal.Enabled {

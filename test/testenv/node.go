@@ -1,4 +1,5 @@
-// The real node's images, for test packages that run pods as real containers.
+// The real node's images, for test packages that run pods as real containers: built while
+// the stack starts, then pushed to the stack's registry, from which the node pulls them.
 package testenv
 
 import (
@@ -8,40 +9,45 @@ import (
 	"path/filepath"
 	"time"
 
-	"liken.sh/runner/test/images"
+	"liken.sh/runner/build/images"
 	"liken.sh/runner/test/stack"
 )
 
 // NodeImageTag is the runner image's tag on the real node: a tag other than latest, so
-// the kubelet uses the imported image and never tries a registry.
+// the kubelet pulls it once (IfNotPresent).
 const NodeImageTag = "local"
-
-func archivePath(dir string) string { return filepath.Join(dir, "images.tar") }
 
 // buildImages has a budget of its own: the first build compiles the programs from an empty
 // build cache, which took 4 minutes on a busy machine.
-func buildImages(root, cache, dir string) error {
+func buildImages(root, cache, dir string) ([]images.Image, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	started := time.Now()
-	if err := images.BuildArchive(ctx, root, archivePath(dir), stack.ImageInputs(cache, NodeImageTag)); err != nil {
-		return fmt.Errorf("build the node's images: %w", err)
+	imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), NodeImageTag)
+	if err != nil {
+		return nil, fmt.Errorf("build the node's images: %w", err)
 	}
 	logf("built the node's images in %s", time.Since(started).Round(time.Millisecond))
-	return nil
+	return imgs, nil
 }
 
-func importImages(s *stack.Stack, dir string, built <-chan error) error {
-	if err := <-built; err != nil {
-		return err
+type builtImages struct {
+	imgs []images.Image
+	err  error
+}
+
+func pushImages(s *stack.Stack, built <-chan builtImages) error {
+	b := <-built
+	if b.err != nil {
+		return b.err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	started := time.Now()
-	if err := s.Node.Import(ctx, archivePath(dir)); err != nil {
+	if err := s.Push(ctx, b.imgs); err != nil {
 		return err
 	}
-	logf("imported the node's images in %s", time.Since(started).Round(time.Millisecond))
+	logf("pushed the node's images to the stack's registry in %s", time.Since(started).Round(time.Millisecond))
 	return nil
 }
 

@@ -38,7 +38,8 @@ type Options struct {
 	Kube bool
 	// Node starts the control plane with a real node in place of the fake one (it needs
 	// root, and one runs on a machine at a time), builds every image it runs
-	// (test/images) with the runner's image tagged NodeImageTag, and imports them.
+	// (build/images) with the runner's image tagged NodeImageTag, and pushes them to the
+	// stack's registry, from which the node pulls them.
 	Node bool
 	// CRDs applies deploy/crds and waits until every CRD is established (implies Kube).
 	CRDs bool
@@ -144,17 +145,20 @@ func start(opts Options) (*Env, string, error) {
 			so.Temporal.DBFile = filepath.Join(dir, "temporal.db")
 		}
 	}
-	archive := make(chan error, 1)
+	built := make(chan builtImages, 1)
 	if opts.Node {
 		// The images build while the stack starts.
-		go func() { archive <- buildImages(root, so.Cache, dir) }()
+		go func() {
+			imgs, err := buildImages(root, so.Cache, dir)
+			built <- builtImages{imgs, err}
+		}()
 	}
 	s, err := stack.Start(ctx, so)
 	if err != nil {
 		return nil, dir, err
 	}
 	if opts.Node {
-		if err := importImages(s, dir, archive); err != nil {
+		if err := pushImages(s, built); err != nil {
 			s.Stop()
 			return nil, dir, err
 		}

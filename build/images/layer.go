@@ -1,6 +1,6 @@
-// A layer is a tar of a few files copied from this machine, written down as a list: a
-// file's path in the image, where its bytes come from, its mode and owner. The images here
-// are one layer each, so what a pod runs is exactly that list.
+// A layer is a tar of a few files, written down as a list: a file's path in the image, where
+// its bytes come from (this machine, or a Debian tree of another CPU in the cache), its mode
+// and owner. The images here are one layer each, so what a pod runs is exactly that list.
 package images
 
 import (
@@ -16,6 +16,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // Entry is one file, folder or symlink of a layer.
@@ -122,5 +123,5 @@ func (l Layer) v1Layer() (v1.Layer, error) {
 	}
 	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(b)), nil
-	})
+	}, tarball.WithMediaType(types.OCILayer))
 }

@@ -1,0 +1,118 @@
+// The shared libraries a program needs, found the way the dynamic loader finds them, but in a
+// tree of files rather than on a running system: the ELF file names its loader (PT_INTERP) and
+// its libraries (DT_NEEDED), and each library is looked up in the folders Debian's loader
+// searches by default for that CPU. The tree is this machine ("/") for its own platform, or
+// Debian's packages of another CPU extracted into the cache, which this machine cannot run.
+// Those default folders need no ld.so.cache, so the images have none.
+package images
+
+import (
+	"debug/elf"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// triples are Debian's multiarch folder names of the CPUs the images are built for.
+var triples = map[elf.Machine]string{
+	elf.EM_X86_64:  "x86_64-linux-gnu",
+	elf.EM_AARCH64: "aarch64-linux-gnu",
+}
+
+// Closure returns the loader and the libraries that the programs load, as paths in the tree
+// at root, sorted. programs are paths in the tree too. A static program adds nothing.
+func Closure(root string, programs ...string) ([]string, error) {
+	seen := map[string]bool{}
+	queue := slices.Clone(programs)
+	var libs []string
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		interp, needed, machine, err := readELF(root, p)
+		if err != nil {
+			return nil, err
+		}
+		found := []string{}
+		if interp != "" {
+			found = append(found, interp)
+		}
+		for _, n := range needed {
+			lib, err := lookUp(root, machine, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			found = append(found, lib)
+		}
+		for _, f := range found {
+			if !seen[f] {
+				seen[f] = true
+				libs = append(libs, f)
+				queue = append(queue, f)
+			}
+		}
+	}
+	slices.Sort(libs)
+	return libs, nil
+}
+
+// readELF reads a program's or library's loader and needed libraries.
+func readELF(root, p string) (interp string, needed []string, machine elf.Machine, err error) {
+	real, err := inTree(root, p)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	f, err := elf.Open(real)
+	if err != nil {
+		return "", nil, 0, fmt.Errorf("%s: %w", p, err)
+	}
+	defer f.Close()
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			b := make([]byte, prog.Filesz)
+			if _, err := prog.ReadAt(b, 0); err != nil {
+				return "", nil, 0, fmt.Errorf("%s: its loader: %w", p, err)
+			}
+			interp = strings.TrimRight(string(b), "\x00")
+		}
+	}
+	needed, err = f.ImportedLibraries()
+	if err != nil {
+		return "", nil, 0, fmt.Errorf("%s: %w", p, err)
+	}
+	return interp, needed, f.Machine, nil
+}
+
+// lookUp finds a library by name in the loader's default folders for the CPU.
+func lookUp(root string, machine elf.Machine, lib string) (string, error) {
+	triple, ok := triples[machine]
+	if !ok {
+		return "", fmt.Errorf("no image is built for the CPU %s", machine)
+	}
+	for _, dir := range []string{"/lib/" + triple, "/usr/lib/" + triple, "/lib", "/usr/lib"} {
+		p := path.Join(dir, lib)
+		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("a library is missing: %s (for %s)", lib, triple)
+}
+
+// inTree is where a path of the tree is on this machine, its symlinks followed; a link that
+// leaves the tree is an error, since the image would not have what it points to.
+func inTree(root, p string) (string, error) {
+	real, err := filepath.EvalSymlinks(filepath.Join(root, p))
+	if err != nil {
+		return "", fmt.Errorf("the image needs %s: %w", p, err)
+	}
+	base, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	if base != "/" && !strings.HasPrefix(real, base+"/") {
+		return "", fmt.Errorf("%s leads out of %s, to %s", p, root, real)
+	}
+	return real, nil
+}
