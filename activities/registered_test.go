@@ -44,7 +44,7 @@ func registeredNames(t *testing.T) map[string]reflect.Type {
 }
 
 func TestEveryActivityARecordedHistorySchedulesIsStillRegistered(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "workflows", "testdata", "histories", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "workflows", "testdata", "histories", "*", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	methods := registeredNames(t)
