@@ -71,26 +71,13 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	if err != nil {
 		return err
 	}
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lost := make(chan error, len(servers))
-	var watched []*observedServer
-	for _, s := range servers {
-		if len(s.Devices) == 0 || s.Name == "" {
-			continue
-		}
-		c, err := a.dialServer(ctx, s)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		o := &observedServer{client: c, owner: s.Owner, name: s.Name, changed: map[string]bool{}, deleted: map[string]bool{}}
-		o.setDevices(s.Devices)
-		sub := c.Subscribe(indi.Filter{})
-		defer sub.Close()
-		go o.follow(ctx, sub, lost)
-		watched = append(watched, o)
+	watched, err := a.followServers(ctx, servers, lost)
+	defer closeAll(watched)
+	if err != nil {
+		return err
 	}
 	logFor(ctx).Info("observing devices", "namespace", in.Namespace, "reservation", in.Reservation, "servers", len(watched))
 	guider := guiderOf(servers[len(servers)-1], nil) // the telescope's, which is last
@@ -101,18 +88,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	safety := &safetyWatch{seen: a.seenSafetyPark(ctx, in.Namespace, in.Observatory)}
 	var beaten time.Time
 	if site != nil {
-		defer func() {
-			// Stopped on purpose (the reservation ends, or its run continues as new): the guard
-			// stops watching this telescope's heartbeat. A worker that dies, or stops to be
-			// replaced, or an observer that lost a server and will be run again, says nothing:
-			// the guard parks the site if no one beats within the timeout.
-			if ctx.Err() == nil || workerStopping(ctx) {
-				return
-			}
-			if err := beat(context.WithoutCancel(ctx), site.client, in.Telescope, guard.LeaveState); err != nil {
-				logFor(ctx).Warn("the site guard could not be told the runner leaves", "observatory", in.Observatory, "err", err)
-			}
-		}()
+		defer leaveOnPurpose(ctx, in, site)
 	}
 
 	tick := time.NewTicker(observeEvery)
@@ -123,18 +99,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		stepHeartbeat(ctx, "observing "+strconv.Itoa(len(watched))+" INDI servers")
 		select {
 		case <-reread.C:
-			for _, o := range watched {
-				s, err := a.readObservedServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
-				if err != nil {
-					logFor(ctx).Warn("the devices of a server could not be read again; the last list is kept",
-						"server", o.name, "namespace", o.owner.Namespace, "err", err)
-					continue
-				}
-				o.setDevices(s.Devices)
-				if o.owner.Kind == obsv1.KindTelescope {
-					guider = guiderOf(s, guider)
-				}
-			}
+			guider = a.rereadServers(ctx, watched, guider)
 		default:
 		}
 		for _, o := range watched {
@@ -166,6 +131,66 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 			return err
 		case <-tick.C:
 		}
+	}
+}
+
+// followServers dials each server that runs devices and follows its updates until ctx ends;
+// a server lost sends its error on lost. What it returns, closeAll closes, even on an error.
+func (a *Activities) followServers(ctx context.Context, servers []stepServer, lost chan<- error) ([]*observedServer, error) {
+	var watched []*observedServer
+	for _, s := range servers {
+		if len(s.Devices) == 0 || s.Name == "" {
+			continue
+		}
+		c, err := a.dialServer(ctx, s)
+		if err != nil {
+			return watched, err
+		}
+		o := &observedServer{client: c, owner: s.Owner, name: s.Name, changed: map[string]bool{}, deleted: map[string]bool{}}
+		o.setDevices(s.Devices)
+		o.sub = c.Subscribe(indi.Filter{})
+		go o.follow(ctx, o.sub, lost)
+		watched = append(watched, o)
+	}
+	return watched, nil
+}
+
+// closeAll ends the servers' subscriptions and clients.
+func closeAll(watched []*observedServer) {
+	for _, o := range watched {
+		o.sub.Close()
+		o.client.Close()
+	}
+}
+
+// rereadServers reads each server's devices again, and the telescope's Guider; a server that
+// cannot be read keeps its last list.
+func (a *Activities) rereadServers(ctx context.Context, watched []*observedServer, guider *observedGuider) *observedGuider {
+	for _, o := range watched {
+		s, err := a.readObservedServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
+		if err != nil {
+			logFor(ctx).Warn("the devices of a server could not be read again; the last list is kept",
+				"server", o.name, "namespace", o.owner.Namespace, "err", err)
+			continue
+		}
+		o.setDevices(s.Devices)
+		if o.owner.Kind == obsv1.KindTelescope {
+			guider = guiderOf(s, guider)
+		}
+	}
+	return guider
+}
+
+// leaveOnPurpose tells the site guard to stop watching this telescope's heartbeat when the
+// observer is stopped on purpose (the reservation ends, or its run continues as new). A
+// worker that dies, or stops to be replaced, or an observer that lost a server and will be
+// run again, says nothing: the guard parks the site if no one beats within the timeout.
+func leaveOnPurpose(ctx context.Context, in StepInput, site *observedServer) {
+	if ctx.Err() == nil || workerStopping(ctx) {
+		return
+	}
+	if err := beat(context.WithoutCancel(ctx), site.client, in.Telescope, guard.LeaveState); err != nil {
+		logFor(ctx).Warn("the site guard could not be told the runner leaves", "observatory", in.Observatory, "err", err)
 	}
 }
 
@@ -272,6 +297,7 @@ func (a *Activities) readObservedServer(ctx context.Context, ns string, kind obs
 // observedServer is one INDI server the observer follows, and its devices.
 type observedServer struct {
 	client  *indi.Client
+	sub     *indi.Subscription
 	owner   kube.ResourceID // the Telescope or Observatory
 	name    string
 	devices []*observedDevice
