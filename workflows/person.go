@@ -61,84 +61,128 @@ const retryAfterFailure = 30 * time.Second
 
 // Person runs one Person's picture until the Person is deleted.
 func Person(ctx workflow.Context, in contract.PersonInput) error {
-	log := workflow.GetLogger(ctx)
-	changes := workflow.GetSignalChannel(ctx, contract.PersonChanged)
-	pending, recheck := true, false
-	// due is the one timer a Person has: the six-hourly re-check, or the retry of a failed pass.
-	var due workflow.Future
-	var cancelDue workflow.CancelFunc
-	dueIsRetry := false
-	passes := 0
-
+	person := &personRun{ctx: ctx, name: in.Name, changes: workflow.GetSignalChannel(ctx, contract.PersonChanged), pending: true}
 	for {
 		// Coalesce: every change received so far is answered by the same pass.
-		for changes.ReceiveAsync(nil) {
-			pending = true
+		for person.changes.ReceiveAsync(nil) {
+			person.pending = true
 		}
-		if pending || recheck {
-			out, err := pass(ctx, in.Name, recheck)
-			pending, recheck = false, false
-			passes++
-			workflow.SetCurrentDetails(ctx, personDetails(out, err))
-			switch {
-			case err != nil:
-				log.Warn("a pass failed; trying again later", "person", in.Name, "err", err)
-				if cancelDue != nil {
-					cancelDue()
-				}
-				due, cancelDue = timer(ctx, retryAfterFailure, "try the pass again in "+kube.ShortDuration(retryAfterFailure))
-				dueIsRetry = true
-				continue
-			case out.Gone:
-				if err := forget(ctx, in.Name); err != nil {
-					return err
-				}
-				// A Person created again under the same name while we cleaned up keeps
-				// this workflow alive; otherwise it ends here.
-				if !changes.ReceiveAsync(nil) {
-					return nil
-				}
-				pending = true
+		if person.pending || person.recheck {
+			next, err := person.runPass()
+			if err != nil || next == personEnds {
+				return err
+			}
+			if next == receiveFirst {
 				continue
 			}
-			if cancelDue != nil {
-				cancelDue()
-				due, cancelDue = nil, nil
-			}
-			if out.Recheck {
-				due, cancelDue = timer(ctx, RecheckEvery, "re-check the picture in "+kube.ShortDuration(RecheckEvery))
-				dueIsRetry = false
-			}
 		}
-
-		if info := workflow.GetInfo(ctx); info.GetContinueAsNewSuggested() ||
-			info.GetCurrentHistoryLength() > personHistoryLimit || passes >= personPassLimit {
+		if person.long() {
 			// Signals still buffered are answered by the next run's first pass.
-			for changes.ReceiveAsync(nil) {
+			for person.changes.ReceiveAsync(nil) {
 			}
 			return workflow.NewContinueAsNewError(ctx, Person, contract.PersonInput{Name: in.Name})
 		}
-
-		sel := workflow.NewSelector(ctx)
-		sel.AddReceive(changes, func(c workflow.ReceiveChannel, _ bool) {
-			var ch contract.PersonChange
-			c.Receive(ctx, &ch)
-			pending = true
-		})
-		if due != nil {
-			sel.AddFuture(due, func(f workflow.Future) {
-				due, cancelDue = nil, nil
-				if f.Get(ctx, nil) == nil {
-					if dueIsRetry {
-						pending = true
-					} else {
-						recheck = true
-					}
-				}
-			})
-		}
-		sel.Select(ctx)
+		person.await()
 	}
+}
+
+// personRun is one run of a Person's workflow: whether a pass is owed, and its one timer.
+type personRun struct {
+	ctx     workflow.Context
+	name    string
+	changes workflow.ReceiveChannel
+	// pending says a change waits for a pass; recheck that the six-hourly re-check is due.
+	pending, recheck bool
+	// due is the one timer a Person has: the six-hourly re-check, or the retry of a failed
+	// pass (dueIsRetry).
+	due        workflow.Future
+	cancelDue  workflow.CancelFunc
+	dueIsRetry bool
+	passes     int
+}
+
+// What a Person's workflow does after a pass.
+type afterPass int
+
+const (
+	// waitNext: wait for a change or the timer.
+	waitNext afterPass = iota
+	// receiveFirst: take the changes that came meanwhile first (a failed pass, or a Person
+	// created again while it was forgotten).
+	receiveFirst
+	// personEnds: the Person is gone and forgotten, and no change came meanwhile.
+	personEnds
+)
+
+// runPass runs a pass and sets the timer its outcome asks for.
+func (person *personRun) runPass() (afterPass, error) {
+	out, err := pass(person.ctx, person.name, person.recheck)
+	person.pending, person.recheck = false, false
+	person.passes++
+	workflow.SetCurrentDetails(person.ctx, personDetails(out, err))
+	switch {
+	case err != nil:
+		workflow.GetLogger(person.ctx).Warn("a pass failed; trying again later", "person", person.name, "err", err)
+		person.stopDue()
+		person.due, person.cancelDue = timer(person.ctx, retryAfterFailure, "try the pass again in "+kube.ShortDuration(retryAfterFailure))
+		person.dueIsRetry = true
+		return receiveFirst, nil
+	case out.Gone:
+		if err := forget(person.ctx, person.name); err != nil {
+			return personEnds, err
+		}
+		// A Person created again under the same name while we cleaned up keeps this
+		// workflow alive; otherwise it ends here.
+		if !person.changes.ReceiveAsync(nil) {
+			return personEnds, nil
+		}
+		person.pending = true
+		return receiveFirst, nil
+	}
+	person.stopDue()
+	person.due, person.cancelDue = nil, nil
+	if out.Recheck {
+		person.due, person.cancelDue = timer(person.ctx, RecheckEvery, "re-check the picture in "+kube.ShortDuration(RecheckEvery))
+		person.dueIsRetry = false
+	}
+	return waitNext, nil
+}
+
+// stopDue cancels the timer, if one runs.
+func (person *personRun) stopDue() {
+	if person.cancelDue != nil {
+		person.cancelDue()
+	}
+}
+
+// long says whether the run continues as new now: Temporal suggests it, or the history or
+// the passes passed their limits.
+func (person *personRun) long() bool {
+	info := workflow.GetInfo(person.ctx)
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > personHistoryLimit || person.passes >= personPassLimit
+}
+
+// await waits for a change or the timer.
+func (person *personRun) await() {
+	sel := workflow.NewSelector(person.ctx)
+	sel.AddReceive(person.changes, func(c workflow.ReceiveChannel, _ bool) {
+		var ch contract.PersonChange
+		c.Receive(person.ctx, &ch)
+		person.pending = true
+	})
+	if person.due != nil {
+		sel.AddFuture(person.due, func(f workflow.Future) {
+			person.due, person.cancelDue = nil, nil
+			if f.Get(person.ctx, nil) == nil {
+				if person.dueIsRetry {
+					person.pending = true
+				} else {
+					person.recheck = true
+				}
+			}
+		})
+	}
+	sel.Select(person.ctx)
 }
 
 // pass runs the quick pass and, when the picture needs a baker pod, the bake.
