@@ -61,7 +61,8 @@ const retryAfterFailure = 30 * time.Second
 
 // Person runs one Person's picture until the Person is deleted.
 func Person(ctx workflow.Context, in contract.PersonInput) error {
-	person := &personRun{ctx: ctx, name: in.Name, changes: workflow.GetSignalChannel(ctx, contract.PersonChanged), pending: true}
+	changes := workflow.GetSignalChannel(ctx, contract.PersonChanged)
+	person := &personRun{ctx: ctx, name: in.Name, changes: changes, pending: true}
 	for {
 		// Coalesce: every change received so far is answered by the same pass.
 		for person.changes.ReceiveAsync(nil) {
@@ -124,8 +125,7 @@ func (person *personRun) runPass() (afterPass, error) {
 	case err != nil:
 		workflow.GetLogger(person.ctx).Warn("a pass failed; trying again later", "person", person.name, "err", err)
 		person.stopDue()
-		person.due, person.cancelDue = timer(person.ctx, retryAfterFailure, "try the pass again in "+kube.ShortDuration(retryAfterFailure))
-		person.dueIsRetry = true
+		person.startDue(retryAfterFailure, "try the pass again", true)
 		return receiveFirst, nil
 	case out.Gone:
 		if err := forget(person.ctx, person.name); err != nil {
@@ -142,10 +142,15 @@ func (person *personRun) runPass() (afterPass, error) {
 	person.stopDue()
 	person.due, person.cancelDue = nil, nil
 	if out.Recheck {
-		person.due, person.cancelDue = timer(person.ctx, RecheckEvery, "re-check the picture in "+kube.ShortDuration(RecheckEvery))
-		person.dueIsRetry = false
+		person.startDue(RecheckEvery, "re-check the picture", false)
 	}
 	return waitNext, nil
+}
+
+// startDue starts the timer: the retry of a failed pass, or the re-check.
+func (person *personRun) startDue(d time.Duration, what string, isRetry bool) {
+	person.due, person.cancelDue = timer(person.ctx, d, what+" in "+kube.ShortDuration(d))
+	person.dueIsRetry = isRetry
 }
 
 // stopDue cancels the timer, if one runs.
@@ -159,7 +164,8 @@ func (person *personRun) stopDue() {
 // the passes passed their limits.
 func (person *personRun) long() bool {
 	info := workflow.GetInfo(person.ctx)
-	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > personHistoryLimit || person.passes >= personPassLimit
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > personHistoryLimit ||
+		person.passes >= personPassLimit
 }
 
 // await waits for a change or the timer.
