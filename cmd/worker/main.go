@@ -108,19 +108,7 @@ func run(args []string) error {
 	reg := metrics.New()
 	reg.Kubernetes()
 	registerINDITraffic(reg)
-	rc, err := cfg.RESTConfig()
-	if err != nil {
-		return err
-	}
-	kube, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return err
-	}
-	md, err := metadata.NewForConfig(rc)
+	kube, dyn, md, err := kubeClients(&cfg)
 	if err != nil {
 		return err
 	}
@@ -171,6 +159,25 @@ func run(args []string) error {
 	w.Stop()
 	log.Info("stopped")
 	return nil
+}
+
+// kubeClients are the worker's three views of the API server: typed, dynamic (the
+// observatory's kinds) and metadata only (which kinds have objects at all).
+func kubeClients(cfg *app.Config) (*kubernetes.Clientset, *dynamic.DynamicClient, metadata.Interface, error) {
+	rc, err := cfg.RESTConfig()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	md, err := metadata.NewForConfig(rc)
+	return kube, dyn, md, err
 }
 
 // program is the worker's name in --version and in its Temporal identity.
