@@ -1,12 +1,12 @@
 // Reservation is the lifecycle of one Reservation, as one workflow per Reservation (ID
-// reservation/<ns>/<name>), and reads top-down as the README tells it (run, below):
+// reservation/<ns>/<name>), and reads top-down as docs/architecture.md tells it (run, below):
 //
 //   - begin: the deactivate finalizer, and the first status;
 //   - Wait (reservation_wait.go): spec.start on a durable timer, then the telescope from
-//     the telescope's lock (telescope.go);
+//     the telescope's lock (telescope_lock.go);
 //   - the activation steps (reservation_steps.go), StartSite to StartGuider, each its own
 //     activity with its deadline; the four that touch the observatory's site take a
-//     turn from its lock first (reservation_site.go, observatory.go);
+//     turn from its lock first (reservation_site.go, site_turns.go);
 //   - Ready (reservation_hold.go) until spec.end (another durable timer) or a delete of the
 //     Reservation, its Telescope or its Observatory: the devices observed, the triggers run,
 //     devices that join or leave handled live;

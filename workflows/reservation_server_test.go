@@ -1,5 +1,5 @@
 // Tests of several reservations at once, on a real Temporal dev server (test/testenv) with
-// an in-process worker: the Reservation, Telescope and Observatory workflows signal each other
+// an in-process worker: the Reservation, TelescopeLock and SiteTurns workflows signal each other
 // through Temporal, which the test environment of one workflow cannot do. The Kubernetes side
 // is a fake registered under the activities' own names (the activities are what is faked, not
 // Temporal); SignalCoordinator is the real one, so its SignalWithStart and the messages'

@@ -1,6 +1,6 @@
 // A reservation's turns of its observatory's site. The four steps that touch the site
 // (StartSite, Activation, Deactivation, StopSite) first take a turn from the observatory's
-// lock (observatory.go), which decides whether this reservation does the site's part: the
+// lock (site_turns.go), which decides whether this reservation does the site's part: the
 // site starts once for all its telescopes and stops after the last. StartSite holds the
 // Observatory's finalizer, and StopSite lets go of it.
 package workflows

@@ -1,5 +1,5 @@
 // The Wait step of a reservation: its spec.start, a Telescope and an Observatory that exist
-// and are not being deleted, and then the telescope's lock (telescope.go), which grants one
+// and are not being deleted, and then the telescope's lock (telescope_lock.go), which grants one
 // reservation at a time. While it waits, the step's summary says for what; a reservation
 // that ends first gives its place in the lock's queue back.
 package workflows

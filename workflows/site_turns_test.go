@@ -1,5 +1,5 @@
 // The site lock: the site starts once and stops with its last telescope, failed starts and stops,
-// withdrawn requests, and the Observatory workflow that serialises turns.
+// withdrawn requests, and the SiteTurns workflow that serialises turns.
 package workflows
 
 import (
