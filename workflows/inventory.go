@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities/observatory"
@@ -32,9 +31,7 @@ import (
 var takeInventory = workflow.ActivityOptions{
 	StartToCloseTimeout: 2 * time.Minute,
 	HeartbeatTimeout:    30 * time.Second,
-	RetryPolicy: &temporal.RetryPolicy{
-		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-	},
+	RetryPolicy:         backOff,
 }
 
 // inventoryGather is how long a pass waits after the first signal of its batch, so the

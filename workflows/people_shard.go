@@ -47,9 +47,7 @@ var paintPeople = workflow.LocalActivityOptions{
 var signalPeople = workflow.ActivityOptions{
 	StartToCloseTimeout: 10 * time.Minute,
 	HeartbeatTimeout:    20 * time.Second,
-	RetryPolicy: &temporal.RetryPolicy{
-		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-	},
+	RetryPolicy:         backOff,
 }
 
 // A painted Person's change is handed on once the shard has been quiet for handOnQuiet, or

@@ -3,6 +3,9 @@
 package workflows
 
 import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -22,6 +25,10 @@ func RegisterWorkflows(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(SiteTurns, workflow.RegisterOptions{Name: contract.SiteTurnsWorkflow})
 	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: contract.InventoryWorkflow})
 }
+
+// backOff retries an activity until it succeeds or its timeout ends: from a second, doubling,
+// up to every 30 s. A step's retry (stepRetry) and a Person's pass add their own limits.
+var backOff = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second}
 
 // The activities, one nil pointer per registered struct: workflows refer to an activity by
 // its method (observatoryActs.StartSite), as Temporal's samples do, and the SDK schedules it

@@ -26,9 +26,7 @@ import (
 var bookkeeping = workflow.LocalActivityOptions{
 	ScheduleToCloseTimeout: 10 * time.Minute,
 	StartToCloseTimeout:    30 * time.Second,
-	RetryPolicy: &temporal.RetryPolicy{
-		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-	},
+	RetryPolicy:            backOff,
 }
 
 // A long-held reservation continues as new when Temporal suggests it, when its history passes
