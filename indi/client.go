@@ -189,12 +189,12 @@ func (c *Client) write(b []byte) error {
 // asking for its CONNECTION property again: a driver answers in order, so the answer comes
 // after everything before it. Use it to wait for a driver to define its device.
 func (c *Client) Sync(ctx context.Context, device string) error {
-	sub := c.store.subscribe(Filter{Device: device, Name: "CONNECTION"})
+	sub, seen := c.store.subscribeSeeing(Filter{Device: device, Name: "CONNECTION"}, device, "CONNECTION")
 	defer sub.Close()
 	// If CONNECTION is not here yet, the first definitions are still to come, and their
 	// CONNECTION (always the first property a libindi device defines) comes before ours.
 	need := 1
-	if _, ok := c.store.property(device, "CONNECTION"); !ok {
+	if !seen {
 		need = 2
 	}
 	if err := c.write(AppendGetProperties(nil, device, "CONNECTION")); err != nil {

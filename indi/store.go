@@ -89,6 +89,8 @@ type store struct {
 	mu      sync.RWMutex
 	devices map[string]*device
 
+	// subMu is held across a change and its event, so a new subscriber sees the store either
+	// before a change (and then gets its event) or after it (and then does not).
 	subMu sync.Mutex
 	subs  map[*Subscription]struct{}
 	err   error // why the stream ended; nil while it runs
@@ -144,6 +146,8 @@ func (s *store) deviceNames() []string {
 // goroutine calls it, which keeps events in stream order. It returns why a message was not
 // applied, for the client to count; such messages change nothing.
 func (s *store) apply(m *Message) error {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
 	var ev Event
 	switch {
 	case IsVector(m):
@@ -242,9 +246,8 @@ func (s *store) remove(dev, name string) Event {
 	return Event{Kind: Deleted, Device: dev, Name: name}
 }
 
+// publish tells the subscribers of ev; the caller holds subMu.
 func (s *store) publish(ev Event) {
-	s.subMu.Lock()
-	defer s.subMu.Unlock()
 	for sub := range s.subs {
 		if sub.filter.match(&ev) {
 			sub.push(ev)
@@ -267,11 +270,20 @@ func (s *store) close(err error) {
 }
 
 func (s *store) subscribe(f Filter) *Subscription {
+	sub, _ := s.subscribeSeeing(f, "", "")
+	return sub
+}
+
+// subscribeSeeing subscribes and says whether device dev's property name was defined at that
+// point of the stream: its definition is then either stored (true) or an event still to come
+// (false), never both, which is what lets Sync count the definitions it awaits.
+func (s *store) subscribeSeeing(f Filter, dev, name string) (*Subscription, bool) {
 	sub := &Subscription{store: s, filter: f, wake: make(chan struct{}, 1)}
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
 	s.subs[sub] = struct{}{}
-	return sub
+	_, seen := s.property(dev, name)
+	return sub, seen
 }
 
 // Subscription receives the changes its Filter selects, in stream order.

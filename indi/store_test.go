@@ -170,3 +170,22 @@ func TestReadersOnOtherGoroutinesSeeWholeUpdates(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// Sync counts the CONNECTION definitions it awaits; a definition both stored and queued would
+// end it before the rest of the device's properties arrived.
+func TestASubscriberSeesADefinitionStoredOrQueuedNeverBoth(t *testing.T) {
+	def := mustRead(t, `<defSwitchVector device="Guard" name="CONNECTION" state="Ok" perm="rw" rule="OneOfMany">
+<defSwitch name="CONNECT">On</defSwitch><defSwitch name="DISCONNECT">Off</defSwitch></defSwitchVector>`)
+	for range 2000 {
+		s := newStore()
+		applied := make(chan struct{})
+		go func() { s.apply(def); close(applied) }()
+		sub, seen := s.subscribeSeeing(Filter{Device: "Guard"}, "Guard", "CONNECTION")
+		<-applied
+		queued := len(sub.queue) - sub.head
+		sub.Close()
+		if seen == (queued == 1) {
+			t.Fatalf("stored %v and %d events queued", seen, queued)
+		}
+	}
+}
