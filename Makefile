@@ -46,7 +46,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X liken.sh/runner/internal/version.Version=$(VERSION)" -o bin/ ./cmd/worker ./cmd/watcher ./hack/run
 
 ## images: build and push every image a cluster runs from this project (the runner's, indi,
-## indi-simulators) as indexes for linux/amd64 and linux/arm64, without Docker:
+## indi-simulators, indi-open) as indexes for linux/amd64 and linux/arm64, without Docker:
 ## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag)
 images:
 	bash hack/tools.sh indi indi-arm64 > /dev/null

@@ -12,10 +12,12 @@
 #   loopback-v1/      loopback.so, which makes the dev mode's indiservers listen on 127.0.0.1 only
 #   registry-v3.1.2/  registry (hack/registrybins): the CNCF distribution registry the real
 #                     node pulls its images from
-#   indi-<version>-arm64/  Debian's arm64 .debs of this machine's indi-bin version and socat,
-#                     with their dependencies (debs/), extracted (root/), for `make images`
+#   debian-indi-<version>-arm64/  Debian's arm64 .debs of this machine's indi-bin version,
+#                     the indi-open drivers' packages and socat, with their dependencies
+#                     (debs/), extracted (root/), for `make images`
 #   qemu-aarch64-static comes from Debian's qemu-user-static, to run the arm64 runner in a test.
-#   indiserver and the INDI simulators come from Debian's indi-bin, initdb and postgres from
+#   indiserver and the INDI simulators come from Debian's indi-bin (and the amd64 indi-open
+#   image's drivers from the packages INDI_OPEN_PACKAGES names), initdb and postgres from
 #   Debian's postgresql, and the C compiler for loopback.so from Debian's gcc (each installed
 #   when missing).
 #   node: the real node's kubelet, kube-proxy, containerd and CoreDNS (see tools-node.sh).
@@ -27,6 +29,9 @@ TEMPORAL_VERSION=v1.5.1
 LOOPBACK_VERSION=v1
 TEMPORAL_SERVER_VERSION=v1.29.1 # hack/temporalbins/go.mod pins the same
 REGISTRY_VERSION=v3.1.2 # hack/registrybins/go.mod pins the same
+# The indi-3rdparty drivers of the indi-open image (kube.OpenImage), Debian's builds against
+# the same libindi as indi-bin: EQMod mounts, gphoto's cameras, gpsd, the AAG CloudWatcher.
+INDI_OPEN_PACKAGES="indi-eqmod indi-gphoto indi-gpsd indi-aagcloudwatcher-ng"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LIKEN_CACHE:-$root/.cache}
@@ -101,7 +106,7 @@ registry() {
 }
 
 # indi_debs ARCH: Debian's packages of another CPU, at the source version of this machine's
-# indi-bin, with everything they depend on, downloaded and extracted. apt runs on a state,
+# indi-bin, and INDI_OPEN_PACKAGES, with everything they depend on, downloaded and extracted. apt runs on a state,
 # cache and sources of its own in the build folder (this machine's Debian sources, for ARCH
 # only), so the machine's apt configuration and package lists stay as they were.
 indi_debs() {
@@ -119,8 +124,9 @@ indi_debs() {
     { src = ""; ver = ""; for (i = 1; i <= NF; i++) { if ($i == "Source:") src = $(i + 2); if ($i == "Version:") ver = $(i + 1) }
       if (src == "(" v ")" || (src == "" && ver == v)) { print ver; exit } }')
   [ -n "$version" ] || { log "Debian has no $arch indi-bin of source version $2"; return 1; }
+  # shellcheck disable=SC2086
   pkgs=$(apt-cache "${o[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-    --no-replaces --no-enhances --no-pre-depends "indi-bin=$version" socat | grep -v '^[ <]' | sort -u)
+    --no-replaces --no-enhances --no-pre-depends "indi-bin=$version" $INDI_OPEN_PACKAGES socat | grep -v '^[ <]' | sort -u)
   # shellcheck disable=SC2086
   (cd "$out/debs" && apt-get "${o[@]}" -qq download $pkgs >&2)
   for d in "$out"/debs/*.deb; do dpkg-deb -x "$d" "$out/root"; done
@@ -152,9 +158,11 @@ apt() {
 }
 
 indi() {
-  command -v indiserver >/dev/null && command -v indi_simulator_telescope >/dev/null && return 0
-  log "installing Debian's indi-bin (indiserver and the INDI simulators)"
-  apt indi-bin
+  command -v indiserver >/dev/null && command -v indi_simulator_telescope >/dev/null &&
+    command -v indi_eqmod_telescope >/dev/null && command -v indi_gphoto_ccd >/dev/null && return 0
+  log "installing Debian's indi-bin (indiserver and the INDI simulators) and the indi-open drivers"
+  # shellcheck disable=SC2086
+  apt indi-bin $INDI_OPEN_PACKAGES
 }
 
 loopback() {
@@ -192,7 +200,7 @@ for w in $want; do
     loopback) build "loopback-$LOOPBACK_VERSION" loopback ;;
     node) node ;;
     registry) build "registry-$REGISTRY_VERSION" registry ;;
-    indi-arm64) indi; build "indi-$(indi_version)-arm64" indi_debs arm64 "$(indi_version)" ;;
+    indi-arm64) indi; build "debian-indi-$(indi_version)-arm64" indi_debs arm64 "$(indi_version)" ;;
     qemu) qemu ;;
     postgres) postgres ;;
     *) log "unknown tool $w"; exit 2 ;;

@@ -26,7 +26,8 @@ const (
 	// QHYImage holds the drivers built on QHYCCD's SDK (indi-3rdparty's indi-qhy).
 	QHYImage = ImageRegistry + "indi-qhy:" + INDIImageTag
 	// OpenImage holds common indi-3rdparty drivers that need only open-source libraries:
-	// indi-eqmod, indi-gphoto (libgphoto2), indi-gpsd and indi-aagcloudwatcher-ng.
+	// indi-eqmod (with the AZ-GTi and Star Adventurer drivers), indi-gphoto (libgphoto2),
+	// indi-gpsd and indi-aagcloudwatcher-ng, as Debian builds them.
 	OpenImage = ImageRegistry + "indi-open:" + INDIImageTag
 )
 
@@ -42,15 +43,19 @@ var vendorImages = map[string]string{
 	"indi_qhy_ccd":     QHYImage,
 	"indi_qhy_focuser": QHYImage,
 
-	"indi_aagcloudwatcher_ng": OpenImage,
-	"indi_canon_ccd":          OpenImage,
-	"indi_eqmod_telescope":    OpenImage,
-	"indi_fuji_ccd":           OpenImage,
-	"indi_gphoto_ccd":         OpenImage,
-	"indi_gpsd":               OpenImage,
-	"indi_nikon_ccd":          OpenImage,
-	"indi_pentax_ccd":         OpenImage,
-	"indi_sony_ccd":           OpenImage,
+	"indi_aagcloudwatcher_ng":         OpenImage,
+	"indi_ahpgt_telescope":            OpenImage,
+	"indi_azgti_telescope":            OpenImage,
+	"indi_canon_ccd":                  OpenImage,
+	"indi_eqmod_telescope":            OpenImage,
+	"indi_fuji_ccd":                   OpenImage,
+	"indi_gphoto_ccd":                 OpenImage,
+	"indi_gpsd":                       OpenImage,
+	"indi_nikon_ccd":                  OpenImage,
+	"indi_pentax_ccd":                 OpenImage,
+	"indi_skyadventurergti_telescope": OpenImage,
+	"indi_sony_ccd":                   OpenImage,
+	"indi_staradventurer2i_telescope": OpenImage,
 }
 
 // coreDrivers are the drivers in ServerImage: every /usr/bin/indi_* of Debian's indi-bin
@@ -97,6 +102,18 @@ var coreDrivers = []string{
 
 // CoreDrivers are the drivers ServerImage holds, for the program that builds it.
 func CoreDrivers() []string { return slices.Clone(coreDrivers) }
+
+// OpenDrivers are the drivers OpenImage holds, sorted, for the program that builds it.
+func OpenDrivers() []string {
+	var out []string
+	for d, img := range vendorImages {
+		if img == OpenImage {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 const obsSimulatorPrefix = "indi_simulator_"
 

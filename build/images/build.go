@@ -78,7 +78,7 @@ func DebianTree(cache, arch string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(cache, "indi-"+v+"-"+arch, "root")
+	dir := filepath.Join(cache, "debian-indi-"+v+"-"+arch, "root")
 	if _, err := os.Stat(dir); err != nil {
 		return "", fmt.Errorf("no Debian INDI packages for %s in the cache: run `bash hack/tools.sh indi-%s`", arch, arch)
 	}

@@ -141,6 +141,12 @@ const indiUser = "indi:x:1000:1000:INDI:/tmp:/sbin/nologin\n"
 // indiImage is Debian's programs of the platform's tree with their libraries and INDI's
 // shared data, each at its own path.
 func indiImage(p Platform, name string, progs []string, extra ...Entry) (Image, error) {
+	// libindi's alignment subsystem (EQMod, the AltAz mounts) loads its math plugins at run time.
+	plugins, err := modules(p, "usr/lib/*/indi/MathPlugins/*.so")
+	if err != nil {
+		return Image{}, err
+	}
+	progs = append(progs, plugins...)
 	libs, err := Closure(p.Debian, progs...)
 	if err != nil {
 		return Image{}, fmt.Errorf("%s for %s: %w", name, p.Arch, err)
@@ -184,17 +190,50 @@ func Simulators(p Platform) (Image, error) {
 	return indiImage(p, kube.SimulatorImage, progs)
 }
 
-// Project is every image a cluster gets from this project, for one platform.
+// Open is the image of the indi-3rdparty drivers that need only open-source libraries
+// (kube.OpenImage), with socat. libgphoto2 loads its camera and port drivers at run time.
+func Open(p Platform) (Image, error) {
+	progs := []string{"/usr/bin/socat"}
+	for _, d := range kube.OpenDrivers() {
+		progs = append(progs, "/usr/bin/"+d)
+	}
+	gphoto, err := modules(p, "usr/lib/*/libgphoto2/*/*.so", "usr/lib/*/libgphoto2_port/*/*.so")
+	if err != nil {
+		return Image{}, err
+	}
+	return indiImage(p, kube.OpenImage, append(progs, gphoto...))
+}
+
+// modules are the platform tree's files that match patterns: libraries a program loads by
+// itself at run time, which no ELF file names. Every pattern must match.
+func modules(p Platform, patterns ...string) ([]string, error) {
+	var out []string
+	for _, pattern := range patterns {
+		found, _ := filepath.Glob(filepath.Join(p.Debian, pattern))
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no %s in %s: run hack/tools.sh (it installs Debian's INDI packages)", pattern, p.Debian)
+		}
+		for _, f := range found {
+			rel, _ := filepath.Rel(p.Debian, f)
+			out = append(out, "/"+rel)
+		}
+	}
+	return out, nil
+}
+
+// Project is every image a cluster gets from this project, for one platform. The vendor
+// images (indi-zwo, indi-qhy) and the guider's (indi-phd2) are not among them: Debian has no
+// package of their SDKs or of PHD2 to build them from.
 func Project(p Platform, runnerTag string) ([]Image, error) {
-	server, err := Server(p)
-	if err != nil {
-		return nil, err
+	imgs := []Image{Runner(p, runnerTag)}
+	for _, build := range []func(Platform) (Image, error){Server, Simulators, Open} {
+		img, err := build(p)
+		if err != nil {
+			return nil, err
+		}
+		imgs = append(imgs, img)
 	}
-	sims, err := Simulators(p)
-	if err != nil {
-		return nil, err
-	}
-	return []Image{Runner(p, runnerTag), server, sims}, nil
+	return imgs, nil
 }
 
 // Pause is the sandbox every pod starts with: one static program (the cache's node-<version>/pause).

@@ -1,7 +1,8 @@
 // A release as `make images` publishes it, pushed to the test world's registry: every
 // project image is an index of linux/amd64 and linux/arm64, labelled with its build; the
-// arm64 INDI server is Debian's arm64 program with its loader; and the arm64 runner is a
-// program of that CPU that runs (under qemu-user) and says its version.
+// arm64 INDI server is Debian's arm64 program with its loader; the arm64 runner is a
+// program of that CPU that runs (under qemu-user) and says its version; and a driver of
+// indi-open runs on each CPU from the image's own files.
 package images_test
 
 import (
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +70,8 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 		}
 		assert.ElementsMatch(t, []string{"linux/amd64", "linux/arm64"}, platforms, ref.String())
 	}
-	assert.ElementsMatch(t, []string{"liken/people-operator:v0.0.0-test", "liken/indi:" + kube.INDIImageTag, "liken/indi-simulators:" + kube.INDIImageTag}, names)
+	assert.ElementsMatch(t, []string{"liken/people-operator:v0.0.0-test", "liken/indi:" + kube.INDIImageTag,
+		"liken/indi-simulators:" + kube.INDIImageTag, "liken/indi-open:" + kube.INDIImageTag}, names)
 
 	// The arm64 runner, read back from the registry.
 	runner, err := name.ParseReference(s.Registry + "/liken/people-operator:v0.0.0-test")
@@ -98,6 +101,75 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "v0.0.0-test")
 	assert.Contains(t, string(out), "linux/arm64")
+
+	// A driver of indi-open runs on each platform with nothing but the image's own files.
+	open, err := name.ParseReference(s.Registry + "/liken/indi-open:" + kube.INDIImageTag)
+	require.NoError(t, err)
+	for _, arch := range []string{"amd64", "arm64"} {
+		img, err := remote.Image(open, remote.WithContext(ctx), remote.WithPlatform(v1.Platform{OS: "linux", Architecture: arch}))
+		require.NoError(t, err)
+		out := defines(t, ctx, img, arch, "indi_eqmod_telescope")
+		assert.Regexp(t, `device='EQMod Mount'\s+name='CONNECTION'`, out, "%s: indi_eqmod_telescope defines its connection", arch)
+		assert.Regexp(t, `name='Nearest Math Plugin'`, out, "%s: the alignment subsystem found its plugins", arch)
+	}
+}
+
+// qemuCPU is qemu-user's name of each GOARCH the images are built for.
+var qemuCPU = map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
+
+// defines runs an INDI driver of an image as a pod would, but rooted in the image's files
+// alone (qemu-user in a chroot of its own, so no library of this machine can stand in for a
+// missing one), asks for its properties and returns what it said until it defined CONNECTION.
+func defines(t *testing.T, ctx context.Context, img v1.Image, arch, driver string) string {
+	t.Helper()
+	root := t.TempDir()
+	extract(t, img, root)
+	qemu, err := exec.LookPath("qemu-" + qemuCPU[arch] + "-static")
+	require.NoError(t, err, "run hack/tools.sh: it installs Debian's qemu-user-static")
+	b, err := os.ReadFile(qemu)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "qemu"), b, 0o755))
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", "--map-root-user", "--root="+root, "/qemu", "/usr/bin/"+driver)
+	cmd.Env = []string{"HOME=/tmp", "PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader(`<getProperties version="1.7"/>`)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Cancel = func() error { return cmd.Process.Kill() }
+	_ = cmd.Run() // the driver ends when its stdin does
+	return out.String()
+}
+
+// extract writes an image's files, folders and links under root.
+func extract(t *testing.T, img v1.Image, root string) {
+	t.Helper()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		require.NoError(t, err)
+		p := filepath.Join(root, h.Name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			require.NoError(t, os.MkdirAll(p, 0o755))
+		case tar.TypeSymlink:
+			require.NoError(t, os.Symlink(h.Linkname, p))
+		case tar.TypeLink:
+			require.NoError(t, os.Link(filepath.Join(root, h.Linkname), p))
+		case tar.TypeReg:
+			f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode).Perm())
+			require.NoError(t, err)
+			_, err = io.Copy(f, tr)
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}
+	}
 }
 
 // fileOf reads one file of an image's layers.
