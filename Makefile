@@ -49,7 +49,7 @@ build:
 ## indi-simulators, indi-open) as indexes for linux/amd64 and linux/arm64, without Docker:
 ## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag)
 images:
-	bash hack/tools.sh indi indi-arm64 > /dev/null
+	bash hack/tools.sh indi-images > /dev/null
 	$(GO) run ./hack/images -registry "$(REGISTRY)" -tag "$(TAG)"
 
 ## tools: build the control plane, kwok and Temporal once into .cache; install indi-bin and postgresql if missing

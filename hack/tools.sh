@@ -12,12 +12,12 @@
 #   loopback-v1/      loopback.so, which makes the dev mode's indiservers listen on 127.0.0.1 only
 #   registry-v3.1.2/  registry (hack/registrybins): the CNCF distribution registry the real
 #                     node pulls its images from
-#   debian-indi-<version>-arm64/  Debian's arm64 .debs of this machine's indi-bin version,
-#                     the indi-open drivers' packages and socat, with their dependencies
-#                     (debs/), extracted (root/), for `make images`
+#   debian-indi-<version>-<arch>/  Debian bookworm's .debs of indi-bin INDI_DEBIAN_VERSION,
+#                     the indi-open drivers' packages and socat for amd64 and arm64, with their
+#                     dependencies (debs/), extracted (root/): what `make images` builds the
+#                     INDI images from, whatever this machine runs
 #   qemu-aarch64-static comes from Debian's qemu-user-static, to run the arm64 runner in a test.
-#   indiserver and the INDI simulators come from Debian's indi-bin (and the amd64 indi-open
-#   image's drivers from the packages INDI_OPEN_PACKAGES names), initdb and postgres from
+#   indiserver and the INDI simulators the tests run come from Debian's indi-bin, initdb and postgres from
 #   Debian's postgresql, and the C compiler for loopback.so from Debian's gcc (each installed
 #   when missing).
 #   node: the real node's kubelet, kube-proxy, containerd and CoreDNS (see tools-node.sh).
@@ -29,8 +29,11 @@ TEMPORAL_VERSION=v1.5.1
 LOOPBACK_VERSION=v1
 TEMPORAL_SERVER_VERSION=v1.29.1 # hack/temporalbins/go.mod pins the same
 REGISTRY_VERSION=v3.1.2 # hack/registrybins/go.mod pins the same
-# The indi-3rdparty drivers of the indi-open image (kube.OpenImage), Debian's builds against
-# the same libindi as indi-bin: EQMod mounts, gphoto's cameras, gpsd, the AAG CloudWatcher.
+# The INDI images' packages: indi-bin of this source version (kube.INDIImageTag names its
+# release; build/images pins the same), and the indi-3rdparty drivers of the indi-open image
+# (kube.OpenImage), Debian's builds against that libindi: EQMod mounts, gphoto's cameras, gpsd,
+# the AAG CloudWatcher.
+INDI_DEBIAN_VERSION=1.9.9+dfsg-2
 INDI_OPEN_PACKAGES="indi-eqmod indi-gphoto indi-gpsd indi-aagcloudwatcher-ng"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,25 +108,41 @@ registry() {
     github.com/distribution/distribution/v3/cmd/registry)
 }
 
-# indi_debs ARCH: Debian's packages of another CPU, at the source version of this machine's
-# indi-bin, and INDI_OPEN_PACKAGES, with everything they depend on, downloaded and extracted. apt runs on a state,
-# cache and sources of its own in the build folder (this machine's Debian sources, for ARCH
-# only), so the machine's apt configuration and package lists stay as they were.
+# indi_debs ARCH: Debian bookworm's packages of a CPU, indi-bin of INDI_DEBIAN_VERSION and
+# INDI_OPEN_PACKAGES, with everything they depend on, downloaded and extracted. apt runs on a
+# state, cache and sources of its own in the build folder, so this machine's apt configuration,
+# package lists and distribution (Debian, Ubuntu) neither matter nor change.
 indi_debs() {
   local arch=$1 a=$out/apt
   mkdir -p "$a"/state/lists/partial "$a"/cache/archives/partial "$a"/sources "$a"/preferences "$out"/debs "$out"/root
   touch "$a"/state/status
-  sed "/^Types:/a Architectures: $arch" /etc/apt/sources.list.d/debian.sources > "$a"/sources/debian.sources
+  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  [ -e $keyring ] || apt debian-archive-keyring
+  cat > "$a"/sources/debian.sources <<EOF
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Architectures: $arch
+Signed-By: $keyring
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Architectures: $arch
+Signed-By: $keyring
+EOF
   local o=(-o Dir::State="$a"/state -o Dir::State::status="$a"/state/status -o Dir::Cache="$a"/cache
     -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$a"/sources
     -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts="$a"/preferences
     -o APT::Architecture="$arch" -o APT::Architectures="$arch" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
   apt-get "${o[@]}" -qq update >&2
   local version pkgs
-  version=$(apt-cache "${o[@]}" show indi-bin | awk -v v="$2" -v RS= '
+  version=$(apt-cache "${o[@]}" show indi-bin | awk -v v="$INDI_DEBIAN_VERSION" -v RS= '
     { src = ""; ver = ""; for (i = 1; i <= NF; i++) { if ($i == "Source:") src = $(i + 2); if ($i == "Version:") ver = $(i + 1) }
       if (src == "(" v ")" || (src == "" && ver == v)) { print ver; exit } }')
-  [ -n "$version" ] || { log "Debian has no $arch indi-bin of source version $2"; return 1; }
+  [ -n "$version" ] || { log "Debian has no $arch indi-bin of source version $INDI_DEBIAN_VERSION"; return 1; }
   # shellcheck disable=SC2086
   pkgs=$(apt-cache "${o[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
     --no-replaces --no-enhances --no-pre-depends "indi-bin=$version" $INDI_OPEN_PACKAGES socat | grep -v '^[ <]' | sort -u)
@@ -132,8 +151,6 @@ indi_debs() {
   for d in "$out"/debs/*.deb; do dpkg-deb -x "$d" "$out/root"; done
   rm -rf "$a"
 }
-
-indi_version() { dpkg-query -W -f='${source:Version}' indi-bin; }
 
 qemu() {
   command -v qemu-aarch64-static >/dev/null && return 0
@@ -158,11 +175,9 @@ apt() {
 }
 
 indi() {
-  command -v indiserver >/dev/null && command -v indi_simulator_telescope >/dev/null &&
-    command -v indi_eqmod_telescope >/dev/null && command -v indi_gphoto_ccd >/dev/null && return 0
-  log "installing Debian's indi-bin (indiserver and the INDI simulators) and the indi-open drivers"
-  # shellcheck disable=SC2086
-  apt indi-bin $INDI_OPEN_PACKAGES
+  command -v indiserver >/dev/null && command -v indi_simulator_telescope >/dev/null && return 0
+  log "installing Debian's indi-bin (indiserver and the INDI simulators)"
+  apt indi-bin
 }
 
 loopback() {
@@ -189,7 +204,7 @@ postgres() {
   return $rc
 }
 
-want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-arm64 qemu}
+want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-images qemu}
 for w in $want; do
   case $w in
     kube) build "kube-$KUBE_VERSION" kube ;;
@@ -200,7 +215,7 @@ for w in $want; do
     loopback) build "loopback-$LOOPBACK_VERSION" loopback ;;
     node) node ;;
     registry) build "registry-$REGISTRY_VERSION" registry ;;
-    indi-arm64) indi; build "debian-indi-$(indi_version)-arm64" indi_debs arm64 "$(indi_version)" ;;
+    indi-images) for arch in amd64 arm64; do build "debian-indi-$INDI_DEBIAN_VERSION-$arch" indi_debs "$arch"; done ;;
     qemu) qemu ;;
     postgres) postgres ;;
     *) log "unknown tool $w"; exit 2 ;;

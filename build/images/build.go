@@ -67,32 +67,18 @@ func (b Builder) programs(ctx context.Context, out, arch, v string) error {
 	return nil
 }
 
-// DebianTree is where the INDI images of a CPU take Debian's files from: this machine for
-// its own CPU, else the packages of the same indi version that hack/tools.sh extracted into
-// the cache (hack/tools.sh indi-<arch>).
+// DebianINDI is the source version of Debian's indi-bin the INDI images hold (the release
+// kube.INDIImageTag names); hack/tools.sh's INDI_DEBIAN_VERSION pins the same.
+const DebianINDI = "1.9.9+dfsg-2"
+
+// DebianTree is where the INDI images of a CPU take Debian's files from: the packages
+// hack/tools.sh extracted into the cache (hack/tools.sh indi-images).
 func DebianTree(cache, arch string) (string, error) {
-	if arch == runtime.GOARCH {
-		return "/", nil
-	}
-	v, err := HostINDIVersion()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(cache, "debian-indi-"+v+"-"+arch, "root")
+	dir := filepath.Join(cache, "debian-indi-"+DebianINDI+"-"+arch, "root")
 	if _, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("no Debian INDI packages for %s in the cache: run `bash hack/tools.sh indi-%s`", arch, arch)
+		return "", fmt.Errorf("no Debian INDI packages for %s in the cache: run `bash hack/tools.sh indi-images`", arch)
 	}
 	return dir, nil
-}
-
-// HostINDIVersion is the source version of this machine's indi-bin: the other CPUs'
-// packages are fetched at this same version, so every platform runs the same INDI.
-func HostINDIVersion() (string, error) {
-	v, err := execOutput("dpkg-query", "-W", "-f=${source:Version}", "indi-bin")
-	if err != nil || v == "" {
-		return "", fmt.Errorf("this machine has no indi-bin: run hack/tools.sh (it installs Debian's indi-bin)")
-	}
-	return v, nil
 }
 
 // TestWorld is the images the test world's node runs that a cluster does not get from this

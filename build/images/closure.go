@@ -1,9 +1,9 @@
 // The shared libraries a program needs, found the way the dynamic loader finds them, but in a
 // tree of files rather than on a running system: the ELF file names its loader (PT_INTERP) and
 // its libraries (DT_NEEDED), and each library is looked up in the folders Debian's loader
-// searches by default for that CPU. The tree is this machine ("/") for its own platform, or
-// Debian's packages of another CPU extracted into the cache, which this machine cannot run.
-// Those default folders need no ld.so.cache, so the images have none.
+// searches by default for that CPU. The tree is Debian's packages of the CPU extracted into
+// the cache (or this machine, "/", for the images only the test world runs). Those default
+// folders need no ld.so.cache, so the images have none.
 package images
 
 import (
@@ -100,19 +100,51 @@ func lookUp(root string, machine elf.Machine, lib string) (string, error) {
 	return "", fmt.Errorf("a library is missing: %s (for %s)", lib, triple)
 }
 
-// inTree is where a path of the tree is on this machine, its symlinks followed; a link that
-// leaves the tree is an error, since the image would not have what it points to.
+// inTree is where a path of the tree is on this machine, its links followed as the image
+// would follow them: an absolute link (Debian's /lib64/ld-linux-x86-64.so.2 is one) leads to
+// the tree's root, not this machine's, and no link leads out of the tree.
 func inTree(root, p string) (string, error) {
-	real, err := filepath.EvalSymlinks(filepath.Join(root, p))
-	if err != nil {
-		return "", fmt.Errorf("the image needs %s: %w", p, err)
+	if root == "/" {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return "", fmt.Errorf("the image needs %s: %w", p, err)
+		}
+		return real, nil
 	}
-	base, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", err
+	rest, at := parts(p), "/"
+	for links := 0; len(rest) > 0; {
+		next := path.Join(at, rest[0])
+		rest = rest[1:]
+		fi, err := os.Lstat(filepath.Join(root, next))
+		if err != nil {
+			return "", fmt.Errorf("the image needs %s: %w", p, err)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			at = next
+			continue
+		}
+		if links++; links > 40 {
+			return "", fmt.Errorf("the image needs %s: too many links", p)
+		}
+		target, err := os.Readlink(filepath.Join(root, next))
+		if err != nil {
+			return "", err
+		}
+		if !path.IsAbs(target) {
+			target = path.Join(at, target)
+		}
+		rest, at = append(parts(target), rest...), "/"
 	}
-	if base != "/" && !strings.HasPrefix(real, base+"/") {
-		return "", fmt.Errorf("%s leads out of %s, to %s", p, root, real)
-	}
-	return real, nil
+	return filepath.Join(root, at), nil
+}
+
+// parts are an absolute path's names, without the empty ones.
+func parts(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
+}
+
+// fromTree is the layer entry of a path of the tree: the file its links lead to in the tree.
+func fromTree(root, p string) (Entry, error) {
+	real, err := inTree(root, p)
+	return Entry{Path: p, From: real}, err
 }

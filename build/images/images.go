@@ -1,10 +1,10 @@
 // Package images builds, without Docker, every image the runner's pods run and pushes each
 // to a registry as an index of its platforms. The project's own images are the runner's (the
 // Dockerfile's layout), the INDI server's (indiserver behind indi-shim, socat and the core
-// drivers) and the simulators'; `make images` publishes them for linux/amd64 and linux/arm64
-// (the Raspberry Pis beside the mounts). The INDI images are Debian's packages: this
-// machine's own for its platform, and the same version's .debs of another CPU, which
-// hack/tools.sh extracts into the cache. The test world's real node adds, for its own
+// drivers), the simulators' and indi-open's; `make images` publishes them for linux/amd64 and linux/arm64
+// (the Raspberry Pis beside the mounts). The INDI images are Debian bookworm's packages of
+// one INDI version for each CPU, which hack/tools.sh extracts into the cache: what this
+// machine has installed does not matter. The test world's real node adds, for its own
 // platform only, the images a cluster gets elsewhere: the pod sandbox, the bundled Temporal's
 // and busybox. Each image is one layer, so what a pod runs is exactly that list of files.
 package images
@@ -90,8 +90,8 @@ type Platform struct {
 	Arch string // GOARCH
 	// Programs holds the project's programs built for Arch: worker, watcher, indi-shim.
 	Programs string
-	// Debian is the tree holding Debian's indi-bin and socat for Arch: "/" on this machine's
-	// own platform, else the packages hack/tools.sh extracts into the cache.
+	// Debian is the tree of Debian's INDI packages and socat for Arch, which hack/tools.sh
+	// extracts into the cache.
 	Debian string
 	Labels map[string]string
 }
@@ -158,7 +158,11 @@ func indiImage(p Platform, name string, progs []string, extra ...Entry) (Image, 
 		progs = append(progs, "/"+rel)
 	}
 	for _, f := range append(progs, libs...) {
-		l.Add(Entry{Path: f, From: filepath.Join(p.Debian, f)})
+		e, err := fromTree(p.Debian, f)
+		if err != nil {
+			return Image{}, fmt.Errorf("%s for %s: %w", name, p.Arch, err)
+		}
+		l.Add(e)
 	}
 	for _, e := range extra {
 		l.Add(e)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"liken.sh/runner/kube"
 )
 
 func TestALayerHasEveryFolderItsFilesNeedAndTheModesItNames(t *testing.T) {
@@ -81,4 +83,30 @@ func TestTheClosureOfAProgramIsItsLoaderAndEveryLibraryItLoads(t *testing.T) {
 
 func TestGroupsGiveEachUserAGroupOfItsOwnId(t *testing.T) {
 	assert.Equal(t, "root:x:0:\nindi:x:1000:\n", groups(indiUser))
+}
+
+func TestALinkInTheTreeLeadsWithinTheTreeNotToThisMachine(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "lib/x86_64-linux-gnu"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "lib64"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "usr/bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "lib/x86_64-linux-gnu/ld.so"), []byte("ld"), 0o755))
+	require.NoError(t, os.Symlink("/lib/x86_64-linux-gnu/ld.so", filepath.Join(root, "lib64/ld.so")))
+	require.NoError(t, os.Symlink("../../lib64/ld.so", filepath.Join(root, "usr/bin/ld")))
+	require.NoError(t, os.Symlink("../../../../../../etc/passwd", filepath.Join(root, "usr/bin/out")))
+
+	for _, p := range []string{"/lib64/ld.so", "/usr/bin/ld"} {
+		e, err := fromTree(root, p)
+		require.NoError(t, err, p)
+		assert.Equal(t, Entry{Path: p, From: filepath.Join(root, "lib/x86_64-linux-gnu/ld.so")}, e)
+	}
+	_, err := inTree(root, "/usr/bin/out")
+	assert.ErrorContains(t, err, "the image needs /usr/bin/out", "a link up past the root stays in the tree, where there is no /etc/passwd")
+}
+
+func TestToolsFetchTheINDIVersionTheImagesAreBuiltFrom(t *testing.T) {
+	b, err := os.ReadFile("../../hack/tools.sh")
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "\nINDI_DEBIAN_VERSION="+DebianINDI+"\n")
+	assert.True(t, strings.HasPrefix(DebianINDI, kube.INDIImageTag+"+"), "the images' tag %s names Debian's %s", kube.INDIImageTag, DebianINDI)
 }

@@ -1,12 +1,12 @@
 // Command images builds and pushes every image a cluster runs from this project (the
-// runner's, the INDI server's and the simulators', build/images), as indexes for linux/amd64
+// runner's, the INDI server's, the simulators' and indi-open's, build/images), as indexes for linux/amd64
 // and linux/arm64, without Docker:
 //
 //	go run ./hack/images -registry registry.example/liken -tag v0.1.0
 //
 // (`make images REGISTRY=... TAG=...`). The runner's image is tagged -tag and its programs
 // say that version; the INDI images keep the INDI release's tag (kube.INDIImageTag). It needs
-// `bash hack/tools.sh indi-arm64` (Debian's arm64 INDI packages in the cache).
+// `bash hack/tools.sh indi-images` (Debian's INDI packages of each CPU in the cache).
 package main
 
 import (
