@@ -35,9 +35,8 @@ func (c *Client) change(ctx context.Context, t target) (sent bool, p prop.Proper
 	if err := c.ensureSynced(ctx, t.device); err != nil {
 		return false, prop.Property{}, err
 	}
-	sub := c.store.subscribe(Filter{Device: t.device})
+	sub, cur, ok := c.store.subscribeReading(Filter{Device: t.device}, t.device, t.name)
 	defer sub.Close()
-	cur, ok := c.store.property(t.device, t.name)
 	if !ok {
 		return false, prop.Property{}, &MissingError{Device: t.device, Property: t.name}
 	}

@@ -189,7 +189,7 @@ func (c *Client) write(b []byte) error {
 // asking for its CONNECTION property again: a driver answers in order, so the answer comes
 // after everything before it. Use it to wait for a driver to define its device.
 func (c *Client) Sync(ctx context.Context, device string) error {
-	sub, seen := c.store.subscribeSeeing(Filter{Device: device, Name: "CONNECTION"}, device, "CONNECTION")
+	sub, _, seen := c.store.subscribeReading(Filter{Device: device, Name: "CONNECTION"}, device, "CONNECTION")
 	defer sub.Close()
 	// If CONNECTION is not here yet, the first definitions are still to come, and their
 	// CONNECTION (always the first property a libindi device defines) comes before ours.
@@ -251,9 +251,9 @@ func (c *Client) Wait(ctx context.Context, device, name string, done func(prop.P
 	if err := c.Err(); err != nil {
 		return prop.Property{}, err
 	}
-	sub := c.store.subscribe(Filter{Device: device})
+	sub, p, ok := c.store.subscribeReading(Filter{Device: device}, device, name)
 	defer sub.Close()
-	if p, ok := c.store.property(device, name); ok && done(p) {
+	if ok && done(p) {
 		return p.Clone(), nil
 	}
 	return c.await(ctx, sub, device, name, "as awaited", done)

@@ -270,20 +270,20 @@ func (s *store) close(err error) {
 }
 
 func (s *store) subscribe(f Filter) *Subscription {
-	sub, _ := s.subscribeSeeing(f, "", "")
+	sub, _, _ := s.subscribeReading(f, "", "")
 	return sub
 }
 
-// subscribeSeeing subscribes and says whether device dev's property name was defined at that
-// point of the stream: its definition is then either stored (true) or an event still to come
-// (false), never both, which is what lets Sync count the definitions it awaits.
-func (s *store) subscribeSeeing(f Filter, dev, name string) (*Subscription, bool) {
+// subscribeReading subscribes and reads device dev's property name at that point of the
+// stream: every change after the read is an event of the subscription, and none before it.
+// So Sync can count the definitions it awaits, and a wait never takes an older event for news.
+func (s *store) subscribeReading(f Filter, dev, name string) (*Subscription, prop.Property, bool) {
 	sub := &Subscription{store: s, filter: f, wake: make(chan struct{}, 1)}
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
 	s.subs[sub] = struct{}{}
-	_, seen := s.property(dev, name)
-	return sub, seen
+	p, ok := s.property(dev, name)
+	return sub, p, ok
 }
 
 // Subscription receives the changes its Filter selects, in stream order.

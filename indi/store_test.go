@@ -180,7 +180,7 @@ func TestASubscriberSeesADefinitionStoredOrQueuedNeverBoth(t *testing.T) {
 		s := newStore()
 		applied := make(chan struct{})
 		go func() { s.apply(def); close(applied) }()
-		sub, seen := s.subscribeSeeing(Filter{Device: "Guard"}, "Guard", "CONNECTION")
+		sub, _, seen := s.subscribeReading(Filter{Device: "Guard"}, "Guard", "CONNECTION")
 		<-applied
 		queued := len(sub.queue) - sub.head
 		sub.Close()
