@@ -119,7 +119,7 @@ var qemuCPU = map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
 
 // defines runs an INDI driver of an image as a pod would, but rooted in the image's files
 // alone (qemu-user in a chroot of its own, so no library of this machine can stand in for a
-// missing one), asks for its properties and returns what it said until it defined CONNECTION.
+// missing one), asks for its properties and returns all it said before its input ended.
 func defines(t *testing.T, ctx context.Context, img v1.Image, arch, driver string) string {
 	t.Helper()
 	root := t.TempDir()
@@ -144,15 +144,7 @@ func defines(t *testing.T, ctx context.Context, img v1.Image, arch, driver strin
 // extract writes an image's files, folders and links under root.
 func extract(t *testing.T, img v1.Image, root string) {
 	t.Helper()
-	rc := mutate.Extract(img)
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		require.NoError(t, err)
+	walk(t, img, func(h *tar.Header, r io.Reader) bool {
 		p := filepath.Join(root, h.Name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		switch h.Typeflag {
@@ -163,29 +155,45 @@ func extract(t *testing.T, img v1.Image, root string) {
 		case tar.TypeLink:
 			require.NoError(t, os.Link(filepath.Join(root, h.Linkname), p))
 		case tar.TypeReg:
-			f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode).Perm())
+			b, err := io.ReadAll(r)
 			require.NoError(t, err)
-			_, err = io.Copy(f, tr)
-			require.NoError(t, err)
-			require.NoError(t, f.Close())
+			require.NoError(t, os.WriteFile(p, b, os.FileMode(h.Mode).Perm()))
 		}
-	}
+		return true
+	})
 }
 
 // fileOf reads one file of an image's layers.
 func fileOf(t *testing.T, img v1.Image, path string) []byte {
+	t.Helper()
+	var b []byte
+	walk(t, img, func(h *tar.Header, r io.Reader) bool {
+		if h.Name != path {
+			return true
+		}
+		var err error
+		b, err = io.ReadAll(r)
+		require.NoError(t, err)
+		return false
+	})
+	require.NotNil(t, b, "%s is not in the image", path)
+	return b
+}
+
+// walk hands each entry of an image's layers to each, until each returns false.
+func walk(t *testing.T, img v1.Image, each func(h *tar.Header, r io.Reader) bool) {
 	t.Helper()
 	rc := mutate.Extract(img)
 	defer rc.Close()
 	tr := tar.NewReader(rc)
 	for {
 		h, err := tr.Next()
-		require.NoError(t, err, "%s is not in the image", path)
-		if h.Name == path {
-			var b bytes.Buffer
-			_, err := io.Copy(&b, tr)
-			require.NoError(t, err)
-			return b.Bytes()
+		if err == io.EOF {
+			return
+		}
+		require.NoError(t, err)
+		if !each(h, tr) {
+			return
 		}
 	}
 }
