@@ -1,8 +1,8 @@
 // Package images builds, without Docker, every image the runner's pods run and pushes each
 // to a registry as an index of its platforms. The project's own images are the runner's (the
 // Dockerfile's layout), the INDI server's (indiserver behind indi-shim, socat and the core
-// drivers), the simulators' and indi-open's; `make images` publishes them for linux/amd64 and linux/arm64
-// (the Raspberry Pis beside the mounts). The INDI images are Debian bookworm's packages of
+// drivers), the simulators' and indi-open's; `make images` publishes them for linux/amd64
+// and linux/arm64 (the Raspberry Pis beside the mounts). The INDI images are Debian bookworm's packages of
 // one INDI version for each CPU, which hack/tools.sh extracts into the cache: what this
 // machine has installed does not matter. The test world's real node adds, for its own
 // platform only, the images a cluster gets elsewhere: the pod sandbox, the bundled Temporal's
@@ -215,7 +215,7 @@ func modules(p Platform, patterns ...string) ([]string, error) {
 	for _, pattern := range patterns {
 		found, _ := filepath.Glob(filepath.Join(p.Debian, pattern))
 		if len(found) == 0 {
-			return nil, fmt.Errorf("no %s in %s: run hack/tools.sh (it installs Debian's INDI packages)", pattern, p.Debian)
+			return nil, fmt.Errorf("no %s in %s: run `bash hack/tools.sh indi-images`", pattern, p.Debian)
 		}
 		for _, f := range found {
 			rel, _ := filepath.Rel(p.Debian, f)
