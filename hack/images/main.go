@@ -1,6 +1,6 @@
 // Command images builds and pushes every image a cluster runs from this project (the
-// runner's, the INDI server's, the simulators' and indi-open's, build/images), as indexes for linux/amd64
-// and linux/arm64, without Docker:
+// runner's, the INDI server's, the simulators' and indi-open's, build/images), as indexes for
+// linux/amd64 and linux/arm64, without Docker:
 //
 //	go run ./hack/images -registry registry.example/liken -tag v0.1.0
 //
