@@ -174,10 +174,17 @@ apt() {
   return $rc
 }
 
+# indi installs the indiserver and simulators the tests run. The tests and the notes they rest
+# on are made for the INDI the images hold: another one (Ubuntu's, say) is named in the log.
 indi() {
-  command -v indiserver >/dev/null && command -v indi_simulator_telescope >/dev/null && return 0
-  log "installing Debian's indi-bin (indiserver and the INDI simulators)"
-  apt indi-bin
+  if ! command -v indiserver >/dev/null || ! command -v indi_simulator_telescope >/dev/null; then
+    log "installing Debian's indi-bin (indiserver and the INDI simulators)"
+    apt indi-bin
+  fi
+  local v
+  v=$(dpkg-query -W -f='${source:Version}' indi-bin 2>/dev/null || true)
+  [ "$v" = "$INDI_DEBIAN_VERSION" ] ||
+    log "warning: this machine's indi-bin is ${v:-not a package}; the tests are made for Debian's $INDI_DEBIAN_VERSION, which the images hold"
 }
 
 loopback() {
