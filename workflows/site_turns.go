@@ -24,6 +24,7 @@
 package workflows
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,13 +150,7 @@ func (s *SiteState) apply(r SiteRequest) {
 }
 
 func (s *SiteState) dequeue(reservation string) {
-	q := s.Queue[:0]
-	for _, r := range s.Queue {
-		if r.Reservation != reservation {
-			q = append(q, r)
-		}
-	}
-	s.Queue = q
+	s.Queue = slices.DeleteFunc(s.Queue, func(r SiteRequest) bool { return r.Reservation == reservation })
 }
 
 func (s *SiteState) member(reservation string) *SiteMember {
@@ -168,13 +163,7 @@ func (s *SiteState) member(reservation string) *SiteMember {
 }
 
 func (s *SiteState) leave(reservation string) {
-	m := s.Members[:0]
-	for _, x := range s.Members {
-		if x.Reservation != reservation {
-			m = append(m, x)
-		}
-	}
-	s.Members = m
+	s.Members = slices.DeleteFunc(s.Members, func(m SiteMember) bool { return m.Reservation == reservation })
 }
 
 // grant takes the first request off the queue when no turn is held, and decides it.
