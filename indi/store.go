@@ -146,15 +146,19 @@ func (s *store) deviceNames() []string {
 // goroutine calls it, which keeps events in stream order. It returns why a message was not
 // applied, for the client to count; such messages change nothing.
 func (s *store) apply(m *Message) error {
-	s.subMu.Lock()
+	var verb Verb
+	var p prop.Property
+	if IsVector(m) {
+		var err error
+		if verb, p, err = DecodeVector(m); err != nil {
+			return err
+		}
+	}
+	s.subMu.Lock() // the change and its event, as one step (subMu)
 	defer s.subMu.Unlock()
 	var ev Event
 	switch {
 	case IsVector(m):
-		verb, p, err := DecodeVector(m)
-		if err != nil {
-			return err
-		}
 		switch verb {
 		case Def:
 			ev = s.define(p)
