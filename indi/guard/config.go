@@ -105,19 +105,28 @@ type Report struct {
 	ConfigVersion int `json:"configVersion"`
 	// Trips are the times the guard parked the site, the latest last (at most maxTrips).
 	Trips []Trip `json:"trips,omitempty"`
+	// Version is the build of the guard (the runner's version it was built with).
+	Version string `json:"version,omitempty"`
 }
 
-// Trip is one time the guard parked the site.
+// Trip is one time the guard parked the site: from the first cause that found it unparked
+// until every mount is parked and every dome closed (or every cause is gone).
 type Trip struct {
-	Time       time.Time `json:"time"`
-	Kind       string    `json:"kind"` // CauseWeather or CauseHeartbeat
-	Reason     string    `json:"reason"`
-	RunnerAway bool      `json:"runnerAway"`
+	Time time.Time `json:"time"`
+	// Kind and Reason are the first cause's: CauseWeather or CauseHeartbeat, and in words.
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+	// Causes are the reasons of every cause that held during the trip, the first first.
+	Causes     []string `json:"causes,omitempty"`
+	RunnerAway bool     `json:"runnerAway"`
 	// Parked and Closed are the mounts and domes it parked, with when each was done.
 	Parked []Done `json:"parked,omitempty"`
 	Closed []Done `json:"closed,omitempty"`
-	// Failed says what did not go as it should ("" when all went well); Finished is false
-	// while the mounts and domes are still moving.
+	// Failing says what fails now and is being tried again ("Telescope Simulator of
+	// Telescope east did not park: ..."), "" when nothing does.
+	Failing string `json:"failing,omitempty"`
+	// Failed says what did not go as it should, once the trip has ended ("" when all went
+	// well); Finished is false while the guard still drives the site toward parked.
 	Failed   string `json:"failed,omitempty"`
 	Finished bool   `json:"finished"`
 }
