@@ -2,16 +2,25 @@
 // status an activity writes goes through UpdateStatus: it reads the object (or starts from
 // one the caller read or listed), lets the caller make the new object from it, and writes it
 // with PUT /status and the resourceVersion it read. A conflict means another writer came
-// first, so client-go's retry.RetryOnConflict reads the object again and the caller makes the
-// status again from what is there now: a write lands only on the object it was made from, and
-// keeps what others wrote meanwhile. An object that is gone, or another one of the same name,
-// has nothing to show a status on.
+// first, so UpdateStatus reads the object again and the caller makes the status again from
+// what is there now: a write lands only on the object it was made from, and keeps what others
+// wrote meanwhile. An object that is gone, or another one of the same name, has nothing to
+// show a status on.
+//
+// Several writers of one status merge this way rather than elect one writer: the observers of
+// two telescopes of one site both write its Dome, from the same INDI server, and each write
+// is made from the object as it is now, so the second finds the first's status there and
+// writes nothing. One writer would need a handover whenever its reservation ends. Merging
+// only needs the loser of a conflict to keep trying for longer than the others write, and
+// that is what conflictWait is sized for.
 package activities
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/retry"
 )
 
 // StatusOf is the object a status write is for.
@@ -44,6 +52,48 @@ func (s StatusOf) String() string {
 	return s.Kind + " " + s.Namespace + "/" + s.Name
 }
 
+// A status write that lost a conflict tries again, up to conflictTries times, after a wait
+// that doubles from conflictFirstWait up to conflictMaxWait. The observers write a device
+// at most once a second each, so its writes come in beats; client-go's retry.DefaultRetry
+// (five tries within 50 ms) can fall within one beat and lose every try, and a safety report
+// on a moving Dome was lost so. Its waits add up to between 2.1 and 4.3 seconds: several
+// beats, and inside the observers' 5 s bound on one write. Every writer gets it: trying again
+// from the object as it is now is right for any writer, and its context ends the tries sooner.
+const (
+	conflictTries     = 10
+	conflictFirstWait = 20 * time.Millisecond
+	conflictMaxWait   = time.Second
+)
+
+// conflictWait is the wait after the try-th conflict (from 0), with jitter r in [0, 1): between
+// half the doubled wait and all of it, so two writers that collided do not collide again on
+// the next try, and no wait is so short that the tries end within one beat.
+func conflictWait(try int, r float64) time.Duration {
+	w := conflictMaxWait
+	if try < 16 && conflictFirstWait<<try < conflictMaxWait {
+		w = conflictFirstWait << try
+	}
+	return w/2 + time.Duration(r*float64(w/2))
+}
+
+// retryOnConflict runs write until it returns anything but a conflict, conflictTries times at
+// most, and returns its last error; it stops waiting when ctx ends.
+func retryOnConflict(ctx context.Context, write func() error) error {
+	for try := 0; ; try++ {
+		err := write()
+		if !apierrors.IsConflict(err) || try == conflictTries-1 {
+			return err
+		}
+		t := time.NewTimer(conflictWait(try, rand.Float64()))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
 // UpdateStatus writes the status of s as change makes it. change gets the object as read
 // (not to be modified) and returns the object to write, or nil when there is nothing to
 // write. It starts from cur when given. It returns the object as written, or as read when
@@ -51,7 +101,7 @@ func (s StatusOf) String() string {
 func UpdateStatus(ctx context.Context, s StatusOf, cur *unstructured.Unstructured,
 	change func(*unstructured.Unstructured) (*unstructured.Unstructured, error)) (*unstructured.Unstructured, error) {
 	var out *unstructured.Unstructured
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retryOnConflict(ctx, func() error {
 		out = nil
 		u := cur
 		cur = nil
