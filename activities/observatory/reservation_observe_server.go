@@ -140,12 +140,11 @@ func (a *Activities) observeServer(ctx context.Context, in StepInput, o *observe
 			continue
 		}
 		stepHeartbeat(ctx, "observing "+d.Label())
-		props := o.client.Properties(d.indiName)
 		if d.Kind == obsv1.KindWeatherStation {
-			d.verdict = kube.ObserveDevice(d.Kind, d.Name, props).Readings[obsv1.ReadingSafety]
+			d.verdict = kube.ObserveDevice(d.Kind, d.Name, o.client.Properties(d.indiName)).Readings[obsv1.ReadingSafety]
 		}
 		wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
-		d.dirty = !a.writeObserved(wctx, d, props)
+		d.dirty = !a.writeObserved(wctx, d, func() []prop.Property { return o.client.Properties(d.indiName) })
 		cancel()
 	}
 	if o.owner.Kind == obsv1.KindObservatory {
@@ -196,10 +195,13 @@ func definedDevice(c *indi.Client, driver string) string {
 // writeObserved writes the device's status as its properties make it, when that differs from
 // what the object holds, and then posts an Event per state transition. It says whether the
 // device is done with; a failure is logged and the device is tried again at the next look.
-func (a *Activities) writeObserved(ctx context.Context, d *observedDevice, props []prop.Property) bool {
-	obs := kube.ObserveDevice(d.Kind, d.Name, props)
+// A try after a lost conflict reads the properties again: the other observer of a site's
+// device wrote what it saw, maybe later than this one's first read, and a try made from the
+// old read would put the older state back.
+func (a *Activities) writeObserved(ctx context.Context, d *observedDevice, props func() []prop.Property) bool {
 	id := kube.ResourceID{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, UID: d.UID}
 	w, err := writeStatus(ctx, a, id, d.obj, func(cur obsv1.DeviceStatus, m metav1.Object) obsv1.DeviceStatus {
+		obs := kube.ObserveDevice(d.Kind, d.Name, props())
 		return kube.ObservedDeviceStatus(cur, d.Kind, d.indiName, obs, m.GetGeneration(), a.now())
 	})
 	d.obj = w.obj
