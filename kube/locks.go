@@ -26,6 +26,11 @@ const (
 	ReasonWeather    = "WeatherAlert"
 	ReasonHeartbeat  = "HeartbeatLost"
 	ReasonSafetyPark = "ParkedBySafety" // the Event's reason
+	// ReasonSafetyParking: the guard's trip is under way (ParkedBySafety=False).
+	ReasonSafetyParking = "SafetyParking"
+	// ReasonSafetyParkFailing: a park of the trip under way failed and the guard tries it
+	// again (ParkedBySafety=False); also the reason of its Warning Event.
+	ReasonSafetyParkFailing = "SafetyParkFailing"
 )
 
 // The INDI park vectors the locks snoop on: a mount's DOME_PARK of its dome, a dome's

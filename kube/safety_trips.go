@@ -1,0 +1,63 @@
+// The site guard's trips as the runner shows them: the Observatory's ParkedBySafety follows
+// the guard's last trip, False while the guard parks the site (saying what fails, while
+// something does and the guard tries it again) and True once it has finished, and each Dome
+// and Mount the guard parked without the runner says so in its own ParkedBySafety. One
+// condition type for the whole trip, so the finished report replaces what the trip said while
+// under way, and no condition is left behind to be removed.
+package kube
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"liken.sh/runner/indi/guard"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// TripCauses are a trip's causes in words: "Weather Simulator reports Alert and the heartbeat
+// of Telescope east stopped". A guard that names no causes gives its first one's reason.
+func TripCauses(t guard.Trip) string {
+	switch n := len(t.Causes); n {
+	case 0:
+		return t.Reason
+	case 1:
+		return t.Causes[0]
+	default:
+		return strings.Join(t.Causes[:n-1], ", ") + " and " + t.Causes[n-1]
+	}
+}
+
+// TripWords is guard.TripWords with every cause of the trip, not its first alone.
+func TripWords(t guard.Trip) string {
+	t.Reason = TripCauses(t)
+	return guard.TripWords(t)
+}
+
+// SafetyTripCondition is the Observatory's ParkedBySafety for the site guard's last trip.
+func SafetyTripCondition(t guard.Trip) obsv1.Condition {
+	if t.Finished {
+		return ParkedBySafetyCondition(t.Kind, "The site guard "+TripWords(t))
+	}
+	since := "since " + t.Time.UTC().Format("15:04:05 MST") + " because " + TripCauses(t)
+	if t.RunnerAway {
+		since += ", while the runner was away"
+	}
+	if t.Failing == "" {
+		return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse,
+			Reason: ReasonSafetyParking, Message: "The site guard is parking the site " + since}
+	}
+	return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse, Reason: ReasonSafetyParkFailing,
+		Message: "The site guard is parking the site " + since + ", and fails: " + t.Failing + "; it tries again"}
+}
+
+// SafetyParkedDeviceMessage is the ParkedBySafety message of a Dome or Mount the guard parked
+// while the runner was away.
+func SafetyParkedDeviceMessage(kind obsv1.Kind, t guard.Trip) string {
+	verb := "Parked"
+	if kind == obsv1.KindDome {
+		verb = "Closed"
+	}
+	return verb + " by the site guard at " + t.Time.UTC().Format("15:04:05 MST") + " because " + TripCauses(t) +
+		", while the runner was away"
+}

@@ -1,0 +1,85 @@
+// The site guard's trips as the runner shows them: the Observatory's ParkedBySafety while a
+// trip is under way, failing, and finished, and the words for its causes.
+package kube
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"liken.sh/runner/indi/guard"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+var tripAt = time.Date(2026, 12, 6, 23, 14, 5, 0, time.UTC)
+
+const (
+	alert    = "Weather Simulator reports Alert"
+	stopped  = "the heartbeat of Telescope east stopped"
+	noParkAt = "Telescope Simulator of Telescope east did not park: timed out"
+)
+
+func TestATripsCausesAreNamedAllInTheOrderTheyCame(t *testing.T) {
+	for name, tc := range map[string]struct {
+		trip guard.Trip
+		want string
+	}{
+		"a guard that names no causes":  {guard.Trip{Reason: alert}, alert},
+		"one cause":                     {guard.Trip{Reason: alert, Causes: []string{alert}}, alert},
+		"two causes":                    {guard.Trip{Reason: alert, Causes: []string{alert, stopped}}, alert + " and " + stopped},
+		"three causes, the first first": {guard.Trip{Reason: "a", Causes: []string{"a", "b", "c"}}, "a, b and c"},
+	} {
+		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, TripCauses(tc.trip)) })
+	}
+}
+
+func TestAFinishedTripIsParkedBySafetyWithWhatTheGuardDidAndEveryCause(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Causes: []string{alert, stopped}, Finished: true,
+		RunnerAway: true, Parked: []guard.Done{{Telescope: "east", Device: "Telescope Simulator"}}, Closed: []guard.Done{{Device: "Dome Simulator"}}}
+	assert.Equal(t, obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionTrue, Reason: ReasonWeather,
+		Message: "The site guard parked Telescope Simulator of Telescope east, then closed Dome Simulator at 23:14:05 UTC because " +
+			alert + " and " + stopped + ", while the runner was away"}, SafetyTripCondition(trip))
+}
+
+func TestATripUnderWaySaysTheGuardIsParkingTheSite(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseHeartbeat, Reason: stopped, RunnerAway: true}
+	assert.Equal(t, obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse, Reason: ReasonSafetyParking,
+		Message: "The site guard is parking the site since 23:14:05 UTC because " + stopped + ", while the runner was away"},
+		SafetyTripCondition(trip))
+}
+
+func TestATripUnderWayThatFailsSaysWhatFailsInTheGuardsWordsAndThatItTriesAgain(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Failing: noParkAt}
+	assert.Equal(t, obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse, Reason: ReasonSafetyParkFailing,
+		Message: "The site guard is parking the site since 23:14:05 UTC because " + alert + ", and fails: " + noParkAt + "; it tries again"},
+		SafetyTripCondition(trip))
+}
+
+func TestAFailureTheGuardGotOverLeavesNoTraceInTheTripsCondition(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Failing: noParkAt}
+	failing := SafetyTripCondition(trip)
+	trip.Failing = ""
+	parking := SafetyTripCondition(trip)
+	assert.Equal(t, ReasonSafetyParking, parking.Reason)
+	assert.NotContains(t, parking.Message, noParkAt)
+	assert.NotEqual(t, failing.Reason, parking.Reason, "the failure's end is a transition")
+}
+
+func TestAFinishedTripThatFailedSomewhereStillSaysParkedAndWhatFailed(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Finished: true, Failing: noParkAt,
+		Failed: "not every mount reports parked, so the domes stay as they are"}
+	c := SafetyTripCondition(trip)
+	assert.Equal(t, metav1.ConditionTrue, c.Status, "the trip is over: the finished report replaces the failing one")
+	assert.Equal(t, ReasonWeather, c.Reason)
+	assert.Contains(t, c.Message, "(not every mount reports parked, so the domes stay as they are)")
+}
+
+func TestADeviceTheGuardParkedWithoutTheRunnerSaysHowWhenAndEveryCause(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Reason: alert, Causes: []string{alert, stopped}, RunnerAway: true}
+	assert.Equal(t, "Closed by the site guard at 23:14:05 UTC because "+alert+" and "+stopped+", while the runner was away",
+		SafetyParkedDeviceMessage(obsv1.KindDome, trip))
+	assert.Equal(t, "Parked by the site guard at 23:14:05 UTC because "+alert+" and "+stopped+", while the runner was away",
+		SafetyParkedDeviceMessage(obsv1.KindMount, trip))
+}
