@@ -1,19 +1,23 @@
 // What the runner does with the site guard while a reservation is Ready, from its observer:
 // it beats the guard's heartbeat (and says it leaves when the workflow stops the observer), and
-// it reports what the guard did. A park the guard made becomes the Observatory's
-// status.lastSafetyPark and ParkedBySafety condition, once (the first observer of the site to
-// write lastSafetyPark reports it); made while the runner was away, also ParkedBySafety and a
-// Warning Event on the Observatory and on each Dome and Mount it parked; and a signal to each
-// reservation's workflow that carries the guard's words, which its history in the Temporal UI
-// shows.
+// it reports what the guard did. While a trip is under way the Observatory's ParkedBySafety
+// says so, and what fails while the guard tries it again (a Warning Event when it starts to
+// fail). A finished trip is reported whole before it is recorded: ParkedBySafety on each Dome
+// and Mount it parked while the runner was away, then the Observatory's ParkedBySafety and
+// status.lastSafetyPark in one write. Whatever fails leaves the trip unrecorded, and the next
+// look reports it again (the conditions written before are equal then: no writes). The
+// observer whose write recorded it posts the Warning Events (runner away), once; every
+// observer signals its reservation's workflow with the guard's words, which its history in
+// the Temporal UI shows.
 package observatory
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -51,15 +55,18 @@ func workerStopping(ctx context.Context) bool {
 	}
 }
 
-// safetyWatch is an observer's view of the site guard's parks: the time of the last one it
-// has dealt with.
+// safetyWatch is an observer's view of the site guard's trips.
 type safetyWatch struct {
+	// seen is the time of the last finished trip this observer has dealt with.
 	seen time.Time
+	// shown is the message of the Observatory's ParkedBySafety as this observer last wrote it
+	// for a trip under way, so it writes only when the guard says something new.
+	shown string
 }
 
-// lookAtSafety reports the guard's last park if it is new to this observer: once it has finished (so
-// the report says all it did), and only if it is newer than the Observatory's lastSafetyPark
-// when the observer started (an older one was reported by an observer before).
+// lookAtSafety shows the guard's last trip if it is new to this observer: while it is under
+// way, and once it has finished. A trip no newer than the Observatory's lastSafetyPark was
+// reported whole already, by this site's other observer or one before.
 func (a *Activities) lookAtSafety(ctx context.Context, in StepInput, site *observedServer, w *safetyWatch) {
 	p, ok := site.client.Property(guard.Device, guard.PropStatus)
 	if !ok {
@@ -71,45 +78,113 @@ func (a *Activities) lookAtSafety(ctx context.Context, in StepInput, site *obser
 	}
 	trip := r.Trips[len(r.Trips)-1]
 	at := trip.Time.Truncate(time.Second) // as lastSafetyPark keeps it
-	if !trip.Finished || !at.After(w.seen) {
+	if !at.After(w.seen) {
 		return
 	}
-	w.seen = at
-	words := guard.TripWords(trip)
-	won, err := a.recordSafetyPark(ctx, site.owner, trip, words)
+	if !trip.Finished {
+		a.showTripUnderWay(ctx, in, trip, w)
+		return
+	}
+	if a.seenSafetyPark(ctx, in.Namespace, in.Observatory).Before(at) { // not reported whole yet
+		if err := a.reportSafetyPark(ctx, in, trip); err != nil {
+			logFor(ctx).Warn("the site guard's park could not be reported in full; the next look tries again",
+				"observatory", in.Observatory, "namespace", in.Namespace, "err", err)
+			return
+		}
+	}
+	w.seen, w.shown = at, ""
+	a.tellWorkflowOfSafety(ctx, in, "The site guard "+kube.TripWords(trip))
+}
+
+// showTripUnderWay writes the Observatory's ParkedBySafety for a trip under way. The write
+// that makes it fail posts a Warning Event; every write of a failure logs it.
+func (a *Activities) showTripUnderWay(ctx context.Context, in StepInput, trip guard.Trip, w *safetyWatch) {
+	cond := kube.SafetyTripCondition(trip)
+	if cond.Message == w.shown {
+		return
+	}
+	obs := kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: in.Namespace, Name: in.Observatory}
+	before, wrote, err := a.writeObservatorySafety(ctx, obs, trip, cond, false)
 	if err != nil {
-		logFor(ctx).Warn("the site guard's park could not be recorded; the next look tries again", "observatory", site.owner.Name, "err", err)
-		w.seen = time.Time{}
+		logFor(ctx).Warn("the site guard's park under way could not be shown; the next look tries again",
+			"observatory", in.Observatory, "namespace", in.Namespace, "err", err)
 		return
 	}
-	if won {
-		a.postSafetyPark(ctx, in, trip, words)
+	w.shown = cond.Message
+	if !wrote || cond.Reason != kube.ReasonSafetyParkFailing {
+		return
 	}
-	a.tellWorkflowOfSafety(ctx, in, "The site guard "+words)
+	logFor(ctx).Warn(cond.Message, "observatory", in.Observatory, "namespace", in.Namespace)
+	if before == nil || before.Reason != kube.ReasonSafetyParkFailing {
+		a.postObsEvent(ctx, obs, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyParkFailing, Message: cond.Message})
+	}
 }
 
-// recordSafetyPark writes the park to the Observatory's lastSafetyPark unless a newer or the
-// same is there; won says this call wrote it, so its caller reports it.
-func (a *Activities) recordSafetyPark(ctx context.Context, obs kube.ResourceID, trip guard.Trip, words string) (won bool, _ error) {
-	err := a.updateStatusField(ctx, obs, "lastSafetyPark", func(raw []byte) (any, error) {
-		var last *obsv1.SafetyPark
-		if len(raw) > 0 && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &last); err != nil {
-				return nil, err
-			}
+// reportSafetyPark writes what a finished trip did on every object it touched, the record
+// last; a failure returns before the record, so the trip is reported again. It posts the
+// Events when its write made the record.
+func (a *Activities) reportSafetyPark(ctx context.Context, in StepInput, trip guard.Trip) error {
+	var devices []stepDevice
+	if trip.RunnerAway {
+		var err error
+		if devices, err = a.guardedDevices(ctx, in, trip); err != nil {
+			return err
 		}
-		won = last == nil || trip.Time.Truncate(time.Second).After(last.Time.Time)
-		if !won {
-			return last, nil
+	}
+	for _, d := range devices {
+		if err := a.markParkedBySafety(ctx, d, trip); err != nil {
+			return err
 		}
-		return obsv1.SafetyPark{Time: metav1.NewTime(trip.Time.Truncate(time.Second)), Cause: trip.Kind,
-			Message: "The site guard " + words, RunnerAway: trip.RunnerAway}, nil
+	}
+	obs := kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: in.Namespace, Name: in.Observatory}
+	_, won, err := a.writeObservatorySafety(ctx, obs, trip, kube.SafetyTripCondition(trip), true)
+	if err != nil || !won {
+		return err
+	}
+	a.postSafetyPark(ctx, obs, trip, devices)
+	return nil
+}
+
+// markParkedBySafety writes ParkedBySafety on a Dome or Mount the guard parked while the
+// runner was away; an equal condition is no write.
+func (a *Activities) markParkedBySafety(ctx context.Context, d stepDevice, trip guard.Trip) error {
+	stepHeartbeat(ctx, "reporting the site guard's park on "+d.Label())
+	wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
+	defer cancel()
+	cond := kube.ParkedBySafetyCondition(trip.Kind, kube.SafetyParkedDeviceMessage(d.Kind, trip))
+	_, err := writeStatus(wctx, a, d.ResourceID, nil, func(st obsv1.DeviceStatus, _ metav1.Object) obsv1.DeviceStatus {
+		st.Conditions = kube.WithCondition(st.Conditions, cond, 0, a.now())
+		return st
 	})
-	return won, err
+	return err
 }
 
-// seenSafetyPark is the time of the Observatory's lastSafetyPark, zero when it has none: an
-// observer that starts reports only what is newer.
+// writeObservatorySafety writes the Observatory's ParkedBySafety for the trip, and with record
+// its lastSafetyPark, in one write, so no observer's view of a trip under way, however late,
+// replaces the finished report. It writes nothing once lastSafetyPark holds the trip or a
+// newer one. It returns the condition before the write, and whether it wrote.
+func (a *Activities) writeObservatorySafety(ctx context.Context, obs kube.ResourceID, trip guard.Trip, cond obsv1.Condition,
+	record bool) (before *obsv1.Condition, wrote bool, _ error) {
+	stepHeartbeat(ctx, "reporting the site guard's park on Observatory "+obs.Name)
+	wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
+	defer cancel()
+	at := trip.Time.Truncate(time.Second)
+	w, err := writeStatus(wctx, a, obs, nil, func(st obsv1.ObservatoryStatus, _ metav1.Object) obsv1.ObservatoryStatus {
+		if st.LastSafetyPark != nil && !st.LastSafetyPark.Time.Time.Before(at) {
+			return st
+		}
+		st.Conditions = kube.WithCondition(st.Conditions, cond, 0, a.now())
+		if record {
+			st.LastSafetyPark = &obsv1.SafetyPark{Time: metav1.NewTime(at), Cause: trip.Kind,
+				Message: "The site guard " + kube.TripWords(trip), RunnerAway: trip.RunnerAway}
+		}
+		return st
+	})
+	return kube.ConditionOf(w.before.Conditions, obsv1.ConditionParkedBySafety), w.wrote, err
+}
+
+// seenSafetyPark is the time of the Observatory's lastSafetyPark, zero when it has none (or
+// it cannot be read: the report's own writes check again).
 func (a *Activities) seenSafetyPark(ctx context.Context, ns, observatory string) time.Time {
 	obj, err := a.getTyped(ctx, obsv1.KindObservatory, ns, observatory)
 	if o, ok := obj.(*obsv1.Observatory); err == nil && ok && o != nil && o.Status.LastSafetyPark != nil {
@@ -118,53 +193,34 @@ func (a *Activities) seenSafetyPark(ctx context.Context, ns, observatory string)
 	return time.Time{}
 }
 
-// postSafetyPark writes ParkedBySafety and posts a Warning Event on the Observatory and on
-// each Dome and Mount the guard parked while the runner was away. With the runner there, the
-// triggers moved the same devices on the same Alert and their Events tell it: the Observatory's
-// condition alone keeps the guard's part, with no second Event.
-func (a *Activities) postSafetyPark(ctx context.Context, in StepInput, trip guard.Trip, words string) {
-	type target struct {
-		id      kube.ResourceID
-		message string
+// postSafetyPark tells of a trip this observer recorded: a log line, and when the runner was
+// away a Warning Event on the Observatory and on each Dome and Mount the guard parked. With
+// the runner there, the triggers moved the same devices on the same Alert and their Events
+// tell it: the Observatory's condition alone keeps the guard's part, with no second Event.
+func (a *Activities) postSafetyPark(ctx context.Context, obs kube.ResourceID, trip guard.Trip, devices []stepDevice) {
+	message := "The site guard " + kube.TripWords(trip)
+	logFor(ctx).Warn(message, "observatory", obs.Name, "namespace", obs.Namespace)
+	if !trip.RunnerAway {
+		return
 	}
-	targets := []target{{kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: in.Namespace, Name: in.Observatory}, "The site guard " + words}}
-	if trip.RunnerAway {
-		at := trip.Time.UTC().Format("15:04:05 MST")
-		for _, d := range a.guardedDevices(ctx, in, trip) {
-			verb := "Parked"
-			if d.Kind == obsv1.KindDome {
-				verb = "Closed"
-			}
-			targets = append(targets, target{d.ResourceID, verb + " by the site guard at " + at + " because " + trip.Reason + ", while the runner was away"})
-		}
-	}
-	for _, t := range targets {
-		cond := kube.ParkedBySafetyCondition(trip.Kind, t.message)
-		if err := a.updateStatusField(ctx, t.id, "conditions", func(raw []byte) (any, error) {
-			var conds []obsv1.Condition
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, &conds); err != nil {
-					return nil, err
-				}
-			}
-			return kube.WithCondition(conds, cond, 0, a.now()), nil
-		}); err != nil {
-			logFor(ctx).Warn("ParkedBySafety could not be written", "object", t.id.String(), "err", err)
-		}
-		logFor(ctx).Warn(t.message, "object", t.id.String(), "namespace", t.id.Namespace)
-		if trip.RunnerAway {
-			a.postObsEvent(ctx, t.id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyPark, Message: t.message})
-		}
+	a.postObsEvent(ctx, obs, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyPark, Message: message})
+	for _, d := range devices {
+		a.postObsEvent(ctx, d.ResourceID, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyPark,
+			Message: kube.SafetyParkedDeviceMessage(d.Kind, trip)})
 	}
 }
 
 // guardedDevices are the Domes and Mounts of the site that the trip parked, found by the INDI
-// names their status records.
-func (a *Activities) guardedDevices(ctx context.Context, in StepInput, trip guard.Trip) []stepDevice {
+// names their status records. An Observatory or Telescope that is gone has nothing to show it
+// on; one that cannot be read fails the report, which the next look makes again.
+func (a *Activities) guardedDevices(ctx context.Context, in StepInput, trip guard.Trip) ([]stepDevice, error) {
 	var out []stepDevice
 	site, err := a.readServer(ctx, in.Namespace, obsv1.KindObservatory, in.Observatory)
+	if isMissing(err) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	for _, d := range trip.Closed {
 		for _, dome := range only(site.Devices, func(s stepDevice) bool { return s.Kind == obsv1.KindDome }) {
@@ -175,8 +231,11 @@ func (a *Activities) guardedDevices(ctx context.Context, in StepInput, trip guar
 	}
 	for _, m := range trip.Parked {
 		s, err := a.readServer(ctx, in.Namespace, obsv1.KindTelescope, m.Telescope)
-		if err != nil {
+		if isMissing(err) {
 			continue
+		}
+		if err != nil {
+			return nil, err
 		}
 		for _, mount := range only(s.Devices, func(s stepDevice) bool { return s.Kind == obsv1.KindMount }) {
 			if indiNameOf(&mount) == m.Device {
@@ -184,7 +243,13 @@ func (a *Activities) guardedDevices(ctx context.Context, in StepInput, trip guar
 			}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// isMissing says whether readServer found no such object: its one step failure.
+func isMissing(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app)
 }
 
 // tellWorkflowOfSafety signals the reservation's workflow with the guard's words: a condition
