@@ -123,7 +123,8 @@ type ObservatoryStatus struct {
 	// Idle, Activating, Ready, Deactivating, or Error. Conditions: Active (from its first
 	// telescope's activation to its last one's deactivation), LocksRelayed (absent
 	// without a Dome), SafetyArmed (which of the site guard's layers are on, while the site
-	// runs) and ParkedBySafety (the site guard's last park).
+	// runs) and ParkedBySafety (the site guard's last park: True once it has finished, False
+	// with reason SafetyParking or SafetyParkFailing while the guard parks the site).
 	// +optional
 	Phase ActivationPhase `json:"phase,omitempty"`
 
