@@ -8,6 +8,7 @@ package kube
 
 import (
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -49,6 +50,24 @@ func SafetyTripCondition(t guard.Trip) obsv1.Condition {
 	}
 	return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse, Reason: ReasonSafetyParkFailing,
 		Message: "The site guard is parking the site " + since + ", and fails: " + t.Failing + "; it tries again"}
+}
+
+// WithSafetyTrip is the Observatory's status with the guard's trip: its ParkedBySafety, and
+// once the trip has finished its lastSafetyPark, the two in one write. A status whose
+// lastSafetyPark holds the trip or a newer one is returned as it is: the finished report is
+// there, and no observer's late view of the trip under way may replace it. The input is not
+// changed.
+func WithSafetyTrip(st obsv1.ObservatoryStatus, t guard.Trip, now time.Time) obsv1.ObservatoryStatus {
+	at := t.Time.Truncate(time.Second) // lastSafetyPark keeps seconds
+	if st.LastSafetyPark != nil && !st.LastSafetyPark.Time.Time.Before(at) {
+		return st
+	}
+	st.Conditions = WithCondition(st.Conditions, SafetyTripCondition(t), 0, now)
+	if t.Finished {
+		st.LastSafetyPark = &obsv1.SafetyPark{Time: metav1.NewTime(at), Cause: t.Kind,
+			Message: "The site guard " + TripWords(t), RunnerAway: t.RunnerAway}
+	}
+	return st
 }
 
 // SafetyParkedDeviceMessage is the ParkedBySafety message of a Dome or Mount the guard parked

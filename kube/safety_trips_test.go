@@ -83,3 +83,51 @@ func TestADeviceTheGuardParkedWithoutTheRunnerSaysHowWhenAndEveryCause(t *testin
 	assert.Equal(t, "Parked by the site guard at 23:14:05 UTC because "+alert+" and "+stopped+", while the runner was away",
 		SafetyParkedDeviceMessage(obsv1.KindMount, trip))
 }
+
+func TestAFinishedTripIsRecordedWithItsConditionInTheSameStatus(t *testing.T) {
+	trip := guard.Trip{Time: tripAt.Add(300 * time.Millisecond), Kind: guard.CauseWeather, Reason: alert, Finished: true, RunnerAway: true}
+	st := WithSafetyTrip(obsv1.ObservatoryStatus{}, trip, tripAt.Add(time.Minute))
+	assert.Equal(t, &obsv1.SafetyPark{Time: metav1.NewTime(tripAt), Cause: guard.CauseWeather,
+		Message: "The site guard parked nothing at 23:14:05 UTC because " + alert + ", while the runner was away", RunnerAway: true},
+		st.LastSafetyPark)
+	c := ConditionOf(st.Conditions, obsv1.ConditionParkedBySafety)
+	if assert.NotNil(t, c) {
+		assert.Equal(t, metav1.ConditionTrue, c.Status)
+		assert.Equal(t, st.LastSafetyPark.Message, c.Message)
+	}
+}
+
+func TestATripUnderWayIsShownButTheLastRecordStays(t *testing.T) {
+	last := &obsv1.SafetyPark{Time: metav1.NewTime(tripAt.Add(-time.Hour)), Cause: guard.CauseWeather, Message: "earlier"}
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Failing: noParkAt}
+	st := WithSafetyTrip(obsv1.ObservatoryStatus{LastSafetyPark: last}, trip, tripAt)
+	assert.Equal(t, last, st.LastSafetyPark)
+	c := ConditionOf(st.Conditions, obsv1.ConditionParkedBySafety)
+	if assert.NotNil(t, c) {
+		assert.Equal(t, ReasonSafetyParkFailing, c.Reason)
+	}
+}
+
+func TestALateViewOfATripUnderWayDoesNotReplaceItsFinishedReport(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Finished: true}
+	reported := WithSafetyTrip(obsv1.ObservatoryStatus{}, trip, tripAt)
+	trip.Finished, trip.Failing = false, noParkAt
+	assert.Equal(t, reported, WithSafetyTrip(reported, trip, tripAt.Add(time.Second)))
+}
+
+func TestReportingATripAgainChangesNothing(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseHeartbeat, Reason: stopped, Finished: true, RunnerAway: true}
+	once := WithSafetyTrip(obsv1.ObservatoryStatus{}, trip, tripAt)
+	assert.Equal(t, once, WithSafetyTrip(once, trip, tripAt.Add(time.Minute)))
+}
+
+func TestTheFinishedReportReplacesWhatTheTripSaidWhileItFailed(t *testing.T) {
+	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Failing: noParkAt}
+	failing := WithSafetyTrip(obsv1.ObservatoryStatus{}, trip, tripAt)
+	trip.Finished, trip.Failing = true, ""
+	done := WithSafetyTrip(failing, trip, tripAt.Add(time.Minute))
+	assert.Len(t, done.Conditions, 1)
+	assert.Equal(t, SafetyTripCondition(trip).Message, done.Conditions[0].Message)
+	assert.Equal(t, metav1.NewTime(tripAt.Add(time.Minute)), done.Conditions[0].LastTransitionTime, "False to True is a transition")
+	assert.Nil(t, failing.LastSafetyPark, "the input is not changed")
+}

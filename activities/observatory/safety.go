@@ -104,7 +104,7 @@ func (a *Activities) showTripUnderWay(ctx context.Context, in StepInput, trip gu
 		return
 	}
 	obs := kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: in.Namespace, Name: in.Observatory}
-	before, wrote, err := a.writeObservatorySafety(ctx, obs, trip, cond, false)
+	before, wrote, err := a.writeObservatorySafety(ctx, obs, trip)
 	if err != nil {
 		logFor(ctx).Warn("the site guard's park under way could not be shown; the next look tries again",
 			"observatory", in.Observatory, "namespace", in.Namespace, "err", err)
@@ -137,7 +137,7 @@ func (a *Activities) reportSafetyPark(ctx context.Context, in StepInput, trip gu
 		}
 	}
 	obs := kube.ResourceID{Kind: obsv1.KindObservatory, Namespace: in.Namespace, Name: in.Observatory}
-	_, won, err := a.writeObservatorySafety(ctx, obs, trip, kube.SafetyTripCondition(trip), true)
+	_, won, err := a.writeObservatorySafety(ctx, obs, trip)
 	if err != nil || !won {
 		return err
 	}
@@ -159,26 +159,15 @@ func (a *Activities) markParkedBySafety(ctx context.Context, d stepDevice, trip 
 	return err
 }
 
-// writeObservatorySafety writes the Observatory's ParkedBySafety for the trip, and with record
-// its lastSafetyPark, in one write, so no observer's view of a trip under way, however late,
-// replaces the finished report. It writes nothing once lastSafetyPark holds the trip or a
-// newer one. It returns the condition before the write, and whether it wrote.
-func (a *Activities) writeObservatorySafety(ctx context.Context, obs kube.ResourceID, trip guard.Trip, cond obsv1.Condition,
-	record bool) (before *obsv1.Condition, wrote bool, _ error) {
+// writeObservatorySafety writes the Observatory's status with the trip (kube.WithSafetyTrip).
+// It returns its ParkedBySafety before the write, and whether it wrote.
+func (a *Activities) writeObservatorySafety(ctx context.Context, obs kube.ResourceID,
+	trip guard.Trip) (before *obsv1.Condition, wrote bool, _ error) {
 	stepHeartbeat(ctx, "reporting the site guard's park on Observatory "+obs.Name)
 	wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
 	defer cancel()
-	at := trip.Time.Truncate(time.Second)
 	w, err := writeStatus(wctx, a, obs, nil, func(st obsv1.ObservatoryStatus, _ metav1.Object) obsv1.ObservatoryStatus {
-		if st.LastSafetyPark != nil && !st.LastSafetyPark.Time.Time.Before(at) {
-			return st
-		}
-		st.Conditions = kube.WithCondition(st.Conditions, cond, 0, a.now())
-		if record {
-			st.LastSafetyPark = &obsv1.SafetyPark{Time: metav1.NewTime(at), Cause: trip.Kind,
-				Message: "The site guard " + kube.TripWords(trip), RunnerAway: trip.RunnerAway}
-		}
-		return st
+		return kube.WithSafetyTrip(st, trip, a.now())
 	})
 	return kube.ConditionOf(w.before.Conditions, obsv1.ConditionParkedBySafety), w.wrote, err
 }
