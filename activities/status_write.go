@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -184,7 +185,7 @@ func WriteStatus[T any](ctx context.Context, s StatusOf, cur *unstructured.Unstr
 }
 
 // UpdateStatusField changes one field of s's status, as JSON, and writes the status when the
-// field changed.
+// field changed: an equal field, however the caller typed it, is no write.
 func UpdateStatusField(ctx context.Context, s StatusOf, field string, change func(raw []byte) (any, error)) error {
 	_, err := UpdateStatus(ctx, s, nil, func(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		var raw []byte
@@ -199,12 +200,20 @@ func UpdateStatusField(ctx context.Context, s StatusOf, field string, change fun
 			return nil, fmt.Errorf("the status.%s of the %s: %w", field, s, err)
 		}
 		nextRaw, err := json.Marshal(next)
-		if err != nil || string(nextRaw) == string(raw) {
+		if err != nil {
 			return nil, err
 		}
-		var value any
+		// Compared as decoded JSON: the object's maps marshal with their keys sorted and a
+		// caller's structs in field order, so equal fields rarely make equal text.
+		var value, was any
 		if err := json.Unmarshal(nextRaw, &value); err != nil {
 			return nil, err
+		}
+		if raw != nil {
+			_ = json.Unmarshal(raw, &was) // json.Marshal made it
+		}
+		if reflect.DeepEqual(value, was) {
+			return nil, nil
 		}
 		u = u.DeepCopy()
 		return u, unstructured.SetNestedField(u.Object, value, "status", field)

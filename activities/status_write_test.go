@@ -103,3 +103,18 @@ func TestAStatusWriteThatLosesEveryTrySaysTheObjectKeptChanging(t *testing.T) {
 	require.ErrorContains(t, err, "the Dome site/lab kept changing while its status was written")
 	assert.Less(t, *writes, conflictTries, "its context ended the tries")
 }
+
+func TestAFieldWrittenAgainAsEqualStructsIsNoWrite(t *testing.T) {
+	type condition struct {
+		Type   string `json:"type"`
+		Status string `json:"status"`
+		Reason string `json:"reason"`
+	}
+	s, writes := conflictingStatus(t, 0)
+	conds := []condition{{Type: "ParkedBySafety", Status: "True", Reason: "WeatherAlert"}}
+	same := func([]byte) (any, error) { return conds, nil }
+	require.NoError(t, UpdateStatusField(context.Background(), s, "conditions", same))
+	require.Equal(t, 1, *writes, "the first write lands")
+	require.NoError(t, UpdateStatusField(context.Background(), s, "conditions", same))
+	assert.Equal(t, 1, *writes, "the equal one is not sent")
+}
