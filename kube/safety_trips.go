@@ -7,7 +7,6 @@
 package kube
 
 import (
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,31 +15,12 @@ import (
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
-// TripCauses are a trip's causes in words: "Weather Simulator reports Alert and the heartbeat
-// of Telescope east stopped". A guard that names no causes gives its first one's reason.
-func TripCauses(t guard.Trip) string {
-	switch n := len(t.Causes); n {
-	case 0:
-		return t.Reason
-	case 1:
-		return t.Causes[0]
-	default:
-		return strings.Join(t.Causes[:n-1], ", ") + " and " + t.Causes[n-1]
-	}
-}
-
-// TripWords is guard.TripWords with every cause of the trip, not its first alone.
-func TripWords(t guard.Trip) string {
-	t.Reason = TripCauses(t)
-	return guard.TripWords(t)
-}
-
 // SafetyTripCondition is the Observatory's ParkedBySafety for the site guard's last trip.
 func SafetyTripCondition(t guard.Trip) obsv1.Condition {
 	if t.Finished {
-		return ParkedBySafetyCondition(t.Kind, "The site guard "+TripWords(t))
+		return ParkedBySafetyCondition(t.Kind, "The site guard "+guard.TripWords(t))
 	}
-	since := "since " + t.Time.UTC().Format("15:04:05 MST") + " because " + TripCauses(t)
+	since := "since " + t.Time.UTC().Format("15:04:05 MST") + " because " + guard.TripCauses(t)
 	if t.RunnerAway {
 		since += ", while the runner was away"
 	}
@@ -65,7 +45,7 @@ func WithSafetyTrip(st obsv1.ObservatoryStatus, t guard.Trip, now time.Time) obs
 	st.Conditions = WithCondition(st.Conditions, SafetyTripCondition(t), 0, now)
 	if t.Finished {
 		st.LastSafetyPark = &obsv1.SafetyPark{Time: metav1.NewTime(at), Cause: t.Kind,
-			Message: "The site guard " + TripWords(t), RunnerAway: t.RunnerAway}
+			Message: "The site guard " + guard.TripWords(t), RunnerAway: t.RunnerAway}
 	}
 	return st
 }
@@ -77,6 +57,6 @@ func SafetyParkedDeviceMessage(kind obsv1.Kind, t guard.Trip) string {
 	if kind == obsv1.KindDome {
 		verb = "Closed"
 	}
-	return verb + " by the site guard at " + t.Time.UTC().Format("15:04:05 MST") + " because " + TripCauses(t) +
+	return verb + " by the site guard at " + t.Time.UTC().Format("15:04:05 MST") + " because " + guard.TripCauses(t) +
 		", while the runner was away"
 }

@@ -21,20 +21,6 @@ const (
 	noParkAt = "Telescope Simulator of Telescope east did not park: timed out"
 )
 
-func TestATripsCausesAreNamedAllInTheOrderTheyCame(t *testing.T) {
-	for name, tc := range map[string]struct {
-		trip guard.Trip
-		want string
-	}{
-		"a guard that names no causes":  {guard.Trip{Reason: alert}, alert},
-		"one cause":                     {guard.Trip{Reason: alert, Causes: []string{alert}}, alert},
-		"two causes":                    {guard.Trip{Reason: alert, Causes: []string{alert, stopped}}, alert + " and " + stopped},
-		"three causes, the first first": {guard.Trip{Reason: "a", Causes: []string{"a", "b", "c"}}, "a, b and c"},
-	} {
-		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, TripCauses(tc.trip)) })
-	}
-}
-
 func TestAFinishedTripIsParkedBySafetyWithWhatTheGuardDidAndEveryCause(t *testing.T) {
 	trip := guard.Trip{Time: tripAt, Kind: guard.CauseWeather, Reason: alert, Causes: []string{alert, stopped}, Finished: true,
 		RunnerAway: true, Parked: []guard.Done{{Telescope: "east", Device: "Telescope Simulator"}}, Closed: []guard.Done{{Device: "Dome Simulator"}}}

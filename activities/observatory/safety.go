@@ -93,7 +93,7 @@ func (a *Activities) lookAtSafety(ctx context.Context, in StepInput, site *obser
 		}
 	}
 	w.seen, w.shown = at, ""
-	a.tellWorkflowOfSafety(ctx, in, "The site guard "+kube.TripWords(trip))
+	a.tellWorkflowOfSafety(ctx, in, "The site guard "+guard.TripWords(trip))
 }
 
 // showTripUnderWay writes the Observatory's ParkedBySafety for a trip under way. The write
@@ -187,7 +187,7 @@ func (a *Activities) seenSafetyPark(ctx context.Context, ns, observatory string)
 // the runner there, the triggers moved the same devices on the same Alert and their Events
 // tell it: the Observatory's condition alone keeps the guard's part, with no second Event.
 func (a *Activities) postSafetyPark(ctx context.Context, obs kube.ResourceID, trip guard.Trip, devices []stepDevice) {
-	message := "The site guard " + kube.TripWords(trip)
+	message := "The site guard " + guard.TripWords(trip)
 	logFor(ctx).Warn(message, "observatory", obs.Name, "namespace", obs.Namespace)
 	if !trip.RunnerAway {
 		return

@@ -73,6 +73,16 @@ func (c Config) Has(telescope string) bool {
 	return slices.ContainsFunc(c.Telescopes, func(t Telescope) bool { return t.Name == telescope })
 }
 
+// Address is the telescope's server, "" when it is not listed or its server does not run.
+func (c Config) Address(telescope string) string {
+	for _, t := range c.Telescopes {
+		if t.Name == telescope {
+			return t.Address
+		}
+	}
+	return ""
+}
+
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // Encode is the config as CONFIG's text.

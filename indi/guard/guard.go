@@ -13,19 +13,22 @@
 //     each Dome's lock snoops (MOUNT_LOCKS): no dome parks while a mount is unparked;
 //   - it tells every telescope's server the dome's park state, which each Mount's lock snoops
 //     (DOME_LOCKS): no mount unparks under a parked dome;
-//   - when a weather station reports Alert, or the runner's heartbeat (GUARD_HEARTBEAT) stops
-//     for longer than the config's timeout, it parks every mount, then, once the domes' locks
-//     have heard them parked, every dome; and records what it did (GUARD_STATUS) for the
+//   - while a weather station reports Alert, or the runner has been silent (no heartbeat,
+//     GUARD_HEARTBEAT, and no config) for longer than the config's timeout, it drives every
+//     mount toward parked, then, once the domes' locks have heard them parked, every dome,
+//     trying again until each is (trip.go); and records what it did (GUARD_STATUS) for the
 //     runner to report when it comes back.
+//
+// What the runner armed survives the guard's own restart (state.go).
 package guard
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"liken.sh/runner/indi"
@@ -39,6 +42,10 @@ type Guard struct {
 	Out    io.Writer // the driver's messages to indiserver (stdout)
 	Log    *slog.Logger
 	Now    func() time.Time
+	// State is the file the guard keeps its state in (state.go); "" keeps it in memory only.
+	State string
+	// Version is the guard's build, which its report and DRIVER_INFO name.
+	Version string
 
 	outMu sync.Mutex
 	wake  chan struct{}
@@ -46,22 +53,20 @@ type Guard struct {
 	// Owned by Run's goroutine.
 	cfg        Config
 	configured bool
-	lastWord   time.Time // the runner's last beat or config
-	beats      map[string]time.Time
-	causes     map[string]bool
+	lastWord   time.Time            // the runner's last beat or config
+	beats      map[string]time.Time // the runner's last word for each watched telescope
+	beating    map[string]bool      // telescopes that beat since they were armed
+	saved      string               // the state last written
+	stateErr   string               // why the state could not be kept, "" when it was
 	site       *link
 	tels       map[string]*link // by address
 	lastPark   published
 	lastRelay  map[*indi.Client]published
 	lastStatus string
 
-	// mountsParkedSent: the domes' locks were last told every mount is parked (a trip's
-	// goroutine waits on it before a dome moves).
-	mountsParkedSent atomic.Bool
-
-	mu       sync.Mutex // guards report and tripping, shared with the trip's goroutine
-	report   Report
-	tripping bool
+	mu     sync.Mutex // guards what follows, shared with the movers' goroutines
+	report Report
+	movers map[string]*mover
 }
 
 // published is what was last sent somewhere, and when.
@@ -81,10 +86,13 @@ func (g *Guard) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g.wake = make(chan struct{}, 1)
-	g.beats = map[string]time.Time{}
+	g.beats, g.beating = map[string]time.Time{}, map[string]bool{}
 	g.tels = map[string]*link{}
 	g.lastRelay = map[*indi.Client]published{}
+	g.movers = map[string]*mover{}
+	g.report.Version = g.Version
 	g.site = g.keep(ctx, g.Server)
+	g.resume(ctx)
 	msgs := make(chan *indi.Message)
 	readErr := make(chan error, 1)
 	go func() { readErr <- g.read(ctx, msgs) }()
@@ -138,20 +146,14 @@ func (g *Guard) poke() {
 func (g *Guard) step(ctx context.Context) {
 	v := g.view()
 	now := v.Now
-	// Before its first config the guard knows no mount: they count as unparked.
-	parked := g.configured && MountsParked(v.Mounts)
+	// A guard never armed knows no mount: they count as unparked.
+	parked := v.Armed && MountsParked(v.Mounts)
 	if w := parkWord(parked); w != g.lastPark.what || now.Sub(g.lastPark.at) >= republish {
 		g.send(indi.AppendVector(nil, indi.Set, parkVector(parked)))
 		g.lastPark = published{w, now}
-		g.mountsParkedSent.Store(parked)
 	}
 	g.relayDomes(v)
-
-	var causes []Cause
-	causes, g.causes = NewCauses(v, g.causes)
-	for _, c := range causes {
-		g.startTrip(ctx, c, v)
-	}
+	g.trip(ctx, v, Causes(v), DriveToParked(v, g.lastPark.what == "parked"))
 
 	armed, msg := Armed(v)
 	g.mu.Lock()
@@ -165,6 +167,7 @@ func (g *Guard) step(ctx context.Context) {
 		g.send([]byte(s))
 		g.lastStatus = s
 	}
+	g.save()
 }
 
 // relayDomes tells each telescope's server the domes' park states, under the domes' own names,
@@ -202,8 +205,8 @@ func (g *Guard) relayDomes(v View) {
 // view reads the site: the mounts on the telescopes' servers, the domes and weather stations
 // on its own.
 func (g *Guard) view() View {
-	v := View{Now: g.Now(), Config: g.cfg, Weather: map[string]bool{}, Beats: map[string]time.Time{}}
-	v.LastWord = g.lastWord
+	v := View{Now: g.Now(), Config: g.cfg, Weather: map[string]bool{}, Beats: map[string]time.Time{},
+		LastWord: g.lastWord, Armed: g.configured, StateError: g.stateErr}
 	for tel, at := range g.beats {
 		v.Beats[tel] = at
 	}
@@ -269,18 +272,36 @@ func (g *Guard) handle(ctx context.Context, m *indi.Message) {
 		tel, _ := p.Text(ElemTelescope)
 		state, _ := p.Text(ElemBeatState)
 		g.lastWord = g.Now()
-		if state == LeaveState {
+		switch {
+		case state == LeaveState:
+			// It leaves on purpose: watched again from the next config that lists it.
 			delete(g.beats, tel)
-		} else {
-			g.beats[tel] = g.lastWord
+			delete(g.beating, tel)
+		case g.cfg.Has(tel):
+			g.beats[tel], g.beating[tel] = g.lastWord, true
 		}
 		g.answer(heartbeatVector(tel, state))
 	}
 }
 
 // configure takes a new config: it dials the servers of telescopes that joined and hangs up on
-// those that left.
+// those that left. Every telescope listed is watched from this config on, until its first
+// beat: a runner lost while the devices start parks the site like one lost while Ready.
 func (g *Guard) configure(ctx context.Context, cfg Config) {
+	g.arm(ctx, cfg, g.Now())
+	for _, t := range cfg.Telescopes {
+		if !g.beating[t.Name] {
+			g.beats[t.Name] = g.lastWord
+		}
+	}
+	g.mu.Lock()
+	g.report.ConfigVersion++
+	g.mu.Unlock()
+	g.Log.Info("took the site's config", "telescopes", len(cfg.Telescopes), "heartbeatTimeout", cfg.HeartbeatTimeout())
+}
+
+// arm holds cfg: the links to the telescopes' servers, and the watch of its telescopes only.
+func (g *Guard) arm(ctx context.Context, cfg Config, word time.Time) {
 	want := map[string]bool{}
 	for _, t := range cfg.Telescopes {
 		if t.Address != "" {
@@ -301,13 +322,61 @@ func (g *Guard) configure(ctx context.Context, cfg Config) {
 	for tel := range g.beats {
 		if !cfg.Has(tel) {
 			delete(g.beats, tel)
+			delete(g.beating, tel)
 		}
 	}
-	g.cfg, g.configured, g.lastWord = cfg, true, g.Now()
+	g.cfg, g.configured, g.lastWord = cfg, true, word
+}
+
+// resume takes the state a guard before this one saved: the site as armed, the watch from the
+// times it last heard the runner, and its trips.
+func (g *Guard) resume(ctx context.Context) {
+	if g.State == "" {
+		g.stateErr = "no file to keep it in: " + StateEnv + " is not set"
+		g.Log.Warn("the site guard keeps what it is armed with in memory only", "why", g.stateErr)
+		return
+	}
+	s, ok, err := loadState(g.State)
+	switch {
+	case err != nil:
+		g.Log.Error("the site guard could not read what it was armed with: it knows no mount until the runner arms it again",
+			"file", g.State, "err", err)
+		return
+	case !ok:
+		g.Log.Info("the site guard starts with nothing armed: it parks nothing until the runner tells it the site", "file", g.State)
+		return
+	}
+	g.arm(ctx, s.Config, s.LastWord)
+	for tel, at := range s.Beats {
+		if s.Config.Has(tel) {
+			g.beats[tel], g.beating[tel] = at, s.Beating[tel]
+		}
+	}
+	g.report.Trips = s.Trips
+	g.Log.Warn("the site guard resumes the site it was armed with", "file", g.State, "telescopes", len(s.Config.Telescopes),
+		"lastWordFromTheRunner", s.LastWord.UTC().Format(time.RFC3339), "heartbeatTimeout", s.Config.HeartbeatTimeout())
+}
+
+// save writes the state when it changed. A guard that cannot write it says so in its armed
+// message, and tries again at the next step.
+func (g *Guard) save() {
+	if g.State == "" || !g.configured {
+		return
+	}
 	g.mu.Lock()
-	g.report.ConfigVersion++
+	b, _ := json.Marshal(state{Config: g.cfg, LastWord: g.lastWord, Beats: g.beats, Beating: g.beating, Trips: g.report.Trips})
 	g.mu.Unlock()
-	g.Log.Info("took the site's config", "telescopes", len(cfg.Telescopes), "heartbeatTimeout", cfg.HeartbeatTimeout())
+	if string(b) == g.saved {
+		return
+	}
+	if err := saveState(g.State, b); err != nil {
+		if g.stateErr != err.Error() {
+			g.Log.Error("the site guard could not save what it is armed with", "file", g.State, "err", err)
+		}
+		g.stateErr = err.Error()
+		return
+	}
+	g.saved, g.stateErr = string(b), ""
 }
 
 func (g *Guard) answer(p prop.Property) { g.send(indi.AppendVector(nil, indi.Set, p)) }

@@ -1,6 +1,7 @@
 // The guard against Debian's real simulators: a site's indiserver (dome, weather station and
 // the guard, which this test binary serves when indiserver runs it through a link) and one
-// indiserver per telescope, as the pods would be, with nothing else running.
+// indiserver per telescope, as the pods would be, with nothing else running. Each test's guard
+// keeps its state beside its link, as a pod's keeps it on its own volume.
 package guard_test
 
 import (
@@ -8,6 +9,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,12 +20,14 @@ import (
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/indi/prop"
 )
 
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == guard.Driver {
+		os.Setenv(guard.StateEnv, filepath.Join(filepath.Dir(os.Args[0]), "site-guard.json"))
 		if err := guard.Serve(context.Background()); err != nil {
 			os.Exit(1)
 		}
@@ -38,32 +44,32 @@ const (
 
 // site is a running site: its own server's client and one client per telescope's server.
 type site struct {
-	site *indi.Client
-	tels []*indi.Client
-	cfg  guard.Config
+	site    *indi.Client
+	tels    []*indi.Client
+	servers []*indiserver.Server // the telescopes'
+	cfg     guard.Config
+	link    string // the guard's program, as its indiserver runs it
+	beats   *beats
 }
 
 // startSite starts a site of n telescopes with the locks set as the runner sets them, tells
-// the guard the telescopes, opens the dome and unparks every mount.
+// the guard the telescopes, opens the dome and unparks every mount. With a heartbeat timeout,
+// a runner beats for every telescope from the config on, until s.beats.stop.
 func startSite(t *testing.T, ctx context.Context, n int, heartbeat time.Duration) *site {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	link := filepath.Join(t.TempDir(), guard.Driver)
 	require.NoError(t, os.Symlink(self, link))
 
-	s := &site{site: dial(t, ctx, inditest.Start(t, "indi_simulator_dome", "indi_simulator_weather", link))}
+	s := &site{site: dial(t, ctx, inditest.Start(t, "indi_simulator_dome", "indi_simulator_weather", link)), link: link}
 	s.cfg = guard.Config{HeartbeatTimeoutSeconds: heartbeat.Seconds(), BeatEverySeconds: 1}
 	for i := range n {
-		addr := inditest.Start(t, "indi_simulator_telescope")
-		c := dial(t, ctx, addr)
+		srv := inditest.StartServer(t, "indi_simulator_telescope")
+		c := dial(t, ctx, srv.Addr)
+		s.servers = append(s.servers, srv)
 		s.tels = append(s.tels, c)
-		s.cfg.Telescopes = append(s.cfg.Telescopes, guard.Telescope{Name: string(rune('a' + i)), Address: addr, Mounts: []string{mount}})
-		_, err := c.Connect(ctx, mount)
-		require.NoError(t, err)
-		_, err = c.SetDomePolicy(ctx, mount, true)
-		require.NoError(t, err)
-		_, err = c.SetActiveDevices(ctx, mount, map[string]string{indi.ActiveDome: dome})
-		require.NoError(t, err)
+		s.cfg.Telescopes = append(s.cfg.Telescopes, guard.Telescope{Name: string(rune('a' + i)), Address: srv.Addr, Mounts: []string{mount}})
+		lockToTheDome(t, ctx, c)
 	}
 	for _, d := range []string{dome, weather} {
 		_, err := s.site.Connect(ctx, d)
@@ -75,8 +81,10 @@ func startSite(t *testing.T, ctx context.Context, n int, heartbeat time.Duration
 	require.NoError(t, err)
 	_, err = s.site.SetActiveDevices(ctx, dome, map[string]string{indi.ActiveTelescope: guard.Device})
 	require.NoError(t, err)
-	_, err = s.site.SetText(ctx, guard.Device, guard.PropConfig, map[string]string{guard.ElemConfig: s.cfg.Encode()})
-	require.NoError(t, err)
+	s.arm(t, ctx)
+	if heartbeat > 0 {
+		s.beats = s.beat(t, ctx)
+	}
 
 	_, err = s.site.SetDomeParked(ctx, dome, false)
 	require.NoError(t, err)
@@ -86,6 +94,22 @@ func startSite(t *testing.T, ctx context.Context, n int, heartbeat time.Duration
 			20*time.Second, 200*time.Millisecond, "the mount unparks once the dome is open")
 	}
 	return s
+}
+
+// lockToTheDome connects a telescope's mount and makes it heed the site's dome.
+func lockToTheDome(t *testing.T, ctx context.Context, c *indi.Client) {
+	_, err := c.Connect(ctx, mount)
+	require.NoError(t, err)
+	_, err = c.SetDomePolicy(ctx, mount, true)
+	require.NoError(t, err)
+	_, err = c.SetActiveDevices(ctx, mount, map[string]string{indi.ActiveDome: dome})
+	require.NoError(t, err)
+}
+
+// arm tells the guard the site's config, as the runner does.
+func (s *site) arm(t *testing.T, ctx context.Context) {
+	_, err := s.site.SetText(ctx, guard.Device, guard.PropConfig, map[string]string{guard.ElemConfig: s.cfg.Encode()})
+	require.NoError(t, err)
 }
 
 func dial(t *testing.T, ctx context.Context, addr string) *indi.Client {
@@ -99,22 +123,76 @@ func (s *site) watch(ctx context.Context) *inditest.Parks {
 	return inditest.WatchParks(ctx, s.site, dome, s.tels, mount)
 }
 
+// report is the guard's report as the site's server last sent it; empty while the guard
+// defines none (it is restarting).
 func (s *site) report(t *testing.T) guard.Report {
 	p, ok := s.site.Property(guard.Device, guard.PropStatus)
-	require.True(t, ok)
+	if !ok {
+		return guard.Report{}
+	}
 	text, _ := p.Text(guard.ElemReport)
 	r, err := guard.DecodeReport(text)
-	require.NoError(t, err)
+	assert.NoError(t, err)
 	return r
 }
 
-func (s *site) beat(t *testing.T, telescope string) {
-	p := prop.Property{Device: guard.Device, Name: guard.PropHeartbeat, Type: prop.Text, Elements: []prop.Element{
-		{Name: guard.ElemTelescope, Value: telescope}, {Name: guard.ElemBeatState, Value: guard.BeatState}}}
-	require.NoError(t, s.site.Send(context.Background(), p))
+// beats is a runner's heartbeat for every telescope of the site, once a second.
+type beats struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	last   time.Time
+}
+
+func (s *site) beat(t *testing.T, ctx context.Context) *beats {
+	ctx, cancel := context.WithCancel(ctx)
+	b := &beats{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		for ctx.Err() == nil {
+			for _, tel := range s.cfg.Telescopes {
+				p := prop.Property{Device: guard.Device, Name: guard.PropHeartbeat, Type: prop.Text, Elements: []prop.Element{
+					{Name: guard.ElemTelescope, Value: tel.Name}, {Name: guard.ElemBeatState, Value: guard.BeatState}}}
+				if s.site.Send(ctx, p) == nil {
+					b.last = time.Now()
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	t.Cleanup(func() { b.stop() })
+	return b
+}
+
+// stop ends the beats and returns when the last was sent.
+func (b *beats) stop() time.Time {
+	b.cancel()
+	<-b.done
+	return b.last
+}
+
+// storm turns the weather station to Alert and returns when it reports it.
+func (s *site) storm(t *testing.T, ctx context.Context) time.Time {
+	_, err := s.site.SetNumber(ctx, weather, "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
+	require.NoError(t, err)
+	require.NoError(t, s.site.Press(ctx, weather, "WEATHER_REFRESH", "REFRESH"))
+	_, err = s.site.Wait(ctx, weather, guard.WeatherProp, func(p prop.Property) bool { return p.State == prop.Alert })
+	require.NoError(t, err)
+	return time.Now()
+}
+
+// lastTrip waits until the guard's last trip has ended and returns it.
+func (s *site) lastTrip(t *testing.T, trips int) guard.Trip {
+	var r guard.Report
+	require.Eventually(t, func() bool { r = s.report(t); return len(r.Trips) == trips && r.Trips[trips-1].Finished },
+		60*time.Second, 100*time.Millisecond, "the guard's trip %d ends: %+v", trips, r.Trips)
+	return r.Trips[trips-1]
 }
 
 func TestWindParksEveryMountThenTheDome(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s := startSite(t, ctx, 2, 0)
@@ -122,17 +200,10 @@ func TestWindParksEveryMountThenTheDome(t *testing.T) {
 	require.Eventually(t, func() bool { return s.report(t).RunnerAway }, 10*time.Second, 100*time.Millisecond)
 	w := s.watch(ctx)
 
-	_, err := s.site.SetNumber(ctx, weather, "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
-	require.NoError(t, err)
-	require.NoError(t, s.site.Press(ctx, weather, "WEATHER_REFRESH", "REFRESH"))
-	_, err = s.site.Wait(ctx, weather, guard.WeatherProp, func(p prop.Property) bool { return p.State == prop.Alert })
-	require.NoError(t, err)
-	alert := time.Now()
-
+	alert := s.storm(t, ctx)
 	mounts, closed := w.ParkedThenClosed(t, alert, 90*time.Second)
 	t.Logf("from the Alert: every mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
-	require.Eventually(t, func() bool { r := s.report(t); return len(r.Trips) == 1 && r.Trips[0].Finished }, 10*time.Second, 100*time.Millisecond)
-	trip := s.report(t).Trips[0]
+	trip := s.lastTrip(t, 1)
 	assert.Equal(t, guard.CauseWeather, trip.Kind)
 	assert.Equal(t, "Weather Simulator reports Alert", trip.Reason)
 	assert.True(t, trip.RunnerAway, "no word came from a runner: it was away")
@@ -142,6 +213,7 @@ func TestWindParksEveryMountThenTheDome(t *testing.T) {
 }
 
 func TestTheLocksHoldAcrossServers(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s := startSite(t, ctx, 2, 0)
@@ -168,26 +240,137 @@ func TestTheLocksHoldAcrossServers(t *testing.T) {
 }
 
 func TestAStoppedHeartbeatParksTheSite(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const timeout = 3 * time.Second
 	s := startSite(t, ctx, 1, timeout)
 
 	// A runner that beats every second, for longer than the timeout: nothing happens.
-	for range 6 {
-		s.beat(t, "a")
-		time.Sleep(time.Second)
-	}
+	time.Sleep(2 * timeout)
 	assert.Empty(t, s.report(t).Trips, "the guard did nothing while the heartbeat went on")
 
 	w := s.watch(ctx)
-	s.beat(t, "a")
-	last := time.Now()
+	last := s.beats.stop()
 	mounts, closed := w.ParkedThenClosed(t, last, timeout+30*time.Second)
 	t.Logf("from the last heartbeat (timeout %s): the mount parked in %.1f s, the dome closed in %.1f s", timeout, mounts, closed)
-	require.Eventually(t, func() bool { r := s.report(t); return len(r.Trips) == 1 && r.Trips[0].Finished }, 10*time.Second, 100*time.Millisecond)
-	trip := s.report(t).Trips[0]
+	trip := s.lastTrip(t, 1)
 	assert.Equal(t, guard.CauseHeartbeat, trip.Kind)
 	assert.Contains(t, trip.Reason, "Telescope a")
 	assert.True(t, trip.RunnerAway)
+}
+
+func TestARunnerLostBeforeItsFirstBeatParksTheSite(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 1, 0)
+	w := s.watch(ctx)
+
+	// The runner arms the guard as it starts the devices, and is lost before it ever beats.
+	const timeout = 3 * time.Second
+	s.cfg.HeartbeatTimeoutSeconds = timeout.Seconds()
+	s.arm(t, ctx)
+	armed := time.Now()
+	mounts, closed := w.ParkedThenClosed(t, armed, timeout+30*time.Second)
+	t.Logf("from the config (timeout %s): the mount parked in %.1f s, the dome closed in %.1f s", timeout, mounts, closed)
+	assert.Equal(t, guard.CauseHeartbeat, s.lastTrip(t, 1).Kind)
+}
+
+func TestAGuardThatRestartsKeepsWhatItWasArmedWith(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 2, 0)
+	require.Eventually(t, func() bool { return s.report(t).Sees(s.cfg) }, 20*time.Second, 100*time.Millisecond)
+
+	// Killed as an OOM kill would; its indiserver starts it again, with no runner to arm it.
+	killProgram(t, s.link)
+	require.Eventually(t, func() bool { r := s.report(t); return r.ConfigVersion == 0 && len(r.Mounts) == 2 && r.Sees(s.cfg) },
+		30*time.Second, 100*time.Millisecond, "a new guard reaches the mounts it was armed with")
+
+	w := s.watch(ctx)
+	alert := s.storm(t, ctx)
+	mounts, closed := w.ParkedThenClosed(t, alert, 60*time.Second)
+	t.Logf("from the Alert, after the guard's restart: every mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
+	trip := s.lastTrip(t, 1)
+	assert.Len(t, trip.Parked, 2)
+	assert.Empty(t, trip.Failed)
+}
+
+func TestAParkThatFailsIsTriedAgainWhileTheCauseHolds(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 1, 0)
+	require.Eventually(t, func() bool { return s.report(t).Sees(s.cfg) }, 20*time.Second, 100*time.Millisecond)
+
+	// The telescope's server is down when the storm comes: its mount cannot be parked, so the
+	// dome stays open over it, and the guard says what fails.
+	addr := s.servers[0].Addr
+	s.servers[0].Stop()
+	s.storm(t, ctx)
+	var r guard.Report
+	require.Eventually(t, func() bool {
+		r = s.report(t)
+		return len(r.Trips) == 1 && strings.Contains(r.Trips[0].Failing, "Telescope Simulator of Telescope a does not answer")
+	}, 20*time.Second, 100*time.Millisecond, "the trip names the silent mount: %+v", r.Trips)
+	assert.False(t, r.Trips[0].Finished, "the guard keeps trying while the storm holds")
+
+	// The server comes back at its address, its mount connected and unparked as a power cut
+	// leaves it: the guard parks it, then closes the dome.
+	port, err := strconv.Atoi(addr[strings.LastIndex(addr, ":")+1:])
+	require.NoError(t, err)
+	srv, err := indiserver.LaunchWith(ctx, t.TempDir(), indiserver.Options{Port: port}, "indi_simulator_telescope")
+	require.NoError(t, err)
+	t.Cleanup(srv.Stop)
+	require.Equal(t, addr, srv.Addr)
+	c := dial(t, ctx, addr)
+	lockToTheDome(t, ctx, c)
+	w := inditest.WatchParks(ctx, s.site, dome, []*indi.Client{c}, mount)
+	back := time.Now()
+	mounts, closed := w.ParkedThenClosed(t, back, 60*time.Second)
+	t.Logf("from the server's return: the mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
+	trip := s.lastTrip(t, 1)
+	assert.Empty(t, trip.Failed)
+	assert.Len(t, trip.Closed, 1)
+}
+
+func TestAMountUnparkedUnderTheStormIsParkedAgain(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 1, 0)
+	alert := s.storm(t, ctx)
+	s.watch(ctx).ParkedThenClosed(t, alert, 60*time.Second)
+	s.lastTrip(t, 1)
+
+	// Someone takes the mount off the dome's lock and unparks it while the Alert holds.
+	_, err := s.tels[0].SetDomePolicy(ctx, mount, false)
+	require.NoError(t, err)
+	_, err = s.tels[0].SetMountParked(ctx, mount, false)
+	require.NoError(t, err)
+	trip := s.lastTrip(t, 2)
+	assert.Equal(t, "Weather Simulator reports Alert", trip.Reason)
+	assert.Equal(t, []string{mount}, []string{trip.Parked[0].Device}, "the guard parked it again")
+	p, ok := s.tels[0].Property(mount, guard.MountParkProp)
+	require.True(t, ok)
+	assert.True(t, p.SwitchOn("PARK"))
+}
+
+// killProgram SIGKILLs the process that runs as path (its argv[0]).
+func killProgram(t *testing.T, path string) {
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	require.NoError(t, err)
+	for _, f := range cmdlines {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.HasPrefix(string(b), path+"\x00") {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		require.NoError(t, err)
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		return
+	}
+	t.Fatalf("no process runs %s", path)
 }

@@ -21,7 +21,7 @@ func (g *Guard) define(name string) {
 		Perm: prop.ReadOnly, State: prop.Idle, Elements: []prop.Element{
 			{Name: "DRIVER_NAME", Label: "Name", Value: Device},
 			{Name: "DRIVER_EXEC", Label: "Exec", Value: Driver},
-			{Name: "DRIVER_VERSION", Label: "Version", Value: "1.0"},
+			{Name: "DRIVER_VERSION", Label: "Version", Value: g.Version},
 			{Name: "DRIVER_INTERFACE", Label: "Interface", Value: "32768"}, // AUX_INTERFACE
 		}}
 	park := parkVector(g.lastPark.what == "parked")

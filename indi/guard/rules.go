@@ -31,11 +31,15 @@ type View struct {
 	Mounts  []Mount
 	Domes   []Park
 	Weather map[string]bool // station → it reports Alert
-	// Beats are the last heartbeat of each telescope since it was armed (a telescope that
-	// never beat, or that left, has none).
+	// Beats are when the runner last spoke for each telescope: its last heartbeat, or, until
+	// its first, the last config that listed it (a telescope that left has none).
 	Beats map[string]time.Time
 	// LastWord is when the runner last beat or wrote a config; zero if it never did.
 	LastWord time.Time
+	// Armed: the runner has told the guard the site (now, or before the guard restarted).
+	Armed bool
+	// StateError says why the guard cannot keep what it was armed with; "" when it can.
+	StateError string
 }
 
 // MountsParked is the one state the dome's mount lock hears: parked only when every mount is
@@ -54,7 +58,10 @@ func MountsParked(mounts []Mount) bool {
 // counts as parked, so no mount unparks under a dome that may be closing.
 func DomeParked(d Park) bool { return !d.Reported || d.Moving || d.Parked }
 
-// Cause is why the guard parks the site; "" when it need not.
+// Settled says a device reports parked and is still.
+func (p Park) Settled() bool { return p.Reported && p.Parked && !p.Moving }
+
+// Cause is one reason the guard parks the site.
 type Cause struct {
 	Kind   string // CauseWeather or CauseHeartbeat
 	Reason string // in words, for the record and the runner's Events
@@ -78,8 +85,8 @@ func (v View) Alerts() []string {
 	return out
 }
 
-// Silent are the telescopes whose heartbeat is older than the timeout, sorted; none when the
-// heartbeat is not watched.
+// Silent are the telescopes whose runner has said nothing for longer than the timeout,
+// sorted; none when the heartbeat is not watched.
 func (v View) Silent() []string {
 	timeout := v.Config.HeartbeatTimeout()
 	if timeout <= 0 {
@@ -107,32 +114,69 @@ func (v View) RunnerAway() bool {
 	return v.Now.Sub(v.LastWord) > 3*every
 }
 
-// NewCauses are the causes to park the site that were not there before (prev): a station
-// that turned to Alert, a heartbeat that stopped. A cause that holds parks once; it parks
-// again only after it has gone and come back, as a trigger fires once per transition.
-func NewCauses(v View, prev map[string]bool) (causes []Cause, now map[string]bool) {
-	now = map[string]bool{}
+// Causes are the causes to park the site that hold now: each station in Alert, each
+// telescope whose runner fell silent. The guard acts on them for as long as they hold, as a
+// level, not once per change: a park that fails is tried again, and a mount that unparks
+// under a storm is parked again.
+func Causes(v View) []Cause {
+	var out []Cause
 	for _, s := range v.Alerts() {
-		key := CauseWeather + "/" + s
-		now[key] = true
-		if !prev[key] {
-			causes = append(causes, Cause{Kind: CauseWeather, Reason: s + " reports Alert"})
-		}
+		out = append(out, Cause{Kind: CauseWeather, Reason: s + " reports Alert"})
 	}
 	for _, tel := range v.Silent() {
-		key := CauseHeartbeat + "/" + tel
-		now[key] = true
-		if !prev[key] {
-			causes = append(causes, Cause{Kind: CauseHeartbeat,
-				Reason: fmt.Sprintf("no heartbeat from the runner for Telescope %s in %s", tel, v.Config.HeartbeatTimeout())})
+		out = append(out, Cause{Kind: CauseHeartbeat,
+			Reason: fmt.Sprintf("no heartbeat from the runner for Telescope %s in %s", tel, v.Config.HeartbeatTimeout())})
+	}
+	return out
+}
+
+// Drive is what the guard moves now, while a cause holds, to bring the site to parked.
+type Drive struct {
+	Mounts []Mount // to park: reported, and neither parked nor parking
+	Domes  []Park  // to park (and close), once every mount is parked and the domes heard it
+	Silent []Mount // mounts the guard cannot reach: the domes stay as they are
+	Done   bool    // every mount parked and every dome closed, all still
+}
+
+// DriveToParked says what to move: every mount that is not parked or parking; then, once
+// every mount reports parked and still and the domes' locks have heard it (domesHeard), every
+// dome that is not parked or parking. Mounts first, so no dome closes on a mount pointing out
+// of it. A guard that was never armed knows no mount, and so moves nothing.
+func DriveToParked(v View, domesHeard bool) Drive {
+	var d Drive
+	if !v.Armed {
+		return d
+	}
+	for _, m := range v.Mounts {
+		switch {
+		case !m.Reported:
+			d.Silent = append(d.Silent, m)
+		case !m.Parked:
+			d.Mounts = append(d.Mounts, m)
 		}
 	}
-	return causes, now
+	if !MountsParked(v.Mounts) {
+		return d
+	}
+	d.Done = true
+	for _, dome := range v.Domes {
+		d.Done = d.Done && dome.Settled()
+		if dome.Reported && !dome.Parked && domesHeard {
+			d.Domes = append(d.Domes, dome)
+		}
+	}
+	return d
 }
 
 // Armed says in words which layers guard the site, and what is missing.
 func Armed(v View) (armed bool, message string) {
 	var on, missing []string
+	if !v.Armed {
+		missing = append(missing, "the runner has not told the guard the site's telescopes, so it parks nothing")
+	}
+	if v.StateError != "" {
+		missing = append(missing, "the guard cannot keep what it was armed with, so a restart would forget the site ("+v.StateError+")")
+	}
 	if len(v.Domes) > 0 {
 		var names []string
 		for _, d := range v.Domes {

@@ -31,25 +31,76 @@ func TestTheMountsHearASilentOrMovingDomeAsParked(t *testing.T) {
 	assert.True(t, DomeParked(Park{Reported: true, Parked: true}))
 }
 
-func TestACauseParksOncePerTransition(t *testing.T) {
+func TestACauseHoldsForAsLongAsItsLevelDoes(t *testing.T) {
 	now := time.Date(2026, 12, 5, 23, 14, 0, 0, time.UTC)
 	cfg := Config{Telescopes: []Telescope{{Name: "east"}}, HeartbeatTimeoutSeconds: 120, BeatEverySeconds: 10}
 	v := View{Now: now, Config: cfg, Weather: map[string]bool{"Weather Simulator": true}, Beats: map[string]time.Time{"east": now.Add(-time.Minute)}}
 
-	causes, held := NewCauses(v, nil)
-	assert.Equal(t, []Cause{{Kind: CauseWeather, Reason: "Weather Simulator reports Alert"}}, causes)
-	causes, held = NewCauses(v, held)
-	assert.Empty(t, causes, "the Alert holds: no second trip")
+	assert.Equal(t, []Cause{{Kind: CauseWeather, Reason: "Weather Simulator reports Alert"}}, Causes(v))
+	assert.Equal(t, Causes(v), Causes(v), "the Alert holds: it is a cause at every look, not once")
 
-	v.Now = now.Add(90 * time.Second) // the last beat is 2m30s old
-	causes, held = NewCauses(v, held)
-	assert.Equal(t, []Cause{{Kind: CauseHeartbeat, Reason: "no heartbeat from the runner for Telescope east in 2m0s"}}, causes)
+	v.Now = now.Add(90 * time.Second) // the last word is 2m30s old
+	assert.Equal(t, []Cause{{Kind: CauseWeather, Reason: "Weather Simulator reports Alert"},
+		{Kind: CauseHeartbeat, Reason: "no heartbeat from the runner for Telescope east in 2m0s"}}, Causes(v))
 
 	v.Weather["Weather Simulator"] = false
-	_, held = NewCauses(v, held)
-	v.Weather["Weather Simulator"] = true
-	causes, _ = NewCauses(v, held)
-	assert.Equal(t, CauseWeather, causes[0].Kind, "a new Alert after calm parks again")
+	v.Beats["east"] = v.Now
+	assert.Empty(t, Causes(v), "calm, and the runner spoke")
+}
+
+func TestTheDriveParksEveryMountThenEveryDomeOnceItsLockHeardThem(t *testing.T) {
+	mount := func(name string, parked, moving bool) Mount {
+		return Mount{Telescope: name, Park: Park{Device: "Telescope Simulator", Reported: true, Parked: parked, Moving: moving}}
+	}
+	open := Park{Device: "Dome Simulator", Reported: true}
+	v := View{Armed: true, Mounts: []Mount{mount("east", false, false), mount("west", true, true)}, Domes: []Park{open}}
+
+	d := DriveToParked(v, false)
+	assert.Equal(t, []Mount{mount("east", false, false)}, d.Mounts, "east is unparked; west is parking already")
+	assert.Empty(t, d.Domes, "no dome moves while a mount is not parked")
+	assert.False(t, d.Done)
+
+	v.Mounts = []Mount{mount("east", true, false), mount("west", true, false)}
+	assert.Empty(t, DriveToParked(v, false).Domes, "the domes' locks have not heard the mounts parked yet")
+	d = DriveToParked(v, true)
+	assert.Empty(t, d.Mounts)
+	assert.Equal(t, []Park{open}, d.Domes)
+	assert.False(t, d.Done)
+
+	v.Domes = []Park{{Device: "Dome Simulator", Reported: true, Parked: true, Moving: true}}
+	d = DriveToParked(v, true)
+	assert.Empty(t, d.Domes, "the dome is closing")
+	assert.False(t, d.Done, "not done until the dome is still")
+	v.Domes[0].Moving = false
+	assert.True(t, DriveToParked(v, true).Done)
+
+	v.Mounts[0] = mount("east", false, true) // someone unparks east under the storm
+	d = DriveToParked(v, true)
+	assert.Equal(t, []Mount{mount("east", false, true)}, d.Mounts, "it is parked again")
+	assert.False(t, d.Done)
+}
+
+func TestASilentMountKeepsTheDomesAsTheyAre(t *testing.T) {
+	v := View{Armed: true, Mounts: []Mount{{Telescope: "east", Park: Park{Device: "EQMod Mount"}}},
+		Domes: []Park{{Device: "Dome Simulator", Reported: true}}}
+	d := DriveToParked(v, true)
+	assert.Equal(t, v.Mounts, d.Silent)
+	assert.Empty(t, d.Mounts)
+	assert.Empty(t, d.Domes)
+	assert.False(t, d.Done)
+}
+
+func TestAGuardNeverArmedMovesNothing(t *testing.T) {
+	v := View{Domes: []Park{{Device: "Dome Simulator", Reported: true}}, Weather: map[string]bool{"Weather Simulator": true}}
+	assert.Equal(t, Drive{}, DriveToParked(v, true), "it knows no mount, so it closes no dome onto one")
+	armed, msg := Armed(v)
+	assert.False(t, armed)
+	assert.Contains(t, msg, "the runner has not told the guard the site's telescopes, so it parks nothing")
+}
+
+func TestAFailedMoveIsTriedAgainAfterABackOffThatGrowsToItsLongest(t *testing.T) {
+	assert.Equal(t, []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second, 30 * time.Second},
+		[]time.Duration{retryAfter(1), retryAfter(2), retryAfter(3), retryAfter(4), retryAfter(5), retryAfter(50)})
 }
 
 func TestNoHeartbeatIsWatchedWithATimeoutOfZeroOrForATelescopeThatLeft(t *testing.T) {
@@ -72,7 +123,7 @@ func TestTheRunnerIsAwayOnceItSaidNothingForThreeBeats(t *testing.T) {
 }
 
 func TestArmedNamesEachLayerAndWhatIsMissing(t *testing.T) {
-	v := View{Domes: []Park{{Device: "Dome Simulator"}}, Weather: map[string]bool{"Weather Simulator": false},
+	v := View{Armed: true, Domes: []Park{{Device: "Dome Simulator"}}, Weather: map[string]bool{"Weather Simulator": false},
 		Config: Config{HeartbeatTimeoutSeconds: 120}}
 	armed, msg := Armed(v)
 	assert.True(t, armed)
@@ -82,6 +133,18 @@ func TestArmedNamesEachLayerAndWhatIsMissing(t *testing.T) {
 	armed, msg = Armed(v)
 	assert.False(t, armed)
 	assert.Contains(t, msg, "Not armed: no weather station runs at the site")
+	v.StateError = "read-only file system"
+	_, msg = Armed(v)
+	assert.Contains(t, msg, "a restart would forget the site (read-only file system)")
+}
+
+func TestTripWordsNameEveryCauseAndWhatIsFailing(t *testing.T) {
+	at := time.Date(2026, 12, 5, 23, 14, 5, 0, time.UTC)
+	trip := Trip{Time: at, Kind: CauseWeather, Reason: "Weather Simulator reports Alert",
+		Causes:  []string{"Weather Simulator reports Alert", "no heartbeat from the runner for Telescope east in 2m0s"},
+		Failing: "Dome Simulator did not park: Alert: mount is locking"}
+	assert.Equal(t, "parking the site at 23:14:05 UTC because Weather Simulator reports Alert and no heartbeat from the runner "+
+		"for Telescope east in 2m0s (failing, tried again: Dome Simulator did not park: Alert: mount is locking)", TripWords(trip))
 }
 
 func TestTripWordsSayWhatWasDoneWhenAndWhy(t *testing.T) {
@@ -101,4 +164,18 @@ func TestAReportSeesTheMountsOfRunningTelescopesOnly(t *testing.T) {
 	assert.False(t, r.Sees(cfg), "east's mount is not reported yet")
 	r.Mounts[0].Reported = true
 	assert.True(t, r.Sees(cfg))
+}
+
+func TestATripsCausesAreNamedAllInTheOrderTheyCame(t *testing.T) {
+	for name, tc := range map[string]struct {
+		trip Trip
+		want string
+	}{
+		"a guard that names no causes":  {Trip{Reason: "a"}, "a"},
+		"one cause":                     {Trip{Reason: "a", Causes: []string{"a"}}, "a"},
+		"two causes":                    {Trip{Reason: "a", Causes: []string{"a", "b"}}, "a and b"},
+		"three causes, the first first": {Trip{Reason: "a", Causes: []string{"a", "b", "c"}}, "a, b and c"},
+	} {
+		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.want, TripCauses(tc.trip)) })
+	}
 }
