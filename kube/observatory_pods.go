@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"liken.sh/runner/indi/guard"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -208,6 +209,10 @@ func DriversAnnotation(services []string) string {
 // indiserver.
 const SiteGuardLink = "/run/indi/drivers/site-guard"
 
+// SiteGuardState is where the site guard keeps what the runner armed it with: on the pod's own
+// volume, so a guard whose container restarts (an OOM kill, a crash) resumes the site.
+const SiteGuardState = "/run/indi/site-guard.state"
+
 // serverCommand is ServerCommand, and for an Observatory the site guard as its first driver.
 func serverCommand(owner ResourceID) []string {
 	cmd := slices.Clone(ServerCommand)
@@ -215,6 +220,14 @@ func serverCommand(owner ResourceID) []string {
 		cmd = append(cmd, SiteGuardLink)
 	}
 	return cmd
+}
+
+// serverEnv is what an Observatory's server tells the site guard: where to keep its state.
+func serverEnv(owner ResourceID) []corev1.EnvVar {
+	if owner.Kind != obsv1.KindObservatory {
+		return nil
+	}
+	return []corev1.EnvVar{{Name: guard.StateEnv, Value: SiteGuardState}}
 }
 
 // ServerPod is the INDI server pod of a Telescope (<tel>-telescope) or an Observatory
@@ -234,6 +247,7 @@ func ServerPod(owner ResourceID, driverServices []string) (*corev1.Pod, error) {
 		Name:           ServerContainer,
 		Image:          ServerImage,
 		Command:        serverCommand(owner),
+		Env:            serverEnv(owner),
 		Ports:          obsTCPPort(ServerPortName, ServerPort),
 		ReadinessProbe: obsListening(ServerPortName),
 		VolumeMounts: []corev1.VolumeMount{

@@ -144,6 +144,19 @@ func TestAServerPodRunsIndiserverAsTheSpecSays(t *testing.T) {
 		if len(c.Ports) != 1 || c.Ports[0].Name != "indi" || c.Ports[0].ContainerPort != 7624 {
 			t.Errorf("%s has ports %+v", tc.name, c.Ports)
 		}
+		// The site guard keeps its state on the pod's own volume, which outlives the container.
+		wantEnv := []corev1.EnvVar(nil)
+		if len(tc.guard) > 0 {
+			wantEnv = []corev1.EnvVar{{Name: "LIKEN_GUARD_STATE", Value: "/run/indi/site-guard.state"}}
+			if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+				return m.MountPath == "/run/indi" && slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == m.Name && v.EmptyDir != nil })
+			}) {
+				t.Errorf("%s keeps no emptyDir at /run/indi", tc.name)
+			}
+		}
+		if !slices.Equal(c.Env, wantEnv) {
+			t.Errorf("%s: env %+v, want %+v", tc.name, c.Env, wantEnv)
+		}
 		if p := c.ReadinessProbe; p == nil || p.TCPSocket == nil || p.TCPSocket.Port.StrVal != "indi" || p.PeriodSeconds != 10 {
 			t.Errorf("%s has readiness probe %+v, want TCP on indi every 10 s", tc.name, p)
 		}

@@ -294,6 +294,7 @@ func (l *LocalINDI) StopDrivers(ctx context.Context, s INDIServer) error {
 	}
 	logFor(ctx).Info("stopped drivers of a local indiserver (dev mode)", "server", key, "drivers", s.Drivers)
 	if len(keep) == 0 {
+		l.forgetGuard(key)
 		return nil
 	}
 	_, err = l.launch(ctx, s, keep)
@@ -318,6 +319,7 @@ func (l *LocalINDI) launch(ctx context.Context, s INDIServer, drivers []string) 
 	srv, err := indiserver.LaunchWith(ctx, home, indiserver.Options{
 		Detached: l.Dir != "",
 		Port:     l.port(key),
+		Env:      []string{guard.StateEnv + "=" + l.guardState(key, home)},
 		Started: func(srv *indiserver.Server) {
 			// Recorded before its drivers are up: a worker killed meanwhile leaves no server
 			// that no one knows of.
@@ -363,6 +365,7 @@ func (l *LocalINDI) Close() error {
 	}
 	for k, s := range l.servers {
 		l.stop(k, s)
+		l.forgetGuard(k)
 		delete(l.servers, k)
 	}
 	if l.Dir == "" {
@@ -376,6 +379,7 @@ func (l *LocalINDI) Close() error {
 		}
 		removeHome(r.Home)
 		l.forget(key)
+		l.forgetGuard(key)
 	}
 	if err == nil {
 		// Nothing is left to adopt: the folder goes too (if nothing else is in it), with the
@@ -442,6 +446,23 @@ func localRefused(addr string) bool {
 	}
 	c.Close()
 	return false
+}
+
+// guardState is the file a site guard keeps its state in (indi/guard): in Dir, where it outlives
+// the server's restarts (a driver added starts the server again, in a new HOME), until the
+// server stops for good; without a Dir, in the server's HOME.
+func (l *LocalINDI) guardState(key, home string) string {
+	if l.Dir == "" {
+		return filepath.Join(home, "site-guard.state")
+	}
+	return filepath.Join(l.Dir, strings.Replace(key, "/", "_", 1)+".site-guard.state")
+}
+
+// forgetGuard removes a site guard's state once its server has stopped for good.
+func (l *LocalINDI) forgetGuard(key string) {
+	if l.Dir != "" {
+		os.Remove(l.guardState(key, ""))
+	}
 }
 
 // programs are what indiserver runs for drivers: each by its name, but the guard through a

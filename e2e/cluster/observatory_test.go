@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
 	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })
-	t.Run("with the runner gone, wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
+	t.Run("with the runner gone and the site container killed, wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
 	t.Run("the end releases it with no pod left", func(t *testing.T) { endReleases(t, ctx) })
 }
 
@@ -187,12 +188,18 @@ func clientReadsMount(t *testing.T, ctx context.Context, ep *obsv1.Endpoint) {
 // (or the node itself, through kube-proxy's rules) does.
 func serviceClient(t *testing.T, ctx context.Context, svc string) *indi.Client {
 	t.Helper()
-	s, err := env.Kube.CoreV1().Services(obsNS).Get(ctx, svc, metav1.GetOptions{})
-	require.NoError(t, err)
-	c, err := indi.Dial(ctx, net.JoinHostPort(s.Spec.ClusterIP, strconv.Itoa(int(s.Spec.Ports[0].Port))))
+	c, err := indi.Dial(ctx, serviceAddress(t, ctx, svc))
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// serviceAddress is a Service's cluster address and port.
+func serviceAddress(t *testing.T, ctx context.Context, svc string) string {
+	t.Helper()
+	s, err := env.Kube.CoreV1().Services(obsNS).Get(ctx, svc, metav1.GetOptions{})
+	require.NoError(t, err)
+	return net.JoinHostPort(s.Spec.ClusterIP, strconv.Itoa(int(s.Spec.Ports[0].Port)))
 }
 
 func devicePodComesBack(t *testing.T, ctx context.Context) {
@@ -232,9 +239,10 @@ func condition(t *testing.T, ctx context.Context, k obsv1.Kind, name, typ string
 }
 
 // weatherParksWithTheRunnerGone: every worker gone (the Deployment scaled to 0, its pods
-// killed) and Temporal too, wind turns the weather station to Alert and the site guard in the
-// observatory's server pod parks the mount, then closes the dome, read through INDI from
-// outside the runner. When the runner is back, the Observatory says what the guard did.
+// killed) and Temporal too, the observatory's server container killed and started again by
+// the kubelet, then wind turns the weather station to Alert and the site guard in that
+// container parks the mount, then closes the dome, read through INDI from outside the runner.
+// When the runner is back, the Observatory says what the guard did.
 func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	site := serviceClient(t, ctx, "lab-observatory")
 	tel := serviceClient(t, ctx, "east-telescope")
@@ -243,12 +251,15 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	}
 	workers := scaleDown(t, ctx, "liken-worker")
 	temporal := scaleDown(t, ctx, "temporal")
+	require.Eventually(t, func() bool { return guardReport(site).RunnerAway }, time.Minute, 250*time.Millisecond,
+		"the site guard sees the runner away")
+
+	site = siteContainerRestarts(t, ctx)
 	require.Eventually(t, func() bool {
-		p, _ := site.Property(guard.Device, guard.PropStatus)
-		text, _ := p.Text(guard.ElemReport)
-		r, _ := guard.DecodeReport(text)
-		return r.RunnerAway
-	}, time.Minute, 250*time.Millisecond, "the site guard sees the runner away")
+		r := guardReport(site)
+		return r.ConfigVersion == 0 && len(r.Mounts) == 1 && r.Mounts[0].Reported
+	},
+		2*time.Minute, 250*time.Millisecond, "the restarted site guard resumes the mount it was armed with")
 
 	parks := inditest.WatchParks(ctx, site, "Dome Simulator", []*indi.Client{tel}, "Telescope Simulator")
 	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
@@ -276,6 +287,52 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 		require.Eventually(t, func() bool { return condition(t, ctx, k, name, obsv1.ConditionParkedBySafety) == "True" },
 			time.Minute, 250*time.Millisecond, "%s %s says the site guard parked it", k, name)
 	}
+}
+
+// guardReport is the site guard's report as its server last sent it; empty while it has none.
+func guardReport(site *indi.Client) guard.Report {
+	p, _ := site.Property(guard.Device, guard.PropStatus)
+	text, _ := p.Text(guard.ElemReport)
+	r, _ := guard.DecodeReport(text)
+	return r
+}
+
+// siteContainerRestarts kills the observatory's server container (its indi-shim, the
+// container's first process), as an OOM kill would, and returns a new client of the server
+// once the kubelet has started the container again and the site guard is defined.
+func siteContainerRestarts(t *testing.T, ctx context.Context) *indi.Client {
+	const pod = "lab-observatory"
+	restarts := func() int32 {
+		p, err := env.Kube.CoreV1().Pods(obsNS).Get(ctx, pod, metav1.GetOptions{})
+		require.NoError(t, err)
+		if len(p.Status.ContainerStatuses) == 0 || !p.Status.ContainerStatuses[0].Ready {
+			return -1
+		}
+		return p.Status.ContainerStatuses[0].RestartCount
+	}
+	before := restarts()
+	inditest.KillProcess(t, func(args []string) bool {
+		return args[0] == kube.ServerCommand[0] && slices.Contains(args, kube.SiteGuardLink)
+	})
+	require.Eventually(t, func() bool { return restarts() > before }, 2*time.Minute, 250*time.Millisecond,
+		"the kubelet starts the observatory's server container again")
+	var site *indi.Client
+	require.Eventually(t, func() bool {
+		c, err := indi.Dial(ctx, serviceAddress(t, ctx, pod))
+		if err != nil {
+			return false
+		}
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if c.Sync(sctx, guard.Device) != nil || c.Sync(sctx, "Weather Simulator") != nil || c.Sync(sctx, "Dome Simulator") != nil {
+			c.Close()
+			return false
+		}
+		site = c
+		return true
+	}, 2*time.Minute, time.Second, "the restarted server runs the guard, the dome and the weather station again")
+	t.Cleanup(func() { site.Close() })
+	return site
 }
 
 // scaleDown scales a Deployment of liken-system to 0 and kills its pods at once; the function

@@ -2,7 +2,8 @@
 // worker and the watcher SIGKILLed, Temporal and the API server stopped, with the dev mode's
 // indiservers left running as pods would be. The site guard on the site's server parks both
 // mounts, then closes the dome, on the weather station's Alert (or once the runner's heartbeat
-// has stopped), read through INDI from outside the runner. When the runner comes back, the
+// has stopped), read through INDI from outside the runner; a guard killed meanwhile and
+// started again by its indiserver resumes what the runner armed it with. When the runner comes back, the
 // Observatory, the Dome and the Mounts say what the guard did, and the reservations end as usual.
 package faults
 
@@ -10,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +60,11 @@ func TestWindParksBothMountsThenTheDomeWithTheRunnerGone(t *testing.T) {
 
 	// The runner is away: no heartbeat for three beats.
 	require.Eventually(t, func() bool { return r.report(t).RunnerAway }, time.Minute, 200*time.Millisecond, "the guard sees the runner away")
+	// The guard is killed as an OOM kill would; its indiserver starts it again, with no runner
+	// to arm it.
+	r.killGuard(t)
+	require.Eventually(t, func() bool { rep := r.report(t); return rep.ConfigVersion == 0 && len(rep.Mounts) == 2 && rep.Armed },
+		time.Minute, 200*time.Millisecond, "a guard started again resumes both mounts it was armed with")
 	w := r.watch(ctx)
 	_, err := r.site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
 	require.NoError(t, err)
@@ -66,7 +73,7 @@ func TestWindParksBothMountsThenTheDomeWithTheRunnerGone(t *testing.T) {
 	require.NoError(t, err)
 	alert := time.Now()
 	mounts, closed := w.ParkedThenClosed(t, alert, 60*time.Second)
-	t.Logf("runner gone, from the Alert: both mounts parked in %.1f s, the dome closed in %.1f s", mounts, closed)
+	t.Logf("runner gone and the guard restarted, from the Alert: both mounts parked in %.1f s, the dome closed in %.1f s", mounts, closed)
 
 	r.runnerComesBack(t, ctx)
 	r.reported(t, ctx, kube.ReasonWeather, "because Weather Simulator reports Alert, while the runner was away")
@@ -190,9 +197,26 @@ func (r *guardedSite) runnerComesBack(t *testing.T, ctx context.Context) {
 	r.start(t)
 }
 
+// killGuard SIGKILLs the site guard's process: the driver that the site's indiserver runs
+// through the link in its HOME.
+func (r *guardedSite) killGuard(t *testing.T) {
+	recs, err := observatory.ReadLocalINDIRecords(r.dir)
+	require.NoError(t, err)
+	for _, rec := range recs {
+		if rec.Name == "lab-observatory" {
+			inditest.KillProcess(t, inditest.Runs(filepath.Join(rec.Home, guard.Driver)))
+			return
+		}
+	}
+	t.Fatalf("no local indiserver lab-observatory in %s", r.dir)
+}
+
+// report is the guard's report; empty while its server defines none (the guard restarts).
 func (r *guardedSite) report(t *testing.T) guard.Report {
 	p, ok := r.site.Property(guard.Device, guard.PropStatus)
-	require.True(t, ok, "the site's server runs the guard")
+	if !ok {
+		return guard.Report{}
+	}
 	text, _ := p.Text(guard.ElemReport)
 	rep, err := guard.DecodeReport(text)
 	require.NoError(t, err)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -285,7 +284,7 @@ func TestAGuardThatRestartsKeepsWhatItWasArmedWith(t *testing.T) {
 	require.Eventually(t, func() bool { return s.report(t).Sees(s.cfg) }, 20*time.Second, 100*time.Millisecond)
 
 	// Killed as an OOM kill would; its indiserver starts it again, with no runner to arm it.
-	killProgram(t, s.link)
+	inditest.KillProcess(t, inditest.Runs(s.link))
 	require.Eventually(t, func() bool { r := s.report(t); return r.ConfigVersion == 0 && len(r.Mounts) == 2 && r.Sees(s.cfg) },
 		30*time.Second, 100*time.Millisecond, "a new guard reaches the mounts it was armed with")
 
@@ -356,21 +355,4 @@ func TestAMountUnparkedUnderTheStormIsParkedAgain(t *testing.T) {
 	p, ok := s.tels[0].Property(mount, guard.MountParkProp)
 	require.True(t, ok)
 	assert.True(t, p.SwitchOn("PARK"))
-}
-
-// killProgram SIGKILLs the process that runs as path (its argv[0]).
-func killProgram(t *testing.T, path string) {
-	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	require.NoError(t, err)
-	for _, f := range cmdlines {
-		b, err := os.ReadFile(f)
-		if err != nil || !strings.HasPrefix(string(b), path+"\x00") {
-			continue
-		}
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-		require.NoError(t, err)
-		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-		return
-	}
-	t.Fatalf("no process runs %s", path)
 }

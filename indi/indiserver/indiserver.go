@@ -54,6 +54,8 @@ type Options struct {
 	// Port is the port to listen on when it is free (a server started again keeps the
 	// address its clients were told); 0, or a port taken, means a free one.
 	Port int
+	// Env is more of the drivers' environment, as KEY=value.
+	Env []string
 }
 
 // Launch starts indiserver on a free 127.0.0.1 port with the given drivers (names on PATH,
@@ -139,6 +141,7 @@ func launch(ctx context.Context, dir string, opts Options, preload string, drive
 	cmd.Dir = dir
 	// The site guard, a driver, dials the server that runs it: tell it the port.
 	cmd.Env = append(os.Environ(), "HOME="+dir, "LD_PRELOAD="+preload, guard.PortEnv+"="+strconv.Itoa(port))
+	cmd.Env = append(cmd.Env, opts.Env...)
 	log := newLogBuffer()
 	var logFile *os.File
 	if opts.Detached {
