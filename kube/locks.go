@@ -121,8 +121,11 @@ func LocksIdleCondition(observatory string) obsv1.Condition {
 }
 
 // SafetyArmedCondition is the Observatory's SafetyArmed while its site runs: the site guard's
-// own words for which layers are on, or what is missing.
-func SafetyArmedCondition(armed bool, message string) obsv1.Condition {
+// own words for which layers are on, or what is missing, and which build of the guard runs.
+func SafetyArmedCondition(armed bool, message, version string) obsv1.Condition {
+	if version != "" {
+		message += " (site guard " + version + ")"
+	}
 	if armed {
 		return obsv1.Condition{Type: obsv1.ConditionSafetyArmed, Status: metav1.ConditionTrue, Reason: ReasonArmed, Message: message}
 	}

@@ -90,7 +90,7 @@ func (a *Activities) armGuard(ctx context.Context, ns, observatory string) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := a.writeCondition(ctx, site.Owner, 0, kube.SafetyArmedCondition(report.Armed, report.ArmedMessage)); err != nil {
+	if err := a.writeCondition(ctx, site.Owner, 0, kube.SafetyArmedCondition(report.Armed, report.ArmedMessage, report.Version)); err != nil {
 		return "", err
 	}
 	if dome == nil {

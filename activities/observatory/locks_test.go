@@ -122,8 +122,8 @@ func TestTheGuardIsToldTheHeldTelescopes(t *testing.T) {
 	assert.Equal(t, "Relaying the park states of Dome lab and Mount east", conds[obsv1.ConditionLocksRelayed].Message)
 	armed := conds[obsv1.ConditionSafetyArmed]
 	assert.Equal(t, metav1.ConditionFalse, armed.Status, "no weather station runs at the site")
-	assert.Equal(t, "Not armed: no weather station runs at the site. Armed: the dome lock (Dome Simulator closes only once "+
-		"every mount is parked); the heartbeat watch (5m0s)", armed.Message)
+	assert.Regexp(t, `^Not armed: no weather station runs at the site\. Armed: the dome lock \(Dome Simulator closes only once `+
+		`every mount is parked\); the heartbeat watch \(5m0s\) \(site guard \S+\)$`, armed.Message, "it names the guard's build")
 }
 
 // holds makes a Reservation of the telescope that holds its mounts: Activating.

@@ -26,7 +26,7 @@ import (
 
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == guard.Driver {
-		os.Setenv(guard.StateEnv, filepath.Join(filepath.Dir(os.Args[0]), "site-guard.json"))
+		os.Setenv(guard.StateEnv, filepath.Join(filepath.Dir(os.Args[0]), "site-guard.state"))
 		if err := guard.Serve(context.Background()); err != nil {
 			os.Exit(1)
 		}

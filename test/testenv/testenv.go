@@ -81,7 +81,11 @@ type Env struct {
 // are kept (and their folder printed) when a test fails.
 func Run(m *testing.M, opts Options, env **Env) {
 	if filepath.Base(os.Args[0]) == guard.Driver {
-		// A dev-mode site's indiserver runs this program as its site guard (LocalINDI.Guard).
+		// A dev-mode site's indiserver runs this program as its site guard (LocalINDI.Guard);
+		// a test's own server keeps the guard's state beside its link.
+		if os.Getenv(guard.StateEnv) == "" {
+			os.Setenv(guard.StateEnv, filepath.Join(filepath.Dir(os.Args[0]), "site-guard.state"))
+		}
 		if err := guard.Serve(context.Background()); err != nil {
 			os.Exit(1)
 		}
