@@ -297,11 +297,12 @@ func TestAGuardThatRestartsKeepsWhatItWasArmedWith(t *testing.T) {
 	assert.Empty(t, trip.Failed)
 }
 
-func TestAParkThatFailsIsTriedAgainWhileTheCauseHolds(t *testing.T) {
+func TestAFailedParkIsRetriedAndALateCauseJoinsTheTrip(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s := startSite(t, ctx, 1, 0)
+	const timeout = 3 * time.Second
+	s := startSite(t, ctx, 1, timeout)
 	require.Eventually(t, func() bool { return s.report(t).Sees(s.cfg) }, 20*time.Second, 100*time.Millisecond)
 
 	// The telescope's server is down when the storm comes: its mount cannot be parked, so the
@@ -316,8 +317,13 @@ func TestAParkThatFailsIsTriedAgainWhileTheCauseHolds(t *testing.T) {
 	}, 20*time.Second, 100*time.Millisecond, "the trip names the silent mount: %+v", r.Trips)
 	assert.False(t, r.Trips[0].Finished, "the guard keeps trying while the storm holds")
 
-	// The server comes back at its address, its mount connected and unparked as a power cut
-	// leaves it: the guard parks it, then closes the dome.
+	// Then the runner goes too: its cause joins the trip under way.
+	s.beats.stop()
+	require.Eventually(t, func() bool { r = s.report(t); return len(r.Trips) == 1 && len(r.Trips[0].Causes) == 2 },
+		timeout+10*time.Second, 100*time.Millisecond, "the stopped heartbeat joins the trip: %+v", r.Trips)
+
+	// The server comes back at its address, its mount connected as a power cut leaves it: the
+	// guard parks it, then closes the dome.
 	port, err := strconv.Atoi(addr[strings.LastIndex(addr, ":")+1:])
 	require.NoError(t, err)
 	srv, err := indiserver.LaunchWith(ctx, t.TempDir(), indiserver.Options{Port: port}, "indi_simulator_telescope")
@@ -333,6 +339,8 @@ func TestAParkThatFailsIsTriedAgainWhileTheCauseHolds(t *testing.T) {
 	trip := s.lastTrip(t, 1)
 	assert.Empty(t, trip.Failed)
 	assert.Len(t, trip.Closed, 1)
+	assert.Equal(t, []string{"Weather Simulator reports Alert", "no heartbeat from the runner for Telescope a in 3s"}, trip.Causes)
+	assert.True(t, trip.RunnerAway, "a stopped heartbeat is the runner away")
 }
 
 func TestAMountUnparkedUnderTheStormIsParkedAgain(t *testing.T) {
