@@ -24,7 +24,6 @@ package guard
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -326,57 +325,6 @@ func (g *Guard) arm(ctx context.Context, cfg Config, word time.Time) {
 		}
 	}
 	g.cfg, g.configured, g.lastWord = cfg, true, word
-}
-
-// resume takes the state a guard before this one saved: the site as armed, the watch from the
-// times it last heard the runner, and its trips.
-func (g *Guard) resume(ctx context.Context) {
-	if g.State == "" {
-		g.stateErr = "no file to keep it in: " + StateEnv + " is not set"
-		g.Log.Warn("the site guard keeps what it is armed with in memory only", "why", g.stateErr)
-		return
-	}
-	s, ok, err := loadState(g.State)
-	switch {
-	case err != nil:
-		g.Log.Error("the site guard could not read what it was armed with: it knows no mount until the runner arms it again",
-			"file", g.State, "err", err)
-		return
-	case !ok:
-		g.Log.Info("the site guard starts with nothing armed: it parks nothing until the runner tells it the site", "file", g.State)
-		return
-	}
-	g.arm(ctx, s.Config, s.LastWord)
-	for tel, at := range s.Beats {
-		if s.Config.Has(tel) {
-			g.beats[tel], g.beating[tel] = at, s.Beating[tel]
-		}
-	}
-	g.report.Trips = s.Trips
-	g.Log.Warn("the site guard resumes the site it was armed with", "file", g.State, "telescopes", len(s.Config.Telescopes),
-		"lastWordFromTheRunner", s.LastWord.UTC().Format(time.RFC3339), "heartbeatTimeout", s.Config.HeartbeatTimeout())
-}
-
-// save writes the state when it changed. A guard that cannot write it says so in its armed
-// message, and tries again at the next step.
-func (g *Guard) save() {
-	if g.State == "" || !g.configured {
-		return
-	}
-	g.mu.Lock()
-	b, _ := json.Marshal(state{Config: g.cfg, LastWord: g.lastWord, Beats: g.beats, Beating: g.beating, Trips: g.report.Trips})
-	g.mu.Unlock()
-	if string(b) == g.saved {
-		return
-	}
-	if err := saveState(g.State, b); err != nil {
-		if g.stateErr != err.Error() {
-			g.Log.Error("the site guard could not save what it is armed with", "file", g.State, "err", err)
-		}
-		g.stateErr = err.Error()
-		return
-	}
-	g.saved, g.stateErr = string(b), ""
 }
 
 func (g *Guard) answer(p prop.Property) { g.send(indi.AppendVector(nil, indi.Set, p)) }
