@@ -331,6 +331,13 @@ func siteContainerRestarts(t *testing.T, ctx context.Context) *indi.Client {
 		site = c
 		return true
 	}, 2*time.Minute, time.Second, "the restarted server runs the guard, the dome and the weather station again")
+	// The devices' drivers run in pods of their own and stayed connected: their definitions
+	// come back through the new server.
+	require.Eventually(t, func() bool {
+		_, weather := site.Property("Weather Simulator", "WEATHER_CONTROL")
+		_, dome := site.Property("Dome Simulator", guard.DomeParkProp)
+		return weather && dome
+	}, time.Minute, 250*time.Millisecond, "the weather station and the dome are connected through the restarted server")
 	t.Cleanup(func() { site.Close() })
 	return site
 }
