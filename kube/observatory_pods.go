@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	"liken.sh/runner/indi/guard"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -210,8 +209,13 @@ func DriversAnnotation(services []string) string {
 const SiteGuardLink = "/run/indi/drivers/site-guard"
 
 // SiteGuardState is where the site guard keeps what the runner armed it with: on the pod's own
-// volume, so a guard whose container restarts (an OOM kill, a crash) resumes the site.
-const SiteGuardState = "/run/indi/site-guard.state"
+// volume, so a guard whose container restarts (an OOM kill, a crash) resumes the site. The
+// guard reads the path from SiteGuardStateEnv (indi/guard's StateEnv; named here too, so the
+// watcher, which builds no pod but links this package, links no INDI code).
+const (
+	SiteGuardState    = "/run/indi/site-guard.state"
+	SiteGuardStateEnv = "LIKEN_GUARD_STATE"
+)
 
 // serverCommand is ServerCommand, and for an Observatory the site guard as its first driver.
 func serverCommand(owner ResourceID) []string {
@@ -227,7 +231,7 @@ func serverEnv(owner ResourceID) []corev1.EnvVar {
 	if owner.Kind != obsv1.KindObservatory {
 		return nil
 	}
-	return []corev1.EnvVar{{Name: guard.StateEnv, Value: SiteGuardState}}
+	return []corev1.EnvVar{{Name: SiteGuardStateEnv, Value: SiteGuardState}}
 }
 
 // ServerPod is the INDI server pod of a Telescope (<tel>-telescope) or an Observatory

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/indi/guard"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -147,7 +148,7 @@ func TestAServerPodRunsIndiserverAsTheSpecSays(t *testing.T) {
 		// The site guard keeps its state on the pod's own volume, which outlives the container.
 		wantEnv := []corev1.EnvVar(nil)
 		if len(tc.guard) > 0 {
-			wantEnv = []corev1.EnvVar{{Name: "LIKEN_GUARD_STATE", Value: "/run/indi/site-guard.state"}}
+			wantEnv = []corev1.EnvVar{{Name: guard.StateEnv, Value: "/run/indi/site-guard.state"}}
 			if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
 				return m.MountPath == "/run/indi" && slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == m.Name && v.EmptyDir != nil })
 			}) {

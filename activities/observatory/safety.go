@@ -99,7 +99,7 @@ func (a *Activities) lookAtSafety(ctx context.Context, in StepInput, site *obser
 // showTripUnderWay writes the Observatory's ParkedBySafety for a trip under way. The write
 // that makes it fail posts a Warning Event; every write of a failure logs it.
 func (a *Activities) showTripUnderWay(ctx context.Context, in StepInput, trip guard.Trip, w *safetyWatch) {
-	cond := kube.SafetyTripCondition(trip)
+	cond := SafetyTripCondition(trip)
 	if cond.Message == w.shown {
 		return
 	}
@@ -151,7 +151,7 @@ func (a *Activities) markParkedBySafety(ctx context.Context, d stepDevice, trip 
 	stepHeartbeat(ctx, "reporting the site guard's park on "+d.Label())
 	wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
 	defer cancel()
-	cond := kube.ParkedBySafetyCondition(trip.Kind, kube.SafetyParkedDeviceMessage(d.Kind, trip))
+	cond := kube.ParkedBySafetyCondition(trip.Kind, SafetyParkedDeviceMessage(d.Kind, trip))
 	_, err := writeStatus(wctx, a, d.ResourceID, nil, func(st obsv1.DeviceStatus, _ metav1.Object) obsv1.DeviceStatus {
 		st.Conditions = kube.WithCondition(st.Conditions, cond, 0, a.now())
 		return st
@@ -159,7 +159,7 @@ func (a *Activities) markParkedBySafety(ctx context.Context, d stepDevice, trip 
 	return err
 }
 
-// writeObservatorySafety writes the Observatory's status with the trip (kube.WithSafetyTrip).
+// writeObservatorySafety writes the Observatory's status with the trip (WithSafetyTrip).
 // It returns its ParkedBySafety before the write, and whether it wrote.
 func (a *Activities) writeObservatorySafety(ctx context.Context, obs kube.ResourceID,
 	trip guard.Trip) (before *obsv1.Condition, wrote bool, _ error) {
@@ -167,7 +167,7 @@ func (a *Activities) writeObservatorySafety(ctx context.Context, obs kube.Resour
 	wctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
 	defer cancel()
 	w, err := writeStatus(wctx, a, obs, nil, func(st obsv1.ObservatoryStatus, _ metav1.Object) obsv1.ObservatoryStatus {
-		return kube.WithSafetyTrip(st, trip, a.now())
+		return WithSafetyTrip(st, trip, a.now())
 	})
 	return kube.ConditionOf(w.before.Conditions, obsv1.ConditionParkedBySafety), w.wrote, err
 }
@@ -195,7 +195,7 @@ func (a *Activities) postSafetyPark(ctx context.Context, obs kube.ResourceID, tr
 	a.postObsEvent(ctx, obs, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyPark, Message: message})
 	for _, d := range devices {
 		a.postObsEvent(ctx, d.ResourceID, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonSafetyPark,
-			Message: kube.SafetyParkedDeviceMessage(d.Kind, trip)})
+			Message: SafetyParkedDeviceMessage(d.Kind, trip)})
 	}
 }
 

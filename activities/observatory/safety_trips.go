@@ -4,7 +4,7 @@
 // and Mount the guard parked without the runner says so in its own ParkedBySafety. One
 // condition type for the whole trip, so the finished report replaces what the trip said while
 // under way, and no condition is left behind to be removed.
-package kube
+package observatory
 
 import (
 	"time"
@@ -12,13 +12,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
 // SafetyTripCondition is the Observatory's ParkedBySafety for the site guard's last trip.
 func SafetyTripCondition(t guard.Trip) obsv1.Condition {
 	if t.Finished {
-		return ParkedBySafetyCondition(t.Kind, "The site guard "+guard.TripWords(t))
+		return kube.ParkedBySafetyCondition(t.Kind, "The site guard "+guard.TripWords(t))
 	}
 	since := "since " + t.Time.UTC().Format("15:04:05 MST") + " because " + guard.TripCauses(t)
 	if t.RunnerAway {
@@ -26,9 +27,9 @@ func SafetyTripCondition(t guard.Trip) obsv1.Condition {
 	}
 	if t.Failing == "" {
 		return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse,
-			Reason: ReasonSafetyParking, Message: "The site guard is parking the site " + since}
+			Reason: kube.ReasonSafetyParking, Message: "The site guard is parking the site " + since}
 	}
-	return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse, Reason: ReasonSafetyParkFailing,
+	return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionFalse, Reason: kube.ReasonSafetyParkFailing,
 		Message: "The site guard is parking the site " + since + ", and fails: " + t.Failing + "; it tries again"}
 }
 
@@ -42,7 +43,7 @@ func WithSafetyTrip(st obsv1.ObservatoryStatus, t guard.Trip, now time.Time) obs
 	if st.LastSafetyPark != nil && !st.LastSafetyPark.Time.Time.Before(at) {
 		return st
 	}
-	st.Conditions = WithCondition(st.Conditions, SafetyTripCondition(t), 0, now)
+	st.Conditions = kube.WithCondition(st.Conditions, SafetyTripCondition(t), 0, now)
 	if t.Finished {
 		st.LastSafetyPark = &obsv1.SafetyPark{Time: metav1.NewTime(at), Cause: t.Kind,
 			Message: "The site guard " + guard.TripWords(t), RunnerAway: t.RunnerAway}
