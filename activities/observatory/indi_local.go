@@ -384,8 +384,10 @@ func (l *LocalINDI) Close() error {
 	if err == nil {
 		// Nothing is left to adopt: the folder goes too (if nothing else is in it), with the
 		// servers' lock files.
+		// Every server has stopped: no guard writes its state any more.
 		locks, _ := filepath.Glob(filepath.Join(l.Dir, "*.lock"))
-		for _, f := range locks {
+		states, _ := filepath.Glob(l.guardState("*/*", ""))
+		for _, f := range append(locks, states...) {
 			os.Remove(f)
 		}
 		os.Remove(filepath.Join(l.Dir, "lock"))
