@@ -183,7 +183,7 @@ func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Co
 			"has none: delete its pod to start it again): %w", server, err)
 	}
 	before, _ := sc.Property(guard.Device, guard.PropStatus)
-	taken := reportOf(before).ConfigVersion
+	taken := guard.ReportOf(before).ConfigVersion
 	cfg.WrittenAt = time.Now().UTC()
 	if _, err := sc.SetText(gctx, guard.Device, guard.PropConfig, map[string]string{guard.ElemConfig: cfg.Encode()}); err != nil {
 		return guard.Report{}, fmt.Errorf("tell the site guard on %s the site's telescopes: %w", server, err)
@@ -191,7 +191,7 @@ func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Co
 	// The report after the guard took this config; once it reaches the mounts, the dome's state
 	// has reached their locks, and theirs the dome's.
 	p, err := sc.Wait(gctx, guard.Device, guard.PropStatus, func(p prop.Property) bool {
-		r := reportOf(p)
+		r := guard.ReportOf(p)
 		return r.ConfigVersion > taken && r.Sees(cfg)
 	})
 	if err != nil && ctx.Err() != nil {
@@ -200,15 +200,10 @@ func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Co
 	if err != nil {
 		p, _ = sc.Property(guard.Device, guard.PropStatus)
 	}
-	return reportOf(p), nil
+	return guard.ReportOf(p), nil
 }
 
 // reportOf reads the guard's report from GUARD_STATUS; a missing or unreadable one is empty.
-func reportOf(p prop.Property) guard.Report {
-	text, _ := p.Text(guard.ElemReport)
-	r, _ := guard.DecodeReport(text)
-	return r
-}
 
 // locksOf reads the park states of the dome and the mounts from the guard's report, as the
 // Observatory's LocksRelayed shows them.

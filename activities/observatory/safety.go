@@ -72,7 +72,7 @@ func (a *Activities) lookAtSafety(ctx context.Context, in StepInput, site *obser
 	if !ok {
 		return
 	}
-	r := reportOf(p)
+	r := guard.ReportOf(p)
 	if len(r.Trips) == 0 {
 		return
 	}

@@ -280,9 +280,7 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 // guardReport is the site guard's report as its server last sent it; empty while it has none.
 func guardReport(site *indi.Client) guard.Report {
 	p, _ := site.Property(guard.Device, guard.PropStatus)
-	text, _ := p.Text(guard.ElemReport)
-	r, _ := guard.DecodeReport(text)
-	return r
+	return guard.ReportOf(p)
 }
 
 // guardRestarts kills the site guard's process in the observatory's server pod, as an OOM kill

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"liken.sh/runner/indi/prop"
 )
 
 // Device is the INDI device the guard defines on the site's server. Each Dome's mount lock
@@ -156,6 +158,13 @@ func DecodeReport(s string) (Report, error) {
 	var r Report
 	err := json.Unmarshal([]byte(s), &r)
 	return r, err
+}
+
+// ReportOf reads GUARD_STATUS's report; an empty Report when it holds none.
+func ReportOf(p prop.Property) Report {
+	text, _ := p.Text(ElemReport)
+	r, _ := DecodeReport(text)
+	return r
 }
 
 // PortEnv names the port of the indiserver that runs the guard, where it is not the INDI
