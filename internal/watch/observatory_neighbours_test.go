@@ -106,15 +106,22 @@ func TestTheRetryAnnotationOnADeviceTelescopeOrObservatorySignalsEachReservation
 	astroAtEnd(t)
 	w := startObservatoryWatcher(t, taskQueue(t))
 	site, tel := newSite(t, ctx)
-	mount := unique("east")
-	newAstro(t, ctx, obsv1.KindMount, mount, map[string]any{
-		"telescope": tel, "driver": map[string]any{"name": "indi_simulator_telescope"}})
 	// Both Reservations of the namespace, whichever Telescope they name.
 	onTel, onOther := unique("res"), unique("res")
 	newReservation(t, ctx, onTel, tel)
 	newReservation(t, ctx, onOther, "t1")
 	for _, n := range []string{onTel, onOther} {
 		exactlyResSignals(t, ctx, w, n, 1)
+	}
+	// The Mount comes after the Reservations: its own informer may deliver it at any time, and
+	// a device that joins is worth one signal to each.
+	mount := unique("east")
+	newAstro(t, ctx, obsv1.KindMount, mount, map[string]any{
+		"telescope": tel, "driver": map[string]any{"name": "indi_simulator_telescope"}})
+	for _, n := range []string{onTel, onOther} {
+		if c := exactlyResSignals(t, ctx, w, n, 2)[1].Change; c.Why != "device" {
+			t.Errorf("%s's signal of the new Mount: %+v", n, c)
+		}
 	}
 
 	annotate := func(k obsv1.Kind, name, key, value string) {
@@ -124,7 +131,7 @@ func TestTheRetryAnnotationOnADeviceTelescopeOrObservatorySignalsEachReservation
 			t.Fatal(err)
 		}
 	}
-	signals := 1
+	signals := 2
 	for _, k := range []struct {
 		kind obsv1.Kind
 		name string
