@@ -50,7 +50,7 @@ build:
 
 ## images: build and push every image a cluster runs from this project (the runner's, indi,
 ## indi-simulators, indi-open) as indexes for linux/amd64 and linux/arm64, without Docker:
-## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag)
+## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag; the server's, which holds the site guard, adds TAG)
 images:
 	bash hack/tools.sh indi-images > /dev/null
 	$(GO) run ./hack/images -registry "$(REGISTRY)" -tag "$(TAG)"

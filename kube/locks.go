@@ -10,6 +10,7 @@ package kube
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/indi/prop"
@@ -18,14 +19,17 @@ import (
 
 // The reasons of the LocksRelayed, SafetyArmed and ParkedBySafety conditions.
 const (
-	ReasonRelaying   = "Relaying"
-	ReasonWaiting    = "Waiting"
-	ReasonIdle       = "Idle"
-	ReasonArmed      = "Armed"
-	ReasonNotArmed   = "NotArmed"
-	ReasonWeather    = "WeatherAlert"
-	ReasonHeartbeat  = "HeartbeatLost"
-	ReasonSafetyPark = "ParkedBySafety" // the Event's reason
+	ReasonRelaying = "Relaying"
+	ReasonWaiting  = "Waiting"
+	ReasonIdle     = "Idle"
+	ReasonArmed    = "Armed"
+	ReasonNotArmed = "NotArmed"
+	// ReasonGuardRefused: the site guard speaks another protocol than the runner
+	// (guard.Report.Speaks), so the runner does not arm it.
+	ReasonGuardRefused = "GuardRefused"
+	ReasonWeather      = "WeatherAlert"
+	ReasonHeartbeat    = "HeartbeatLost"
+	ReasonSafetyPark   = "ParkedBySafety" // the Event's reason
 	// ReasonSafetyParking: the guard's trip is under way (ParkedBySafety=False).
 	ReasonSafetyParking = "SafetyParking"
 	// ReasonSafetyParkFailing: a park of the trip under way failed and the guard tries it
@@ -130,6 +134,22 @@ func SafetyArmedCondition(armed bool, message, version string) obsv1.Condition {
 		return obsv1.Condition{Type: obsv1.ConditionSafetyArmed, Status: metav1.ConditionTrue, Reason: ReasonArmed, Message: message}
 	}
 	return obsv1.Condition{Type: obsv1.ConditionSafetyArmed, Status: metav1.ConditionFalse, Reason: ReasonNotArmed, Message: message}
+}
+
+// GuardRefusedCondition is the Observatory's SafetyArmed when the runner will not arm its site
+// guard: why, and what to do about it.
+func GuardRefusedCondition(why, server string) obsv1.Condition {
+	return obsv1.Condition{Type: obsv1.ConditionSafetyArmed, Status: metav1.ConditionFalse, Reason: ReasonGuardRefused,
+		Message: "Not armed: " + why + "; delete the pod " + server + " so that it starts again from the image this runner names"}
+}
+
+// EventTypeOf is the type of the Event that a condition written alone posts when it changes:
+// a Warning for a reason that asks a person to act, else Normal.
+func EventTypeOf(c obsv1.Condition) string {
+	if c.Reason == ReasonGuardRefused {
+		return corev1.EventTypeWarning
+	}
+	return corev1.EventTypeNormal
 }
 
 // SafetyIdleCondition is the Observatory's SafetyArmed once its server has stopped: no guard

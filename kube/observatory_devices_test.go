@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/internal/version"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -157,8 +158,8 @@ func TestTheDriverImageIsTheDevicesOrOneThatHoldsTheDriver(t *testing.T) {
 		{obsv1.Driver{Name: "indi_canon_ccd"}, "ghcr.io/liken-sh/indi-open:1.9.9", ""},
 		{obsv1.Driver{Name: "indi_simulator_ccd"}, "ghcr.io/liken-sh/indi-simulators:1.9.9", ""},
 		{obsv1.Driver{Name: "indi_simulator_guide"}, "ghcr.io/liken-sh/indi-simulators:1.9.9", ""},
-		{obsv1.Driver{Name: "indi_lx200basic"}, "ghcr.io/liken-sh/indi:1.9.9", ""},
-		{obsv1.Driver{Name: "indi_qhycfw2_wheel"}, "ghcr.io/liken-sh/indi:1.9.9", ""},
+		{obsv1.Driver{Name: "indi_lx200basic"}, "ghcr.io/liken-sh/indi:1.9.9-" + version.Get().Version, ""},
+		{obsv1.Driver{Name: "indi_qhycfw2_wheel"}, "ghcr.io/liken-sh/indi:1.9.9-" + version.Get().Version, ""},
 		{obsv1.Driver{Name: "indi_playerone_ccd"}, "", "no image of the runner holds the driver indi_playerone_ccd; set spec.driver.image"},
 		{obsv1.Driver{Name: "indi_getprop"}, "", "no image of the runner holds the driver"},
 		{obsv1.Driver{Name: "indi_x,fork", Image: "registry.example/x"}, "", "is not a program name"},

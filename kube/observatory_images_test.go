@@ -3,6 +3,7 @@
 package kube
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,8 +24,8 @@ func TestTheRunnersImagesComeFromTheRegistryTheWorkerNames(t *testing.T) {
 	}{
 		{"the release's registry", "", []string{ServerImage}, []string{ServerImage}},
 		{"the release's registry named", "ghcr.io/liken-sh", []string{ServerImage}, []string{ServerImage}},
-		{"another", "registry.example/liken", []string{ServerImage, SimulatorImage},
-			[]string{"registry.example/liken/indi:" + INDIImageTag, "registry.example/liken/indi-simulators:" + INDIImageTag}},
+		{"another", "registry.example/liken", []string{ServerImageOf("v0.2.0"), SimulatorImage},
+			[]string{"registry.example/liken/indi:" + INDIImageTag + "-v0.2.0", "registry.example/liken/indi-simulators:" + INDIImageTag}},
 		{"with a slash", "registry.example/liken/", []string{GuiderImage}, []string{"registry.example/liken/indi-phd2:" + INDIImageTag}},
 		{"a device's own image", "registry.example/liken", []string{"vendor.example/indi-acme:2"}, []string{"vendor.example/indi-acme:2"}},
 	} {
@@ -39,5 +40,23 @@ func TestTheRunnersImagesComeFromTheRegistryTheWorkerNames(t *testing.T) {
 				t.Error("the spec digest is not the digest of the spec")
 			}
 		})
+	}
+}
+
+// The server image holds the site guard, so its tag names the runner's build as well as INDI's
+// release; what a tag may not hold becomes '-'.
+func TestTheServerImageIsTaggedWithTheRunnersBuild(t *testing.T) {
+	for build, want := range map[string]string{
+		"v0.2.0":                          "ghcr.io/liken-sh/indi:1.9.9-v0.2.0",
+		"v0.1.0-14-gf2c7335-dirty":        "ghcr.io/liken-sh/indi:1.9.9-v0.1.0-14-gf2c7335-dirty",
+		"v0.1.1-0.20261206-f2c7335+dirty": "ghcr.io/liken-sh/indi:1.9.9-v0.1.1-0.20261206-f2c7335-dirty",
+		"dev":                             "ghcr.io/liken-sh/indi:1.9.9-dev",
+	} {
+		if got := ServerImageOf(build); got != want {
+			t.Errorf("ServerImageOf(%q) = %s, want %s", build, got, want)
+		}
+	}
+	if got := ServerImageOf(strings.Repeat("x", 200)); len(got)-len("ghcr.io/liken-sh/indi:") != 128 {
+		t.Errorf("a tag longer than 128 characters: %s", got)
 	}
 }

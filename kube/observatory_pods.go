@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"liken.sh/runner/internal/version"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -34,8 +35,6 @@ const (
 	// pulls at every start (imagePullPolicy Always): no pod of it starts where the registry
 	// cannot be reached, and two nodes may run two different builds under one name.
 	INDIImageTag = "1.9.9"
-	// ServerImage holds indiserver, indi-shim and the core drivers (Debian's indi-bin).
-	ServerImage = ImageRegistry + "indi:" + INDIImageTag
 	// ServerContainer is a server pod's one container.
 	ServerContainer = "indiserver"
 
@@ -49,6 +48,24 @@ const (
 	obsTmpVolume        = "tmp"
 	obsRunVolume        = "run"
 )
+
+// ServerImage holds indiserver, indi-shim with the site guard, and the core drivers (Debian's
+// indi-bin): the image of this runner's own build (ServerImageOf).
+var ServerImage = ServerImageOf(version.Get().Version)
+
+// ServerImageOf is the server image of a runner build: its tag names the INDI release and the
+// build, 1.9.9-v0.2.0. The image holds the site guard, the safety code of the site, so each
+// build publishes its own and none overwrites another's: a site runs the guard of the runner
+// that names it.
+func ServerImageOf(build string) string {
+	tag := INDIImageTag + "-" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '-' // a tag has no '+' (a Go pseudo-version's +dirty) nor '/'
+	}, build)
+	return ImageRegistry + "indi:" + tag[:min(len(tag), 128)]
+}
 
 // ServerCommand runs indiserver through indi-shim. The shim reads the drivers file, keeps
 // its own list under /run/indi, and drives indiserver through the fifo; -r 2147483647 lets a

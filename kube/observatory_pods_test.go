@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/indi/guard"
+	"liken.sh/runner/internal/version"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -139,7 +140,7 @@ func TestAServerPodRunsIndiserverAsTheSpecSays(t *testing.T) {
 		c := spec.Containers[0]
 		wantCmd := append([]string{"/usr/bin/indi-shim", "serve", "/etc/indi/devices/drivers", "/run/indi/drivers",
 			"/tmp/indiserver.fifo", "/usr/bin/indiserver", "-v", "-r", "2147483647"}, tc.guard...)
-		if len(spec.Containers) != 1 || c.Name != "indiserver" || c.Image != "ghcr.io/liken-sh/indi:1.9.9" || !slices.Equal(c.Command, wantCmd) {
+		if len(spec.Containers) != 1 || c.Name != "indiserver" || c.Image != "ghcr.io/liken-sh/indi:1.9.9-"+version.Get().Version || !slices.Equal(c.Command, wantCmd) {
 			t.Errorf("%s runs %s %s %v", tc.name, c.Name, c.Image, c.Command)
 		}
 		if len(c.Ports) != 1 || c.Ports[0].Name != "indi" || c.Ports[0].ContainerPort != 7624 {

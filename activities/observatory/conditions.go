@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -41,7 +40,7 @@ func (a *Activities) setActive(ctx context.Context, in StepInput, active bool) e
 }
 
 // writeCondition sets one condition of an observatory object and posts an Event when it
-// changed (a Normal one: the conditions written this way report no failure).
+// changed: a Warning for a reason that reports something to fix (kube.EventTypeOf), else Normal.
 func (a *Activities) writeCondition(ctx context.Context, id kube.ResourceID, generation int64, cond obsv1.Condition) error {
 	changed := false
 	err := a.updateStatusField(ctx, id, "conditions", func(raw []byte) (any, error) {
@@ -61,7 +60,7 @@ func (a *Activities) writeCondition(ctx context.Context, id kube.ResourceID, gen
 		return kube.WithCondition(conds, cond, generation, a.now()), nil
 	})
 	if err == nil && changed {
-		a.postObsEvent(ctx, id, kube.Event{Type: corev1.EventTypeNormal, Reason: cond.Reason, Message: cond.Message})
+		a.postObsEvent(ctx, id, kube.Event{Type: kube.EventTypeOf(cond), Reason: cond.Reason, Message: cond.Message})
 	}
 	return err
 }

@@ -11,6 +11,7 @@ package observatory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/prop"
+	"liken.sh/runner/internal/version"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
@@ -87,6 +89,13 @@ func (a *Activities) armGuard(ctx context.Context, ns, observatory string) (stri
 	}
 	defer sc.Close()
 	report, err := tellGuard(ctx, sc, site.Name, cfg)
+	if refused := (guardRefused{}); errors.As(err, &refused) {
+		cond := kube.GuardRefusedCondition(refused.Error(), site.Name)
+		if err := a.writeCondition(ctx, site.Owner, 0, cond); err != nil {
+			return "", err
+		}
+		return "", stepFailed("Observatory %s: %s", observatory, cond.Message)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -183,7 +192,11 @@ func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Co
 			"has none: delete its pod to start it again): %w", server, err)
 	}
 	before, _ := sc.Property(guard.Device, guard.PropStatus)
-	taken := guard.ReportOf(before).ConfigVersion
+	was := guard.ReportOf(before)
+	if err := was.Speaks(version.Get().Version); err != nil {
+		return was, guardRefused{err}
+	}
+	taken := was.ConfigVersion
 	cfg.WrittenAt = time.Now().UTC()
 	if _, err := sc.SetText(gctx, guard.Device, guard.PropConfig, map[string]string{guard.ElemConfig: cfg.Encode()}); err != nil {
 		return guard.Report{}, fmt.Errorf("tell the site guard on %s the site's telescopes: %w", server, err)
@@ -203,7 +216,8 @@ func tellGuard(ctx context.Context, sc *indi.Client, server string, cfg guard.Co
 	return guard.ReportOf(p), nil
 }
 
-// reportOf reads the guard's report from GUARD_STATUS; a missing or unreadable one is empty.
+// guardRefused is a site guard the runner does not arm: it speaks another protocol.
+type guardRefused struct{ error }
 
 // locksOf reads the park states of the dome and the mounts from the guard's report, as the
 // Observatory's LocksRelayed shows them.

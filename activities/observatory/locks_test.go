@@ -4,8 +4,10 @@ package observatory
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,6 +126,48 @@ func TestTheGuardIsToldTheHeldTelescopes(t *testing.T) {
 	assert.Equal(t, metav1.ConditionFalse, armed.Status, "no weather station runs at the site")
 	assert.Regexp(t, `^Not armed: no weather station runs at the site\. Armed: the dome lock \(Dome Simulator closes only once `+
 		`every mount is parked\); the heartbeat watch \(5m0s\) \(site guard \S+\)$`, armed.Message, "it names the guard's build")
+}
+
+// A site server running another build's image (here a guard from before the protocol): the
+// runner tells it nothing, says on the Observatory why and what to do, with a Warning Event,
+// and the step fails rather than running a night on a guard it cannot arm.
+func TestAGuardOfAnotherProtocolIsNotArmed(t *testing.T) {
+	ctx := testContext(t)
+	old := inditest.NewFake(t)
+	old.Device(guard.Device)
+	report, err := json.Marshal(guard.Report{Armed: true, ArmedMessage: "Armed", Version: "v0.1.0"})
+	require.NoError(t, err)
+	old.Define(prop.Property{Device: guard.Device, Name: guard.PropStatus, Type: prop.Text, Perm: prop.ReadOnly,
+		Elements: []prop.Element{{Name: guard.ElemReport, Value: string(report)}}})
+	old.Define(prop.Property{Device: guard.Device, Name: guard.PropConfig, Type: prop.Text,
+		Elements: []prop.Element{{Name: guard.ElemConfig, Value: "{}"}}})
+
+	ns := observatoryNamespace(t, "locks-refused-"+utilrand.String(5))
+	createLab(t, ns)
+	runsOn(t, ctx, ns, "lab-observatory", kube.ResourceID{Kind: obsv1.KindWeatherStation, Name: "lab"})
+	a := newActivities()
+	a.INDI = serverResolver{"lab-observatory": old.Addr}
+
+	_, err = a.armGuard(ctx, ns, "lab")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the site guard v0.1.0 speaks protocol 0 and this runner")
+	assert.Empty(t, old.Received(guard.Device, guard.PropConfig), "an old guard is told nothing")
+	var o obsv1.Observatory
+	readObject(t, obsv1.KindObservatory, ns, "lab", &o)
+	var armed obsv1.Condition
+	for _, c := range o.Status.Conditions {
+		if c.Type == obsv1.ConditionSafetyArmed {
+			armed = c
+		}
+	}
+	assert.Equal(t, kube.ReasonGuardRefused, armed.Reason)
+	assert.Regexp(t, `^Not armed: the site guard v0\.1\.0 speaks protocol 0 and this runner \(\S+\) speaks 1: .*; `+
+		`delete the pod lab-observatory so that it starts again from the image this runner names$`, armed.Message)
+	events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	assert.True(t, slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
+		return e.Type == corev1.EventTypeWarning && e.Reason == kube.ReasonGuardRefused && e.InvolvedObject.Name == "lab"
+	}), "a Warning Event on the Observatory: %+v", events.Items)
 }
 
 // holds makes a Reservation of the telescope that holds its mounts: Activating.

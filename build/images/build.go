@@ -39,7 +39,7 @@ func (b Builder) Project(ctx context.Context, runnerTag string, arches []string)
 	labels := Labels(v, git(b.Root, "rev-parse", "HEAD"))
 	var out []Image
 	for _, arch := range arches {
-		p := Platform{Arch: arch, Programs: filepath.Join(b.Work, arch), Labels: labels}
+		p := Platform{Arch: arch, Programs: filepath.Join(b.Work, arch), Version: v, Labels: labels}
 		var err error
 		if p.Debian, err = DebianTree(b.Cache, arch); err != nil {
 			return nil, err

@@ -90,6 +90,8 @@ type Platform struct {
 	Arch string // GOARCH
 	// Programs holds the project's programs built for Arch: worker, watcher, indi-shim.
 	Programs string
+	// Version is the build the programs are stamped with, which the server image's tag names.
+	Version string
 	// Debian is the tree of Debian's INDI packages and socat for Arch, which hack/tools.sh
 	// extracts into the cache.
 	Debian string
@@ -170,7 +172,7 @@ func indiImage(p Platform, name string, progs []string, extra ...Entry) (Image, 
 	return Image{Name: name, Arch: p.Arch, Layer: l, Env: []string{pathEnv, "HOME=/tmp"}, User: "1000:1000", Labels: p.Labels}, nil
 }
 
-// Server is the INDI server pods' image (kube.ServerImage): indiserver behind indi-shim,
+// Server is the INDI server pods' image of the programs' build (kube.ServerImageOf): indiserver behind indi-shim,
 // socat, and the core drivers, which device pods of core drivers run from it too; and
 // indi_getprop and indi_setprop, so `kubectl exec` into a server can read and set a device.
 func Server(p Platform) (Image, error) {
@@ -178,7 +180,7 @@ func Server(p Platform) (Image, error) {
 	for _, d := range kube.CoreDrivers() {
 		progs = append(progs, "/usr/bin/"+d)
 	}
-	return indiImage(p, kube.ServerImage, progs, Entry{Path: "/usr/bin/indi-shim", From: filepath.Join(p.Programs, "indi-shim")})
+	return indiImage(p, kube.ServerImageOf(p.Version), progs, Entry{Path: "/usr/bin/indi-shim", From: filepath.Join(p.Programs, "indi-shim")})
 }
 
 // Simulators is the simulator drivers' image (kube.SimulatorImage), with socat.

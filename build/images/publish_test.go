@@ -70,7 +70,9 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 		}
 		assert.ElementsMatch(t, []string{"linux/amd64", "linux/arm64"}, platforms, ref.String())
 	}
-	assert.ElementsMatch(t, []string{"liken/people-operator:v0.0.0-test", "liken/indi:" + kube.INDIImageTag,
+	// The server image holds the site guard: its tag names the build, so no build overwrites
+	// another's.
+	assert.ElementsMatch(t, []string{"liken/people-operator:v0.0.0-test", "liken/indi:" + kube.INDIImageTag + "-v0.0.0-test",
 		"liken/indi-simulators:" + kube.INDIImageTag, "liken/indi-open:" + kube.INDIImageTag}, names)
 
 	// The arm64 runner, read back from the registry.
@@ -86,7 +88,7 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 	f.Close()
 
 	// The arm64 INDI server: Debian's arm64 indiserver, and the loader it names beside it.
-	indi, err := name.ParseReference(s.Registry + "/liken/indi:" + kube.INDIImageTag)
+	indi, err := name.ParseReference(s.Registry + "/liken/indi:" + kube.INDIImageTag + "-v0.0.0-test")
 	require.NoError(t, err)
 	img, err = remote.Image(indi, remote.WithContext(ctx), remote.WithPlatform(v1.Platform{OS: "linux", Architecture: "arm64"}))
 	require.NoError(t, err)

@@ -5,7 +5,8 @@
 //	go run ./hack/images -registry registry.example/liken -tag v0.1.0
 //
 // (`make images REGISTRY=... TAG=...`). The runner's image is tagged -tag and its programs
-// say that version; the INDI images keep the INDI release's tag (kube.INDIImageTag). It needs
+// say that version; the INDI images keep the INDI release's tag (kube.INDIImageTag), and the
+// server's, which holds the site guard, adds the version to it (kube.ServerImageOf). It needs
 // `bash hack/tools.sh indi-images` (Debian's INDI packages of each CPU in the cache).
 package main
 

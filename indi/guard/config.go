@@ -6,6 +6,7 @@ package guard
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -19,6 +20,13 @@ const Device = "Site Guard"
 // Driver is the name the guard runs under: indiserver's driver, a link to the program that
 // holds the guard (indi-shim in the server pods, the worker in dev mode).
 const Driver = "site-guard"
+
+// Protocol numbers what the runner and the guard say to each other: the Config, the beats and
+// the Report. A change that an older guard would misread (a field it would ignore while the
+// runner counts on it) takes the next number. The runner arms only a guard that speaks its
+// protocol (Report.Speaks): a site server still running another build's image is refused,
+// never half-armed.
+const Protocol = 1
 
 // The guard's properties and their elements.
 const (
@@ -119,6 +127,22 @@ type Report struct {
 	Trips []Trip `json:"trips,omitempty"`
 	// Version is the build of the guard (the runner's version it was built with).
 	Version string `json:"version,omitempty"`
+	// Protocol is the guard's Protocol; 0 for a guard built before there was one.
+	Protocol int `json:"protocol,omitempty"`
+}
+
+// Speaks says, as an error, why the guard whose report this is cannot be armed by a runner
+// of the build runner: it speaks another protocol. nil when it speaks this one.
+func (r Report) Speaks(runner string) error {
+	if r.Protocol == Protocol {
+		return nil
+	}
+	build := r.Version
+	if build == "" {
+		build = "of an unknown build"
+	}
+	return fmt.Errorf("the site guard %s speaks protocol %d and this runner (%s) speaks %d: "+
+		"its site server runs another build's image, not the one this runner names", build, r.Protocol, runner, Protocol)
 }
 
 // Trip is one time the guard parked the site: from the first cause that found it unparked

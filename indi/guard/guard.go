@@ -89,7 +89,7 @@ func (g *Guard) Run(ctx context.Context) error {
 	g.tels = map[string]*link{}
 	g.lastRelay = map[*indi.Client]published{}
 	g.movers = map[string]*mover{}
-	g.report.Version = g.Version
+	g.report.Version, g.report.Protocol = g.Version, Protocol
 	g.site = g.keep(ctx, g.Server)
 	g.resume(ctx)
 	msgs := make(chan *indi.Message)
