@@ -50,10 +50,11 @@ build:
 
 ## images: build and push every image a cluster runs from this project (the runner's, indi,
 ## indi-simulators, indi-open) as indexes for linux/amd64 and linux/arm64, without Docker:
-## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag; the server's, which holds the site guard, adds TAG)
+## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag; the server's, which holds the site guard, adds TAG);
+## LATEST=1 tags the runner's image latest as well, as main's builds do for deploy/ on main
 images:
 	bash hack/tools.sh indi-images > /dev/null
-	$(GO) run ./hack/images -registry "$(REGISTRY)" -tag "$(TAG)"
+	$(GO) run ./hack/images -registry "$(REGISTRY)" -tag "$(TAG)" $(if $(LATEST),-latest)
 
 ## tools: build the control plane, kwok and Temporal once into .cache; install indi-bin and postgresql if missing
 tools:

@@ -26,18 +26,19 @@ func main() {
 	registry := flag.String("registry", "", "where to push, such as registry.example/liken (required)")
 	tag := flag.String("tag", "", "the release: the runner image's tag and its programs' version (required)")
 	arches := flag.String("arch", "amd64,arm64", "the CPUs (GOARCH) to build for")
+	latest := flag.Bool("latest", false, "tag the runner's image latest as well (main's builds: deploy/ on main names it)")
 	flag.Parse()
 	if *registry == "" || *tag == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*registry, *tag, strings.Split(*arches, ",")); err != nil {
+	if err := run(*registry, *tag, strings.Split(*arches, ","), *latest); err != nil {
 		fmt.Fprintln(os.Stderr, "images:", err)
 		os.Exit(1)
 	}
 }
 
-func run(registry, tag string, arches []string) error {
+func run(registry, tag string, arches []string, latest bool) error {
 	wd, _ := os.Getwd()
 	root, err := stack.Root(wd)
 	if err != nil {
@@ -54,6 +55,14 @@ func run(registry, tag string, arches []string) error {
 	imgs, err := b.Project(ctx, tag, arches)
 	if err != nil {
 		return err
+	}
+	if latest {
+		for _, im := range imgs {
+			if im.Name == images.RunnerRepository+":"+tag {
+				im.Name = images.RunnerRepository + ":latest"
+				imgs = append(imgs, im)
+			}
+		}
 	}
 	refs, err := images.Push(ctx, imgs, images.Into(registry))
 	if err != nil {
