@@ -31,10 +31,7 @@ type Builder struct {
 func (b Builder) Project(ctx context.Context, runnerTag string, arches []string) ([]Image, error) {
 	v := b.Version
 	if v == "" {
-		v = git(b.Root, "describe", "--tags", "--always", "--dirty")
-		if v == "" {
-			v = "dev"
-		}
+		v = VersionOf(b.Root)
 	}
 	labels := Labels(v, git(b.Root, "rev-parse", "HEAD"))
 	var out []Image
@@ -54,6 +51,15 @@ func (b Builder) Project(ctx context.Context, runnerTag string, arches []string)
 		out = append(out, imgs...)
 	}
 	return out, nil
+}
+
+// VersionOf is the version a build of the checkout at root stamps its programs with when none
+// is given: what git describes, else "dev".
+func VersionOf(root string) string {
+	if v := git(root, "describe", "--tags", "--always", "--dirty"); v != "" {
+		return v
+	}
+	return "dev"
 }
 
 func (b Builder) programs(ctx context.Context, out, arch, v string) error {

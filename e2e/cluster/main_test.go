@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/build/images"
+	"liken.sh/runner/kube"
 	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 )
@@ -105,6 +106,10 @@ func TestTheRunnerInstallsAndEveryRolloutCompletes(t *testing.T) {
 // pulled checks that the kubelet pulled each image from the stack's registry, as a cluster
 // pulls: its "Successfully pulled image" event in ns. An image already in containerd (loaded
 // by hand, say) would get "already present on machine" instead.
+// nodeServerImage is the INDI server image the node's runner names: that of the build its images
+// were made from (this checkout), not the test binary's.
+func nodeServerImage() string { return kube.ServerImageOf(images.VersionOf(env.Root)) }
+
 func pulled(t *testing.T, ns string, imgs ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

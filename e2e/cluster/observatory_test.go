@@ -56,7 +56,7 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	require.NotNil(t, r.Status.Endpoint, "a Ready reservation says where its INDI server is")
 	t.Run("every pod runs real processes", func(t *testing.T) { podsAreReal(t, ctx) })
 	t.Run("the INDI and Job images were pulled from the registry", func(t *testing.T) {
-		pulled(t, obsNS, kube.ServerImage, kube.SimulatorImage, images.JobImage)
+		pulled(t, obsNS, nodeServerImage(), kube.SimulatorImage, images.JobImage)
 	})
 	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
@@ -160,7 +160,7 @@ func clientReadsMount(t *testing.T, ctx context.Context, ep *obsv1.Endpoint) {
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{
-				Name: "client", Image: kube.ServerImage,
+				Name: "client", Image: nodeServerImage(),
 				Command: []string{"indi_getprop", "-h", ep.Host, "-p", strconv.Itoa(int(ep.Port)), "-t", "10",
 					"Telescope Simulator.EQUATORIAL_EOD_COORD.*"},
 				SecurityContext: &corev1.SecurityContext{
