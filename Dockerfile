@@ -9,9 +9,7 @@
 
 FROM golang:1.26 AS build
 WORKDIR /src
-# go.mod replaces the Temporal SDK with third_party's copy (hack/temporal-sdk.sh).
 COPY go.mod go.sum ./
-COPY third_party/ third_party/
 RUN go mod download
 COPY . .
 # .git stays out of the build context, so Go cannot read the commit: give the version, as

@@ -8,9 +8,6 @@ GO ?= go
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 KUBECTL = $(or $(LIKEN_CACHE),$(CURDIR)/.cache)/kube-v1.37.2/kubectl
-# The Temporal SDK's workflow test suite builds only with this tag (hack/temporal-sdk.sh), so
-# the binaries link no test code; every go test, go vet and workflowcheck here passes it.
-TEST_TAGS := -tags temporal_testsuite
 
 .PHONY: run test test-faults check build images tools generate bench bench-scale histories screenshots clean
 
@@ -24,19 +21,19 @@ run: tools build
 ## packages names (testenv's AlsoOnPostgres) again on Temporal's server with PostgreSQL
 POSTGRES_E2E := ./e2e ./e2e/faults ./e2e/reservation
 test: tools check
-	$(GO) test $(TEST_TAGS) -race -count=1 -timeout 60m ./...
-	LIKEN_TEMPORAL=postgres $(GO) test $(TEST_TAGS) -race -count=1 -timeout 30m $(POSTGRES_E2E)
+	$(GO) test -race -count=1 -timeout 60m ./...
+	LIKEN_TEMPORAL=postgres $(GO) test -race -count=1 -timeout 30m $(POSTGRES_E2E)
 
 ## test-faults: only the fault tests (e2e/faults; make test runs them too)
 test-faults: tools
-	$(GO) test $(TEST_TAGS) -race -count=1 -timeout 30m -v ./e2e/faults
+	$(GO) test -race -count=1 -timeout 30m -v ./e2e/faults
 
 ## check: formatting, vet, workflow determinism, generated files up to date, deploy/ renders,
 ## the pipeline's workflows (actionlint)
 check:
-	@bad=$$(gofmt -l $$(git ls-files '*.go' ':!third_party')); if [ -n "$$bad" ]; then echo "gofmt would change: $$bad"; exit 1; fi
-	$(GO) vet $(TEST_TAGS) ./...
-	GOFLAGS=-tags=temporal_testsuite $(GO) run $(WORKFLOWCHECK) ./workflows/...
+	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt would change: $$bad"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(WORKFLOWCHECK) ./workflows/...
 	bash hack/generate.sh --check
 	$(KUBECTL) kustomize deploy/ > /dev/null
 	$(KUBECTL) kustomize deploy/temporal/postgres > /dev/null
@@ -66,7 +63,7 @@ generate:
 
 ## bench: the Go micro-benchmarks, then the people bench on the real stack, printed side by side
 bench: tools
-	$(GO) test $(TEST_TAGS) -run '^$$' -bench . -benchmem ./pictures/ ./indi/ ./kube/...
+	$(GO) test -run '^$$' -bench . -benchmem ./pictures/ ./indi/ ./kube/...
 	$(GO) run ./hack/bench
 
 ## bench-scale: ten thousand Persons (not in make bench nor make test): 1,000, then 5,000, then
@@ -83,7 +80,7 @@ screenshots: tools build
 ## histories: record what the workflows do now into workflows/testdata/histories/unreleased
 ## (on purpose only; a release's folder, such as v0.1.0/, is recorded once and kept)
 histories: tools
-	$(GO) test $(TEST_TAGS) -count=1 -run TestRecordHistories ./workflows -record
+	$(GO) test -count=1 -run TestRecordHistories ./workflows -record
 
 clean:
 	rm -rf bin

@@ -86,5 +86,3 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
-
-replace go.temporal.io/sdk => ./third_party/go.temporal.io/sdk

@@ -1,8 +1,4 @@
-//go:build temporal_testsuite
-
-// A Temporal workflow test suite that logs quietly. The SDK's test suite builds only with the
-// tag temporal_testsuite (hack/temporal-sdk.sh says why), so this file does too: the tests
-// that use it are run with `-tags temporal_testsuite`, as `make test` runs every test.
+// A Temporal workflow test suite that logs quietly.
 package testenv
 
 import (
