@@ -107,8 +107,8 @@ func TestTheRunnerInstallsAndEveryRolloutCompletes(t *testing.T) {
 // pulls: its "Successfully pulled image" event in ns. An image already in containerd (loaded
 // by hand, say) would get "already present on machine" instead.
 // nodeServerImage is the INDI server image the node's runner names: that of the build its images
-// were made from (this checkout), not the test binary's.
-func nodeServerImage() string { return kube.ServerImageOf(images.VersionOf(env.Root)) }
+// were made from, not the test binary's.
+func nodeServerImage() string { return kube.ServerImageOf(env.NodeBuild) }
 
 func pulled(t *testing.T, ns string, imgs ...string) {
 	t.Helper()

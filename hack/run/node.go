@@ -29,7 +29,7 @@ func runOnNode(ctx context.Context, log *slog.Logger, root, cache, dir string, u
 	}
 	built := make(chan result, 1)
 	go func() {
-		imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), nodeTag)
+		imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), nodeTag, images.VersionOf(root))
 		built <- result{imgs, err}
 	}()
 	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: cache, Node: true, Log: log})

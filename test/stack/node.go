@@ -231,10 +231,11 @@ func (n *Node) stop() error {
 }
 
 // NodeImages builds every image the real node runs, for this machine's platform: the
-// project's (the runner's tagged runnerTag), then the pod sandbox, the bundled Temporal and
-// busybox from the cache and this machine. work holds the programs until they are pushed.
-func NodeImages(ctx context.Context, root, cache, work, runnerTag string) ([]images.Image, error) {
-	b := images.Builder{Root: root, Cache: cache, Work: work}
+// project's (the runner's tagged runnerTag, its programs stamped build), then the pod sandbox,
+// the bundled Temporal and busybox from the cache and this machine. work holds the programs
+// until they are pushed.
+func NodeImages(ctx context.Context, root, cache, work, runnerTag, build string) ([]images.Image, error) {
+	b := images.Builder{Root: root, Cache: cache, Work: work, Version: build}
 	project, err := b.Project(ctx, runnerTag, []string{runtime.GOARCH})
 	if err != nil {
 		return nil, err

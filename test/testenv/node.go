@@ -19,11 +19,11 @@ const NodeImageTag = "local"
 
 // buildImages has a budget of its own: the first build compiles the programs from an empty
 // build cache, which took 4 minutes on a busy machine.
-func buildImages(root, cache, dir string) ([]images.Image, error) {
+func buildImages(root, cache, dir, build string) ([]images.Image, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	started := time.Now()
-	imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), NodeImageTag)
+	imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), NodeImageTag, build)
 	if err != nil {
 		return nil, fmt.Errorf("build the node's images: %w", err)
 	}

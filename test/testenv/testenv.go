@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"liken.sh/runner/build/images"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/test/stack"
 )
@@ -75,6 +76,9 @@ type Env struct {
 	// Postgres says Temporal is its own server on PostgreSQL (LIKEN_TEMPORAL=postgres); the
 	// stack's process "postgres" is the database.
 	Postgres bool
+	// NodeBuild is the build the real node's images were made of (Options.Node): the version
+	// their programs say, which names the INDI server image the node's runner runs.
+	NodeBuild string
 }
 
 // Run starts the stack, runs the package's tests, stops the stack and exits. The stack's logs
@@ -149,11 +153,12 @@ func start(opts Options) (*Env, string, error) {
 			so.Temporal.DBFile = filepath.Join(dir, "temporal.db")
 		}
 	}
-	built := make(chan builtImages, 1)
+	built, build := make(chan builtImages, 1), ""
 	if opts.Node {
-		// The images build while the stack starts.
+		// The images build while the stack starts, of the checkout as it is now.
+		build = images.VersionOf(root)
 		go func() {
-			imgs, err := buildImages(root, so.Cache, dir)
+			imgs, err := buildImages(root, so.Cache, dir, build)
 			built <- builtImages{imgs, err}
 		}()
 	}
@@ -167,7 +172,7 @@ func start(opts Options) (*Env, string, error) {
 			return nil, dir, err
 		}
 	}
-	e := &Env{Root: root, Stack: s, Dir: dir, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress, Postgres: postgres}
+	e := &Env{Root: root, Stack: s, Dir: dir, Kubeconfig: s.Kubeconfig, TemporalAddress: s.TemporalAddress, Postgres: postgres, NodeBuild: build}
 	if so.Kube {
 		if err := e.connect(); err != nil {
 			s.Stop()
