@@ -43,6 +43,9 @@ type Guard struct {
 	Now    func() time.Time
 	// State is the file the guard keeps its state in (state.go); "" keeps it in memory only.
 	State string
+	// Armed is the file that holds the runner's last config, which a guard with no state of
+	// its own arms the site with (ArmedEnv); "" when there is none.
+	Armed string
 	// Version is the guard's build, which its report and DRIVER_INFO name.
 	Version string
 

@@ -27,6 +27,7 @@ import (
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == guard.Driver {
 		os.Setenv(guard.StateEnv, filepath.Join(filepath.Dir(os.Args[0]), "site-guard.state"))
+		os.Setenv(guard.ArmedEnv, filepath.Join(filepath.Dir(os.Args[0]), "site-guard.armed"))
 		if err := guard.Serve(context.Background()); err != nil {
 			os.Exit(1)
 		}
@@ -295,6 +296,32 @@ func TestAGuardThatRestartsKeepsWhatItWasArmedWith(t *testing.T) {
 	trip := s.lastTrip(t, 1)
 	assert.Len(t, trip.Parked, 2)
 	assert.Empty(t, trip.Failed)
+}
+
+// A guard in a new pod (the one before it evicted or deleted, its volume gone with it) arms the
+// site as the runner last did, from the pod template's config, and with the runner away parks
+// the site once the timeout has passed.
+func TestAGuardInANewPodArmsTheSiteAsTheRunnerLastDid(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 1, 0)
+	const timeout = 3 * time.Second
+	last := s.cfg
+	last.HeartbeatTimeoutSeconds = timeout.Seconds()
+	dir := filepath.Dir(s.link)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "site-guard.armed"), []byte(last.Encode()), 0o644))
+
+	// The new pod: no state of its own, and a guard started by its indiserver.
+	require.NoError(t, os.Remove(filepath.Join(dir, "site-guard.state")))
+	inditest.KillProcess(t, inditest.Runs(s.link))
+	started := time.Now()
+	w := s.watch(ctx)
+	require.Eventually(t, func() bool { r := s.report(t); return r.ConfigVersion == 1 && r.Sees(last) },
+		30*time.Second, 100*time.Millisecond, "the new guard reaches the mounts the runner last armed it with")
+	mounts, closed := w.ParkedThenClosed(t, started, timeout+30*time.Second)
+	t.Logf("from the new guard's start (timeout %s): the mount parked in %.1f s, the dome closed in %.1f s", timeout, mounts, closed)
+	assert.Equal(t, guard.CauseHeartbeat, s.lastTrip(t, 1).Kind)
 }
 
 func TestAFailedParkIsRetriedAndALateCauseJoinsTheTrip(t *testing.T) {

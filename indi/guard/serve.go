@@ -14,7 +14,7 @@ import (
 // stderr (which indiserver keeps, prefixed with the driver's name).
 func Serve(ctx context.Context) error {
 	g := &Guard{Server: ServerAddress(os.Getenv), In: os.Stdin, Out: os.Stdout, Now: time.Now,
-		State: os.Getenv(StateEnv), Version: version.Get().Version,
+		State: os.Getenv(StateEnv), Armed: os.Getenv(ArmedEnv), Version: version.Get().Version,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, nil)).With("program", Driver)}
 	return g.Run(ctx)
 }

@@ -14,12 +14,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
 // StateEnv names the file the guard keeps its state in. The server pod and the dev mode's
 // local servers set it; a guard without it keeps its state in memory only, and says so.
 const StateEnv = "LIKEN_GUARD_STATE"
+
+// ArmedEnv names the file that holds the config the runner last armed the site with, outside
+// the pod: the site server's pod template (kube.AnnotationSiteGuard), through a downwardAPI
+// volume. A guard in a new pod, whose state went with the pod before it, arms the site from it.
+const ArmedEnv = "LIKEN_GUARD_ARMED"
 
 // state is the guard's memory.
 type state struct {
@@ -78,13 +84,11 @@ func (g *Guard) resume(ctx context.Context) {
 		return
 	}
 	s, ok, err := loadState(g.State)
-	switch {
-	case err != nil:
-		g.Log.Error("the site guard could not read what it was armed with: it knows no mount until the runner arms it again",
-			"file", g.State, "err", err)
-		return
-	case !ok:
-		g.Log.Info("the site guard starts with nothing armed: it parks nothing until the runner tells it the site", "file", g.State)
+	if err != nil {
+		g.Log.Error("the site guard could not read what it was armed with", "file", g.State, "err", err)
+	}
+	if !ok || err != nil {
+		g.armAsTheRunnerLastDid(ctx)
 		return
 	}
 	g.arm(ctx, s.Config, s.LastWord)
@@ -96,6 +100,34 @@ func (g *Guard) resume(ctx context.Context) {
 	g.report.Trips = s.Trips
 	g.Log.Warn("the site guard resumes the site it was armed with", "file", g.State, "telescopes", len(s.Config.Telescopes),
 		"lastWordFromTheRunner", s.LastWord.UTC().Format(time.RFC3339), "heartbeatTimeout", s.Config.HeartbeatTimeout())
+}
+
+// armAsTheRunnerLastDid arms a guard with no state of its own (a new pod, after the one before
+// it was evicted or deleted) with the config the runner last armed the site with (Armed), and
+// watches each of its telescopes from now: with the runner still away, the site parks after the
+// timeout. Without such a config it starts with nothing armed, and says so.
+func (g *Guard) armAsTheRunnerLastDid(ctx context.Context) {
+	text := ""
+	if g.Armed != "" {
+		b, err := os.ReadFile(g.Armed)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			g.Log.Error("the site guard could not read the runner's last config", "file", g.Armed, "err", err)
+		}
+		text = strings.TrimSpace(string(b))
+	}
+	if text == "" {
+		g.Log.Info("the site guard starts with nothing armed: it parks nothing until the runner tells it the site", "file", g.State)
+		return
+	}
+	cfg, err := DecodeConfig(text)
+	if err != nil {
+		g.Log.Error("the site guard could not read the runner's last config: it knows no mount until the runner arms it again",
+			"file", g.Armed, "err", err)
+		return
+	}
+	g.configure(ctx, cfg)
+	g.Log.Warn("the site guard has no state of its own: it arms the site as the runner last did, and watches the runner from now",
+		"file", g.Armed, "telescopes", len(cfg.Telescopes), "heartbeatTimeout", cfg.HeartbeatTimeout())
 }
 
 // save writes the state when it changed. A guard that cannot write it says so in its armed
