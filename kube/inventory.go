@@ -141,7 +141,7 @@ func NewInventory(n *Namespace) *Inventory {
 		inv.guiders = append(inv.guiders, &n.Guiders[i])
 	}
 	for i := range n.Pods {
-		inv.pods[n.Pods[i].Name] = &n.Pods[i]
+		inv.pods[PodKey(&n.Pods[i])] = &n.Pods[i]
 	}
 	for i := range n.Reservations {
 		r := &n.Reservations[i]

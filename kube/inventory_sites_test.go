@@ -121,7 +121,9 @@ func TestAnObservatorySumsUpItsSite(t *testing.T) {
 	second := holding(obsv1.ReservationActivating)
 	second.Name, second.Spec.Telescope = "later", "west"
 	n.Reservations = []obsv1.Reservation{holding(obsv1.ReservationReady), second}
-	n.Pods = []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "lab-observatory"}, Spec: corev1.PodSpec{NodeName: "node-1"}}}
+	// The site's server is its StatefulSet's pod.
+	n.Pods = []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "lab-observatory-0", Labels: map[string]string{
+		LabelRole: string(RoleServer), LabelServer: "lab-observatory"}}, Spec: corev1.PodSpec{NodeName: "node-1"}}}
 	n.Observatories[0].Status.Weather = "Safe"
 	st = NewInventory(n).ObservatoryStatus(n.Observatories[0], inventoryTime)
 	assert.Equal(t, obsv1.PhaseReady, st.Phase, "Ready while one of its telescopes is")

@@ -243,16 +243,31 @@ func serverCommand(owner ResourceID) []string {
 	return cmd
 }
 
-// serverEnv is what an Observatory's server tells the site guard: where to keep its state.
+// serverEnv is what an Observatory's server tells the site guard: where to keep its state, and
+// where a new pod finds what the runner last armed the site with.
 func serverEnv(owner ResourceID) []corev1.EnvVar {
 	if owner.Kind != obsv1.KindObservatory {
 		return nil
 	}
-	return []corev1.EnvVar{{Name: SiteGuardStateEnv, Value: SiteGuardState}}
+	return []corev1.EnvVar{{Name: SiteGuardStateEnv, Value: SiteGuardState}, {Name: SiteGuardArmedEnv, Value: SiteGuardArmed}}
 }
 
-// ServerPod is the INDI server pod of a Telescope (<tel>-telescope) or an Observatory
-// (<obs>-observatory), linking the drivers whose Services are named. The drivers are an
+// serverAnnotationFiles are the annotations a server reads through its downwardAPI volume: the
+// drivers, and for an Observatory the site guard's last config.
+func serverAnnotationFiles(owner ResourceID) []corev1.DownwardAPIVolumeFile {
+	file := func(path, annotation string) corev1.DownwardAPIVolumeFile {
+		return corev1.DownwardAPIVolumeFile{Path: path,
+			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + annotation + "']"}}
+	}
+	files := []corev1.DownwardAPIVolumeFile{file(obsDriversFile, AnnotationDrivers)}
+	if owner.Kind == obsv1.KindObservatory {
+		files = append(files, file(obsSiteGuardFile, AnnotationSiteGuard))
+	}
+	return files
+}
+
+// ServerPod is the INDI server pod of a Telescope (<tel>-telescope), or the pod template of an
+// Observatory's (SiteServer), linking the drivers whose Services are named. The drivers are an
 // annotation, outside the spec and its digest: they change while the server runs.
 func ServerPod(owner ResourceID, driverServices []string) (*corev1.Pod, error) {
 	name, err := obsServerOwner(owner)
@@ -280,10 +295,7 @@ func ServerPod(owner ResourceID, driverServices []string) (*corev1.Pod, error) {
 	}}
 	pod.Spec.Volumes = []corev1.Volume{
 		{Name: obsDriversVolume, VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
-			Items: []corev1.DownwardAPIVolumeFile{{
-				Path:     obsDriversFile,
-				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + AnnotationDrivers + "']"},
-			}},
+			Items: serverAnnotationFiles(owner),
 		}}},
 		obsEmptyDir(obsRunVolume),
 		obsEmptyDir(obsTmpVolume),

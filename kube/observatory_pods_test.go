@@ -4,6 +4,7 @@
 package kube
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"testing"
@@ -149,7 +150,8 @@ func TestAServerPodRunsIndiserverAsTheSpecSays(t *testing.T) {
 		// The site guard keeps its state on the pod's own volume, which outlives the container.
 		wantEnv := []corev1.EnvVar(nil)
 		if len(tc.guard) > 0 {
-			wantEnv = []corev1.EnvVar{{Name: guard.StateEnv, Value: "/run/indi/site-guard.state"}}
+			wantEnv = []corev1.EnvVar{{Name: guard.StateEnv, Value: "/run/indi/site-guard.state"},
+				{Name: guard.ArmedEnv, Value: "/etc/indi/devices/site-guard"}}
 			if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
 				return m.MountPath == "/run/indi" && slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == m.Name && v.EmptyDir != nil })
 			}) {
@@ -165,11 +167,17 @@ func TestAServerPodRunsIndiserverAsTheSpecSays(t *testing.T) {
 		if got := pod.Annotations[AnnotationDrivers]; got != "east-main-camera:7625\neast-mount:7625\n" {
 			t.Errorf("%s: drivers annotation %q", tc.name, got)
 		}
-		// The downward API volume is the only way the shim reads the annotation.
+		// The downward API volume is the only way the shim reads the annotation, and a new site
+		// guard the runner's last config.
+		files := []corev1.DownwardAPIVolumeFile{{Path: "drivers",
+			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['observatory.liken.sh/drivers']"}}}
+		if len(tc.guard) > 0 {
+			files = append(files, corev1.DownwardAPIVolumeFile{Path: "site-guard",
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['observatory.liken.sh/site-guard']"}})
+		}
 		var found bool
 		for _, v := range spec.Volumes {
-			if v.DownwardAPI != nil && len(v.DownwardAPI.Items) == 1 && v.DownwardAPI.Items[0].Path == "drivers" &&
-				v.DownwardAPI.Items[0].FieldRef.FieldPath == "metadata.annotations['observatory.liken.sh/drivers']" {
+			if v.DownwardAPI != nil && reflect.DeepEqual(v.DownwardAPI.Items, files) {
 				for _, m := range c.VolumeMounts {
 					found = found || m.Name == v.Name && m.MountPath == "/etc/indi/devices"
 				}

@@ -33,7 +33,7 @@ func (l *LocalINDI) FollowPods(ctx context.Context, client kubernetes.Interface,
 			obj = d.Obj
 		}
 		if pod, ok := obj.(*corev1.Pod); ok {
-			l.podGone(ctx, client, pod.Namespace, pod.Name, log)
+			l.podGone(ctx, client, pod.Namespace, pod.Labels[kube.LabelServer], log)
 		}
 	}
 	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -53,17 +53,17 @@ func (l *LocalINDI) FollowPods(ctx context.Context, client kubernetes.Interface,
 	}
 	for _, key := range l.known() {
 		ns, name, _ := cache.SplitMetaNamespaceKey(key)
-		if pod, err := pods.Lister().Pods(ns).Get(name); apierrors.IsNotFound(err) || (err == nil && pod.DeletionTimestamp != nil) {
+		if pod, err := pods.Lister().Pods(ns).Get(kube.ServerPodName(name)); apierrors.IsNotFound(err) || (err == nil && pod.DeletionTimestamp != nil) {
 			l.podGone(ctx, client, ns, name, log)
 		}
 	}
 	return nil
 }
 
-// podGone stops the stand-in of the pod namespace/name, unless a pod of that name runs again
-// (created anew after the delete this was told of).
+// podGone stops the stand-in of the server namespace/name whose pod went, unless its pod runs
+// again (created anew after the delete this was told of: a site's StatefulSet makes it at once).
 func (l *LocalINDI) podGone(ctx context.Context, client kubernetes.Interface, namespace, name string, log *slog.Logger) {
-	pod, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	pod, err := client.CoreV1().Pods(namespace).Get(ctx, kube.ServerPodName(name), metav1.GetOptions{})
 	switch {
 	case err == nil && pod.DeletionTimestamp == nil:
 		return

@@ -99,6 +99,9 @@ func (a *Activities) armGuard(ctx context.Context, ns, observatory string) (stri
 	if err != nil {
 		return "", err
 	}
+	if err := a.recordArmed(ctx, ns, site.Name, cfg); err != nil {
+		return "", err
+	}
 	if err := a.writeCondition(ctx, site.Owner, 0, kube.SafetyArmedCondition(report.Armed, report.ArmedMessage, report.Version)); err != nil {
 		return "", err
 	}

@@ -16,7 +16,8 @@ import (
 // ReasonPodCreated is the Event of a pod created again.
 const ReasonPodCreated = "PodCreated"
 
-// managedPods are the observatory pods of a namespace, by name.
+// managedPods are the observatory pods of a namespace, by name; a server's by its server's name
+// (a site's is its StatefulSet's pod, kube.ServerPodName).
 func (a *Activities) managedPods(ctx context.Context, ns string) (map[string]*corev1.Pod, error) {
 	l, err := a.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ObservatoryComponent})
 	if err != nil {
@@ -24,7 +25,7 @@ func (a *Activities) managedPods(ctx context.Context, ns string) (map[string]*co
 	}
 	out := make(map[string]*corev1.Pod, len(l.Items))
 	for i := range l.Items {
-		out[l.Items[i].Name] = &l.Items[i]
+		out[kube.PodKey(&l.Items[i])] = &l.Items[i]
 	}
 	return out, nil
 }

@@ -337,8 +337,8 @@ func only(devices []stepDevice, keep func(stepDevice) bool) []stepDevice {
 
 func isSwitch(d stepDevice) bool { return d.Kind == obsv1.KindSwitch }
 
-// startServer creates or adopts the server's pod and Service, its drivers annotation listing
-// every device's Service.
+// startServer creates or adopts the server's pod (a site's, its StatefulSet) and Service, its
+// drivers annotation listing every device's Service.
 func (a *Activities) startServer(ctx context.Context, s stepServer) error {
 	pod, err := kube.ServerPod(s.Owner, s.services())
 	if err != nil {
@@ -351,6 +351,9 @@ func (a *Activities) startServer(ctx context.Context, s stepServer) error {
 	}
 	if err := a.ensureService(ctx, svc); err != nil {
 		return err
+	}
+	if s.Owner.Kind == obsv1.KindObservatory {
+		return a.ensureSiteServer(ctx, pod)
 	}
 	return a.ensurePod(ctx, pod)
 }

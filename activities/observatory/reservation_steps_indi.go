@@ -97,7 +97,7 @@ func indiStepError(d stepDevice, err error) error {
 // serverRuns says whether a server's pod exists: the steps after a failed start, or after
 // the server stopped, have nothing to talk to.
 func (a *Activities) serverRuns(ctx context.Context, ns, server string) (bool, error) {
-	_, err := a.Kube.CoreV1().Pods(ns).Get(ctx, server, metav1.GetOptions{})
+	_, err := a.Kube.CoreV1().Pods(ns).Get(ctx, kube.ServerPodName(server), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -197,7 +197,7 @@ func (a *Activities) telescopeINDIServer(ctx context.Context, in StepInput) (ste
 // is then as it was.
 func (a *Activities) runningDevices(ctx context.Context, s stepServer) (_ stepServer, runs bool, _ error) {
 	pods := a.Kube.CoreV1().Pods(s.Owner.Namespace)
-	pod, err := pods.Get(ctx, s.Name, metav1.GetOptions{})
+	pod, err := pods.Get(ctx, kube.ServerPodName(s.Name), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return s, false, nil
 	}

@@ -100,6 +100,19 @@ func (a *Activities) deleteObjects(ctx context.Context, sel stopSelector) (stopp
 			out.Resources = append(out.Resources, r)
 		}
 	}
+	if sel.Role == kube.RoleServer {
+		// First the site's StatefulSet, which would make its pod again.
+		sets, err := a.Kube.AppsV1().StatefulSets(ns).List(ctx, ls)
+		if err != nil {
+			return out, fmt.Errorf("list the StatefulSets of %s: %w", sel.Server, err)
+		}
+		for _, s := range sets.Items {
+			note(s.Labels)
+			if err := a.Kube.AppsV1().StatefulSets(ns).Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return out, fmt.Errorf("delete the StatefulSet %s: %w", s.Name, err)
+			}
+		}
+	}
 	pods, err := core.Pods(ns).List(ctx, ls)
 	if err != nil {
 		return out, fmt.Errorf("list the pods of %s: %w", sel.Server, err)

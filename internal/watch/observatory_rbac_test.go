@@ -90,6 +90,7 @@ func observatoryWatcherPermissions() permissions {
 		{verb: "list", group: "people.liken.sh", resource: "people"},
 		{verb: "create", resource: "pods", namespace: "observatory"},
 		{verb: "delete", resource: "pods", namespace: "observatory", name: "lab-observatory"},
+		{verb: "create", group: "apps", resource: "statefulsets", namespace: "observatory"},
 		{verb: "create", resource: "events", namespace: "observatory"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: leaseName},
 		{verb: "delete", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
@@ -120,6 +121,9 @@ func observatoryWorkerPermissions() permissions {
 	for _, r := range append([]string{"reservations", "observatories", "telescopes"}, devices...) {
 		workerMay = append(workerMay, access{verb: "patch", group: astro, resource: r, namespace: "observatory", name: "x"})
 	}
+	for _, v := range []string{"get", "list", "watch", "create", "delete", "patch"} {
+		workerMay = append(workerMay, access{verb: v, group: "apps", resource: "statefulsets", namespace: "observatory", name: "lab-observatory"})
+	}
 	for _, v := range []string{"get", "list", "watch", "create", "delete"} {
 		workerMay = append(workerMay,
 			access{verb: v, resource: "services", namespace: "observatory", name: "lab-observatory"},
@@ -141,6 +145,7 @@ func observatoryWorkerPermissions() permissions {
 		{verb: "patch", group: astro, resource: "guiders", namespace: "observatory", name: "x"},
 		{verb: "patch", group: astro, resource: "reservations", subresource: "status", namespace: "observatory", name: "r1"},
 		{verb: "update", resource: "services", namespace: "observatory", name: "lab-observatory"},
+		{verb: "update", group: "apps", resource: "statefulsets", namespace: "observatory", name: "lab-observatory"},
 		{verb: "patch", resource: "configmaps", namespace: "observatory", name: "lab-observatory"},
 		{verb: "update", group: "batch", resource: "jobs", namespace: "observatory", name: "lab-park"},
 		{verb: "update", group: "resource.k8s.io", resource: "resourceclaims", namespace: "observatory", name: "cam"},
