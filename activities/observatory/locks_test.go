@@ -185,7 +185,7 @@ func runsOn(t *testing.T, ctx context.Context, ns, server string, id kube.Resour
 	t.Helper()
 	device := kube.ObjectName(id.Kind, id.Name)
 	for _, p := range []*corev1.Pod{
-		{ObjectMeta: metav1.ObjectMeta{Name: server, Annotations: map[string]string{kube.AnnotationDrivers: device + ":7625\n"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: kube.ServerPodName(server), Annotations: map[string]string{kube.AnnotationDrivers: device + ":7625\n"}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: device, Labels: kube.ObjectLabels(device, kube.RoleDevice, server, id)}},
 	} {
 		p.Spec.Containers = []corev1.Container{{Name: "indi", Image: "example.com/indi"}}

@@ -477,7 +477,7 @@ func (a *Activities) bringUp(ctx context.Context, s stepServer, devices []stepDe
 	if err != nil {
 		return started, err
 	}
-	names := []string{s.Name}
+	names := []string{kube.ServerPodName(s.Name)}
 	for _, d := range started {
 		names = append(names, d.Pod)
 	}

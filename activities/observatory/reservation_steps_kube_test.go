@@ -82,6 +82,29 @@ func requirePodAndService(t *testing.T, ns, name string, role kube.ObjectRole, s
 	return pod
 }
 
+// requireSiteServer checks the site's server as the cluster keeps it: the StatefulSet
+// lab-observatory of the Observatory, its one pod lab-observatory-0, and the Service; it returns
+// the pod.
+func requireSiteServer(t *testing.T, ns string, owner types.UID) *corev1.Pod {
+	t.Helper()
+	ctx := context.Background()
+	set, err := env.Kube.AppsV1().StatefulSets(ns).Get(ctx, "lab-observatory", metav1.GetOptions{})
+	require.NoError(t, err, "StatefulSet lab-observatory")
+	requireObject(t, set, kube.RoleServer, "lab-observatory", obsv1.KindObservatory, "lab", owner)
+	assert.Equal(t, int32(1), *set.Spec.Replicas)
+	pod, err := env.Kube.CoreV1().Pods(ns).Get(ctx, "lab-observatory-0", metav1.GetOptions{})
+	require.NoError(t, err, "pod lab-observatory-0")
+	ref := metav1.GetControllerOf(pod)
+	require.NotNil(t, ref)
+	assert.Equal(t, "StatefulSet", ref.Kind)
+	assert.Equal(t, set.UID, ref.UID)
+	assert.Equal(t, set.Spec.Template.Annotations[kube.AnnotationDrivers], pod.Annotations[kube.AnnotationDrivers])
+	svc, err := env.Kube.CoreV1().Services(ns).Get(ctx, "lab-observatory", metav1.GetOptions{})
+	require.NoError(t, err, "Service lab-observatory")
+	requireObject(t, svc, kube.RoleServer, "lab-observatory", obsv1.KindObservatory, "lab", owner)
+	return pod
+}
+
 // onLocalINDI gives a a LocalINDI for its INDI servers (indiservers on this machine in place
 // of the server pods'), closed when the test ends.
 func onLocalINDI(t *testing.T, a *Activities) *LocalINDI {
@@ -188,8 +211,7 @@ func requireExampleSiteStarted(t *testing.T, ctx context.Context, a *Activities,
 	assert.False(t, res.Skipped)
 	assert.Equal(t, "Started lab-observatory with Dome lab, WeatherStation lab; connected Dome lab (Dome Simulator), WeatherStation lab (Weather Simulator); "+
 		"wrote the lock policies of Dome lab; the site guard holds Dome lab unparked, mounts parked", res.Summary)
-	srv := requirePodAndService(t, ns, "lab-observatory", kube.RoleServer, "lab-observatory", obsv1.KindObservatory, "lab",
-		uids["Observatory/lab"], "indi", 7624)
+	srv := requireSiteServer(t, ns, uids["Observatory/lab"])
 	assert.Equal(t, "lab-dome:7625\nlab-weatherstation:7625\n", srv.Annotations[kube.AnnotationDrivers])
 	requirePodAndService(t, ns, "lab-dome", kube.RoleDevice, "lab-observatory", obsv1.KindDome, "lab", uids["Dome/lab"], "driver", 7625)
 	requirePodAndService(t, ns, "lab-weatherstation", kube.RoleDevice, "lab-observatory", obsv1.KindWeatherStation, "lab",

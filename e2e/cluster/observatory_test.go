@@ -61,7 +61,7 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
 	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })
-	t.Run("with the runner gone and the site guard killed, wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
+	t.Run("with the runner gone and the site's server pod deleted, it comes back; wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
 	t.Run("the end releases it with no pod left", func(t *testing.T) { endReleases(t, ctx) })
 }
 
@@ -131,7 +131,7 @@ func podsAreReal(t *testing.T, ctx context.Context) {
 	for _, p := range pods {
 		names = append(names, p.Name)
 	}
-	require.ElementsMatch(t, []string{"lab-observatory", "lab-dome", "lab-weatherstation", "east-telescope", "east-mount",
+	require.ElementsMatch(t, []string{"lab-observatory-0", "lab-dome", "lab-weatherstation", "east-telescope", "east-mount",
 		"east-main-camera", "east-main-focuser", "east-main-filterwheel", "east-main-flatpanel"}, names, "two servers and seven devices")
 	for _, p := range pods {
 		assert.Equal(t, corev1.PodRunning, p.Status.Phase, p.Name)
@@ -232,9 +232,9 @@ func condition(t *testing.T, ctx context.Context, k obsv1.Kind, name, typ string
 }
 
 // weatherParksWithTheRunnerGone: every worker gone (the Deployment scaled to 0, its pods
-// killed) and Temporal too, the site guard's process killed and started again by its
-// indiserver, then wind turns the weather station to Alert and the guard parks the mount,
-// then closes the dome, read through INDI from outside the runner.
+// killed) and Temporal too, the site's server pod deleted and made again by its StatefulSet,
+// then wind turns the weather station to Alert and the new pod's guard parks the mount, then
+// closes the dome, read through INDI from outside the runner.
 // When the runner is back, the Observatory says what the guard did.
 func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	site := serviceClient(t, ctx, "lab-observatory")
@@ -247,7 +247,7 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	require.Eventually(t, func() bool { return guardReport(site).RunnerAway }, time.Minute, 250*time.Millisecond,
 		"the site guard sees the runner away")
 
-	guardRestarts(t, ctx, site)
+	site = sitePodComesBack(t, ctx)
 
 	parks := inditest.WatchParks(ctx, site, "Dome Simulator", []*indi.Client{tel}, "Telescope Simulator")
 	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
@@ -283,16 +283,33 @@ func guardReport(site *indi.Client) guard.Report {
 	return guard.ReportOf(p)
 }
 
-// guardRestarts kills the site guard's process in the observatory's server pod, as an OOM kill
-// would; its indiserver starts it again, and it resumes from the state it keeps on the pod's
-// volume, with no runner to arm it.
-func guardRestarts(t *testing.T, ctx context.Context, site *indi.Client) {
-	inditest.KillProcess(t, inditest.Runs(kube.SiteGuardLink))
+// sitePodComesBack deletes the site's server pod, as an eviction or a person would: its
+// StatefulSet makes it again, and the site guard in the new pod, whose volume is new, arms the
+// site as the runner last did (the pod template's config). It returns a client of the new pod.
+func sitePodComesBack(t *testing.T, ctx context.Context) *indi.Client {
+	pods := env.Kube.CoreV1().Pods(obsNS)
+	old, err := pods.Get(ctx, "lab-observatory-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, pods.Delete(ctx, old.Name, metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool {
+		p, err := pods.Get(ctx, old.Name, metav1.GetOptions{})
+		return err == nil && p.UID != old.UID && podReady(p)
+	}, 2*time.Minute, 250*time.Millisecond, "the StatefulSet makes the site's server pod again")
+	site := serviceClient(t, ctx, "lab-observatory")
 	require.Eventually(t, func() bool {
 		r := guardReport(site)
-		return r.ConfigVersion == 0 && len(r.Mounts) == 1 && r.Mounts[0].Reported
-	},
-		2*time.Minute, 250*time.Millisecond, "the restarted site guard resumes the mount it was armed with")
+		return r.ConfigVersion == 1 && len(r.Mounts) == 1 && r.Mounts[0].Reported
+	}, 2*time.Minute, 250*time.Millisecond, "the new pod's site guard reaches the mount the runner last armed it with")
+	return site
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // scaleDown scales a Deployment of liken-system to 0 and kills its pods at once; the function

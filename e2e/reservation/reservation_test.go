@@ -108,7 +108,7 @@ func TestTheExampleReservationRunsFromWaitToReadyAndIsReleasedWithNothingLeft(t 
 		t.Logf("%s %s: %s", s.Name, s.State, s.Summary)
 		assert.Contains(t, []obsv1.RunState{obsv1.RunDone, obsv1.RunSkipped}, s.State, "%s: %s", s.Name, s.Summary)
 	}
-	for _, pod := range []string{"lab-observatory", "lab-dome", "lab-weatherstation", "east-telescope", "east-mount", "east-main-camera"} {
+	for _, pod := range []string{"lab-observatory-0", "lab-dome", "lab-weatherstation", "east-telescope", "east-mount", "east-main-camera"} {
 		_, err := env.Kube.CoreV1().Pods(ns).Get(context.Background(), pod, metav1.GetOptions{})
 		assert.NoError(t, err, "pod %s runs while Ready", pod)
 	}
