@@ -300,6 +300,12 @@ func sitePodComesBack(t *testing.T, ctx context.Context) *indi.Client {
 		r := guardReport(site)
 		return r.ConfigVersion == 1 && len(r.Mounts) == 1 && r.Mounts[0].Reported
 	}, 2*time.Minute, 250*time.Millisecond, "the new pod's site guard reaches the mount the runner last armed it with")
+	// The site's drivers started again with the new server, disconnected; the guard connects them.
+	require.Eventually(t, func() bool {
+		r := guardReport(site)
+		_, weather := site.Property("Weather Simulator", "WEATHER_CONTROL")
+		return len(r.Domes) == 1 && r.Domes[0].Reported && weather
+	}, 2*time.Minute, 250*time.Millisecond, "the new pod's site guard connects the dome and the weather station")
 	return site
 }
 

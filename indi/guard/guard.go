@@ -69,6 +69,8 @@ type Guard struct {
 	mu     sync.Mutex // guards what follows, shared with the movers' goroutines
 	report Report
 	movers map[string]*mover
+	// connectors connect the site's devices while the runner is away (connect.go).
+	connectors map[string]*mover
 }
 
 // published is what was last sent somewhere, and when.
@@ -91,7 +93,7 @@ func (g *Guard) Run(ctx context.Context) error {
 	g.beats, g.beating = map[string]time.Time{}, map[string]bool{}
 	g.tels = map[string]*link{}
 	g.lastRelay = map[*indi.Client]published{}
-	g.movers = map[string]*mover{}
+	g.movers, g.connectors = map[string]*mover{}, map[string]*mover{}
 	g.report.Version, g.report.Protocol = g.Version, Protocol
 	g.site = g.keep(ctx, g.Server)
 	g.resume(ctx)
@@ -156,6 +158,7 @@ func (g *Guard) step(ctx context.Context) {
 	}
 	g.relayDomes(v)
 	g.trip(ctx, v, Causes(v), DriveToParked(v, g.lastPark.what == "parked"))
+	g.connect(ctx, ToConnect(v))
 
 	armed, msg := Armed(v)
 	g.mu.Lock()
@@ -231,6 +234,7 @@ func (g *Guard) view() View {
 				v.Weather[dev] = p.State == prop.Alert
 			}
 		}
+		v.Disconnected = disconnected(c)
 	}
 	return v
 }

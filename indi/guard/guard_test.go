@@ -324,6 +324,30 @@ func TestAGuardInANewPodArmsTheSiteAsTheRunnerLastDid(t *testing.T) {
 	assert.Equal(t, guard.CauseHeartbeat, s.lastTrip(t, 1).Kind)
 }
 
+// The site's drivers start again disconnected when its server does (a device pod's socat runs a
+// driver per connection). While the runner beats, the guard leaves them as they are; once it is
+// away, the guard connects them, so it reads the weather and can close the dome.
+func TestWithTheRunnerAwayTheGuardConnectsTheSitesDevices(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s := startSite(t, ctx, 1, time.Minute)
+	for _, d := range []string{weather, dome} {
+		_, err := s.site.Disconnect(ctx, d)
+		require.NoError(t, err)
+	}
+	connected := func(d string) bool { p, ok := s.site.Property(d, "CONNECTION"); return ok && p.SwitchOn("CONNECT") }
+	time.Sleep(5 * time.Second) // five beats
+	assert.False(t, connected(weather), "with the runner there, the guard leaves a device it disconnected alone")
+
+	gone := s.beats.stop()
+	require.Eventually(t, func() bool { return connected(weather) && connected(dome) }, 30*time.Second, 100*time.Millisecond,
+		"with the runner away, the guard connects the site's devices")
+	t.Logf("connected %.1f s after the runner's last beat", time.Since(gone).Seconds())
+	_, err := s.site.Wait(ctx, weather, guard.WeatherProp, func(prop.Property) bool { return true })
+	require.NoError(t, err, "the station reports the weather again")
+}
+
 func TestAFailedParkIsRetriedAndALateCauseJoinsTheTrip(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -31,6 +31,8 @@ type View struct {
 	Mounts  []Mount
 	Domes   []Park
 	Weather map[string]bool // station → it reports Alert
+	// Disconnected are the site's devices that report disconnected (the guard aside).
+	Disconnected []string
 	// Beats are when the runner last spoke for each telescope: its last heartbeat, or, until
 	// its first, the last config that listed it (a telescope that left has none).
 	Beats map[string]time.Time

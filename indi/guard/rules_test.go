@@ -122,6 +122,19 @@ func TestTheRunnerIsAwayOnceItSaidNothingForThreeBeats(t *testing.T) {
 	assert.True(t, View{Now: now, Config: Config{BeatEverySeconds: 10}}.RunnerAway(), "it never said a word")
 }
 
+func TestTheGuardConnectsTheSitesDevicesOnlyWhileArmedAndTheRunnerIsAway(t *testing.T) {
+	now := time.Now()
+	v := View{Now: now, Armed: true, Config: Config{BeatEverySeconds: 10, Telescopes: []Telescope{{Name: "east"}}},
+		LastWord: now.Add(-5 * time.Second), Disconnected: []string{"Weather Simulator"}}
+	assert.Empty(t, ToConnect(v), "the runner is there: it connects what it wants connected")
+	v.LastWord = now.Add(-time.Minute)
+	assert.Equal(t, []string{"Weather Simulator"}, ToConnect(v))
+	v.Config.Telescopes = nil
+	assert.Empty(t, ToConnect(v), "no night under way: the runner stops the site")
+	v.Config.Telescopes, v.Armed = []Telescope{{Name: "east"}}, false
+	assert.Empty(t, ToConnect(v), "a guard never armed touches nothing")
+}
+
 func TestArmedNamesEachLayerAndWhatIsMissing(t *testing.T) {
 	v := View{Armed: true, Domes: []Park{{Device: "Dome Simulator"}}, Weather: map[string]bool{"Weather Simulator": false},
 		Config: Config{HeartbeatTimeoutSeconds: 120}}
