@@ -40,6 +40,18 @@ const (
 // MaxObjectName is the longest generated name: a DNS-1035 label.
 const MaxObjectName = 63
 
+// maxSiteServerName is the longest name of a site's server, a StatefulSet: its pods' label
+// controller-revision-hash is the name, '-' and a hash of up to 10 characters, in 63.
+const maxSiteServerName = 52
+
+// maxObjectNameOf is the longest name a resource of the kind may give.
+func maxObjectNameOf(kind obsv1.Kind) int {
+	if kind == obsv1.KindObservatory {
+		return maxSiteServerName
+	}
+	return MaxObjectName
+}
+
 // ResourceID names the resource that causes an object: a device, a Telescope, an Observatory
 // or a Guider. It is what labels, owner references and a job's LIKEN_RESOURCE are made of.
 type ResourceID struct {
@@ -110,11 +122,12 @@ type ObjectNameError struct {
 func (e *ObjectNameError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the %s name %s gives the pod name %s", e.Kind, e.Name, e.Object)
-	if len(e.Object) > MaxObjectName {
+	tooLong := len(e.Name) > e.Max
+	if tooLong {
 		fmt.Fprintf(&b, " (%d characters); shorten the name to at most %d characters", len(e.Object), e.Max)
 	}
 	if len(e.Problems) > 0 {
-		if len(e.Object) > MaxObjectName {
+		if tooLong {
 			b.WriteString(", and")
 		} else {
 			b.WriteString(", which is not a DNS label:")
@@ -125,8 +138,8 @@ func (e *ObjectNameError) Error() string {
 }
 
 // ValidObjectName is ObjectName, or an *ObjectNameError when the result is not a DNS-1035
-// label of at most 63 characters. Resource names may hold dots and start with a digit (the
-// CRDs allow it); Service names may not.
+// label of at most 63 characters (52 for an Observatory's, a StatefulSet). Resource names may
+// hold dots and start with a digit (the CRDs allow it); Service names may not.
 func ValidObjectName(kind obsv1.Kind, name string) (string, error) {
 	object := ObjectName(kind, name)
 	var problems []string
@@ -138,12 +151,12 @@ func ValidObjectName(kind obsv1.Kind, name string) (string, error) {
 	}
 	// The name ends in the kind's letters, so these two rules and the length make the whole
 	// a DNS-1035 label.
-	if len(object) <= MaxObjectName && len(problems) == 0 {
+	if len(object) <= maxObjectNameOf(kind) && len(problems) == 0 {
 		return object, nil
 	}
 	return object, &ObjectNameError{
 		Kind: kind, Name: name, Object: object,
-		Max:      MaxObjectName - (len(object) - len(name)),
+		Max:      maxObjectNameOf(kind) - (len(object) - len(name)),
 		Problems: problems,
 	}
 }

@@ -62,6 +62,9 @@ func TestANameOneCharacterTooLongIsRefusedWithTheLongestNameThatFits(t *testing.
 	for _, k := range append(obsv1.Kinds[:0:0], obsv1.Kinds...) {
 		suffix := len(k) + 1
 		longest := MaxObjectName - suffix
+		if k == obsv1.KindObservatory {
+			longest = 52 - suffix // a StatefulSet's name
+		}
 		if _, err := ValidObjectName(k, strings.Repeat("a", longest)); err != nil {
 			t.Errorf("%s: a name of %d characters should fit: %v", k, longest, err)
 		}
