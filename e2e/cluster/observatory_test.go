@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -187,11 +188,22 @@ func clientReadsMount(t *testing.T, ctx context.Context, ep *obsv1.Endpoint) {
 // (or the node itself, through kube-proxy's rules) does.
 func serviceClient(t *testing.T, ctx context.Context, svc string) *indi.Client {
 	t.Helper()
-	s, err := env.Kube.CoreV1().Services(obsNS).Get(ctx, svc, metav1.GetOptions{})
-	require.NoError(t, err)
-	c, err := indi.Dial(ctx, net.JoinHostPort(s.Spec.ClusterIP, strconv.Itoa(int(s.Spec.Ports[0].Port))))
-	require.NoError(t, err)
+	c := dialService(ctx, svc)
+	require.NotNil(t, c, "dial the Service %s", svc)
 	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// dialService is a client of a Service's INDI server, nil when it cannot be reached.
+func dialService(ctx context.Context, svc string) *indi.Client {
+	s, err := env.Kube.CoreV1().Services(obsNS).Get(ctx, svc, metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	c, err := indi.Dial(ctx, net.JoinHostPort(s.Spec.ClusterIP, strconv.Itoa(int(s.Spec.Ports[0].Port))))
+	if err != nil {
+		return nil
+	}
 	return c
 }
 
@@ -295,7 +307,11 @@ func sitePodComesBack(t *testing.T, ctx context.Context) *indi.Client {
 		p, err := pods.Get(ctx, old.Name, metav1.GetOptions{})
 		return err == nil && p.UID != old.UID && podReady(p)
 	}, 2*time.Minute, 250*time.Millisecond, "the StatefulSet makes the site's server pod again")
-	site := serviceClient(t, ctx, "lab-observatory")
+	// The Service reaches the new pod once its endpoints and the node's rules have it.
+	var site *indi.Client
+	require.Eventually(t, func() bool { site = dialService(ctx, "lab-observatory"); return site != nil },
+		time.Minute, 250*time.Millisecond, "the site's Service reaches the new pod")
+	t.Cleanup(func() { site.Close() })
 	require.Eventually(t, func() bool {
 		r := guardReport(site)
 		return r.ConfigVersion == 1 && len(r.Mounts) == 1 && r.Mounts[0].Reported
@@ -319,7 +335,8 @@ func podReady(p *corev1.Pod) bool {
 }
 
 // scaleDown scales a Deployment of liken-system to 0 and kills its pods at once; the function
-// returned scales it back and waits for the rollout.
+// returned scales it back and waits for the rollout. It runs when the test ends too, if it did
+// not run before, so a failed test leaves the runner for the next ones.
 func scaleDown(t *testing.T, ctx context.Context, name string) (back func()) {
 	t.Helper()
 	d, err := env.Kube.AppsV1().Deployments(system).Get(ctx, name, metav1.GetOptions{})
@@ -332,15 +349,19 @@ func scaleDown(t *testing.T, ctx context.Context, name string) (back func()) {
 	if out, err := env.Kubectl(ctx, "-n", system, "delete", "pods", "-l", sel, "--grace-period=0", "--force", "--wait=true"); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	return func() {
-		t.Helper()
-		if out, err := env.Kubectl(ctx, "-n", system, "scale", "deployment/"+name, "--replicas="+replicas); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		if out, err := env.Kubectl(ctx, "-n", system, "rollout", "status", "deployment/"+name, "--timeout=180s"); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
+	var once sync.Once
+	back = func() {
+		once.Do(func() {
+			if out, err := env.Kubectl(ctx, "-n", system, "scale", "deployment/"+name, "--replicas="+replicas); err != nil {
+				t.Errorf("%v: %s", err, out)
+			}
+			if out, err := env.Kubectl(ctx, "-n", system, "rollout", "status", "deployment/"+name, "--timeout=180s"); err != nil {
+				t.Errorf("%v: %s", err, out)
+			}
+		})
 	}
+	t.Cleanup(back)
+	return back
 }
 
 func endReleases(t *testing.T, ctx context.Context) {
