@@ -272,17 +272,23 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 
 	temporal()
 	workers()
-	require.Eventually(t, func() bool {
+	workerLogsOnFailure(t)
+	var last any
+	ok := assert.Eventually(t, func() bool {
 		u, err := objects(obsv1.KindObservatory).Get(ctx, "lab", metav1.GetOptions{})
 		require.NoError(t, err)
 		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 		for _, c := range conds {
 			if m, ok := c.(map[string]any); ok && m["type"] == obsv1.ConditionParkedBySafety {
+				last = m
 				return m["reason"] == kube.ReasonWeather && strings.Contains(fmt.Sprint(m["message"]), "while the runner was away")
 			}
 		}
 		return false
 	}, 4*time.Minute, 250*time.Millisecond, "the Observatory says the site guard parked it while the runner was away")
+	if !ok {
+		t.Fatalf("the Observatory's last ParkedBySafety: %v", last)
+	}
 	for k, name := range map[obsv1.Kind]string{obsv1.KindMount: "east", obsv1.KindDome: "lab"} {
 		require.Eventually(t, func() bool { return condition(t, ctx, k, name, obsv1.ConditionParkedBySafety) == "True" },
 			time.Minute, 250*time.Millisecond, "%s %s says the site guard parked it", k, name)
@@ -332,6 +338,18 @@ func podReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// workerLogsOnFailure logs the workers' last lines when the test fails: what the runner did once
+// it was back.
+func workerLogsOnFailure(t *testing.T) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, err := env.Kubectl(context.Background(), "-n", system, "logs", "-l", "app.kubernetes.io/component=worker",
+				"--tail=400", "--prefix")
+			t.Logf("the workers' logs (%v):\n%s", err, out)
+		}
+	})
 }
 
 // scaleDown scales a Deployment of liken-system to 0 and kills its pods at once; the function

@@ -317,8 +317,8 @@ func TestAGuardInANewPodArmsTheSiteAsTheRunnerLastDid(t *testing.T) {
 	inditest.KillProcess(t, inditest.Runs(s.link))
 	started := time.Now()
 	w := s.watch(ctx)
-	require.Eventually(t, func() bool { r := s.report(t); return r.ConfigVersion == 1 && r.Sees(last) },
-		30*time.Second, 100*time.Millisecond, "the new guard reaches the mounts the runner last armed it with")
+	require.Eventually(t, func() bool { r := s.report(t); return r.ConfigVersion == 1 && r.Sees(last) && r.RunnerAway },
+		30*time.Second, 100*time.Millisecond, "the new guard reaches the mounts the runner last armed it with, and has not heard the runner")
 	mounts, closed := w.ParkedThenClosed(t, started, timeout+30*time.Second)
 	t.Logf("from the new guard's start (timeout %s): the mount parked in %.1f s, the dome closed in %.1f s", timeout, mounts, closed)
 	assert.Equal(t, guard.CauseHeartbeat, s.lastTrip(t, 1).Kind)

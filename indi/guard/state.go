@@ -105,7 +105,8 @@ func (g *Guard) resume(ctx context.Context) {
 // armAsTheRunnerLastDid arms a guard with no state of its own (a new pod, after the one before
 // it was evicted or deleted) with the config the runner last armed the site with (Armed), and
 // watches each of its telescopes from now: with the runner still away, the site parks after the
-// timeout. Without such a config it starts with nothing armed, and says so.
+// timeout. It has not heard the runner, so it counts it away until it does. Without such a
+// config it starts with nothing armed, and says so.
 func (g *Guard) armAsTheRunnerLastDid(ctx context.Context) {
 	text := ""
 	if g.Armed != "" {
@@ -126,6 +127,7 @@ func (g *Guard) armAsTheRunnerLastDid(ctx context.Context) {
 		return
 	}
 	g.configure(ctx, cfg)
+	g.lastWord = time.Time{}
 	g.Log.Warn("the site guard has no state of its own: it arms the site as the runner last did, and watches the runner from now",
 		"file", g.Armed, "telescopes", len(cfg.Telescopes), "heartbeatTimeout", cfg.HeartbeatTimeout())
 }
