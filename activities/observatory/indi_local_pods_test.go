@@ -17,20 +17,22 @@ import (
 	"liken.sh/runner/kube"
 )
 
-// serverPod creates a pod labelled as an INDI server's (kwok runs nothing of it).
-func serverPod(t *testing.T, ns, name string) {
+// serverPod creates the pod of an INDI server, labelled as its (kwok runs nothing of it); a
+// site's is named as its StatefulSet's.
+func serverPod(t *testing.T, ns, server string) {
 	t.Helper()
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{kube.LabelRole: string(kube.RoleServer)}},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "indiserver", Image: "ghcr.io/liken-sh/indi"}}},
+		ObjectMeta: metav1.ObjectMeta{Name: kube.ServerPodName(server), Namespace: ns,
+			Labels: map[string]string{kube.LabelRole: string(kube.RoleServer), kube.LabelServer: server}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "indiserver", Image: "ghcr.io/liken-sh/indi"}}},
 	}
 	_, err := env.Kube.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{})
 	require.NoError(t, err)
 }
 
-func deletePod(t *testing.T, ns, name string) {
+func deleteServerPod(t *testing.T, ns, server string) {
 	t.Helper()
-	require.NoError(t, env.Kube.CoreV1().Pods(ns).Delete(context.Background(), name, *metav1.NewDeleteOptions(0)))
+	require.NoError(t, env.Kube.CoreV1().Pods(ns).Delete(context.Background(), kube.ServerPodName(server), *metav1.NewDeleteOptions(0)))
 }
 
 func TestALocalServerStopsWhenItsPodIsDeletedAndComesBackWhereItWas(t *testing.T) {
@@ -46,7 +48,7 @@ func TestALocalServerStopsWhenItsPodIsDeletedAndComesBackWhereItWas(t *testing.T
 	serverPod(t, ns, site.Name)
 	siteAddr, err := first.Address(ctx, site)
 	require.NoError(t, err)
-	deletePod(t, ns, site.Name)
+	deleteServerPod(t, ns, site.Name)
 
 	l := &LocalINDI{Dir: dir}
 	t.Cleanup(func() { l.Close() })
@@ -63,7 +65,7 @@ func TestALocalServerStopsWhenItsPodIsDeletedAndComesBackWhereItWas(t *testing.T
 	assert.Equal(t, addr, got)
 	pid := l.servers[ns+"/"+tel.Name].srv.Pid
 
-	deletePod(t, ns, tel.Name)
+	deleteServerPod(t, ns, tel.Name)
 	require.Eventually(t, func() bool { return localRefused(addr) }, 20*time.Second, 50*time.Millisecond,
 		"the stand-in stops when its pod is deleted")
 	_, ok = l.Lookup(ns, tel.Name)
