@@ -7,15 +7,12 @@ package observatory
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
@@ -116,23 +113,17 @@ func ensureObject[T metav1.Object](ctx context.Context, c objectClient[T], kind 
 // ensurePod creates or adopts a pod; one built from an older spec is replaced. A server
 // pod's drivers annotation is kept current with a patch (the pod reads it live).
 func (a *Activities) ensurePod(ctx context.Context, want *corev1.Pod) error {
-	pods := a.Kube.CoreV1().Pods(want.Namespace)
-	return ensureObject(ctx, pods, "pod", want, func(ctx context.Context, cur *corev1.Pod) (adoption, error) {
+	err := ensureObject(ctx, a.Kube.CoreV1().Pods(want.Namespace), "pod", want, func(ctx context.Context, cur *corev1.Pod) (adoption, error) {
 		if kube.PodIsStale(cur, want) {
 			return replaceIt, nil
 		}
-		d, ok := want.Annotations[kube.AnnotationDrivers]
-		if !ok || cur.Annotations[kube.AnnotationDrivers] == d {
-			return adopted, nil
-		}
-		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`,
-			cur.ResourceVersion, kube.AnnotationDrivers, d)
-		_, err := pods.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: observatoryFieldManager})
-		if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-			return adopted, err
-		}
-		return lookAgain, nil
+		return adopted, nil
 	})
+	d, ok := want.Annotations[kube.AnnotationDrivers]
+	if err != nil || !ok {
+		return err
+	}
+	return a.annotatePod(ctx, want.Namespace, want.Name, kube.AnnotationDrivers, d)
 }
 
 // ensureService creates or adopts a Service.
