@@ -27,9 +27,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"liken.sh/runner/internal/localstack"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures/avatar"
-	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows/contract"
 )
@@ -70,12 +70,12 @@ func startSystem(t *testing.T) {
 		b, err := os.ReadFile(bin)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(kept, b, 0o755))
-		port, err := stack.FreePort()
+		port, err := localstack.FreePort()
 		require.NoError(t, err)
 		addr := "127.0.0.1:" + strconv.Itoa(port)
-		require.NoError(t, env.Stack.Spawn(ctx, stack.Process{
+		require.NoError(t, env.Stack.Spawn(ctx, localstack.Process{
 			Name: name, Path: kept, Env: append(base, "LIKEN_HEALTH_ADDRESS="+addr),
-			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
+			Ready: localstack.HTTPReady("http://" + addr + "/readyz"),
 		}))
 	}
 	system.started = true

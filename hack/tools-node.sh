@@ -1,5 +1,5 @@
 # The real node's programs, for hack/tools.sh (which sources this file and calls `node`):
-# the parts test/stack runs when a test or `make run` asks for real containers instead
+# the parts internal/localstack runs when a test or `make run` asks for real containers instead
 # of kwok. Each goes into a versioned folder of its own under the cache, as the rest do:
 #
 #   node-v1.37.2/        kubelet, kube-proxy (hack/kubebins, the control plane's module and

@@ -1,5 +1,5 @@
 // Every recorded history in testdata replays against today's workflows; with -record (make
-// histories, on purpose only) the same file records them on a real local stack.
+// histories, on purpose only) the same file records them on a real local localstack.
 package workflows
 
 import (
@@ -29,9 +29,9 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/internal/localstack"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows/contract"
 )
@@ -348,18 +348,18 @@ func TestRecordHistories(t *testing.T) {
 		t.Fatalf("%s holds a release's histories, which are never recorded again", dir)
 	}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	root, err := stack.Root(".")
+	root, err := localstack.Root(".")
 	require.NoError(t, err)
 	// A bound for the whole recording, stack and all, with room for a machine whose cores
 	// other work shares.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	s, err := stack.Start(ctx, stack.Options{Dir: t.TempDir(), Cache: stack.Cache(root), Kube: true,
-		Temporal: stack.Temporal{Enabled: true, SearchAttributes: contract.SearchAttributes}})
+	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), Cache: localstack.Cache(root), Kube: true,
+		Temporal: localstack.Temporal{Enabled: true, SearchAttributes: contract.SearchAttributes}})
 	require.NoError(t, err)
 	defer s.Stop()
 
-	kubectl := filepath.Join(stack.Cache(root), "kube-"+stack.KubeVersion, "kubectl")
+	kubectl := filepath.Join(localstack.Cache(root), "kube-"+localstack.KubeVersion, "kubectl")
 	for _, args := range [][]string{
 		{"apply", "--server-side", "-k", filepath.Join(root, "deploy", "crds")},
 		{"wait", "--for=condition=Established", "crd", "--all"},

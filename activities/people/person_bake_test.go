@@ -1,6 +1,6 @@
 // Integration tests of the bakes: nfs:// and claim:// pictures read by real baker pods on the
-// local stack. The API server, the scheduler and kwok treat the pods as they treat any pod; the
-// test kubelet (test/testkubelet) runs the project's own worker binary in each one, over a
+// local localstack. The API server, the scheduler and kwok treat the pods as they treat any pod; the
+// test kubelet (internal/localstack/bakerkubelet) runs the project's own worker binary in each one, over a
 // folder that stands in for its volume, and serves its log to the API server's pods/log proxy.
 // So BakePerson runs its production path end to end: create or adopt, wait, read the log, write
 // the status and the Events, delete the pod. This file holds the reads and their failures; a
@@ -30,22 +30,22 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"liken.sh/runner/internal/localstack"
+	"liken.sh/runner/internal/localstack/bakerkubelet"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures"
 	"liken.sh/runner/pictures/avatar"
-	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/test/testkubelet"
 )
 
 // The bakes share one test kubelet (the node has one kubelet port) and one build of the
 // worker, so they run as subtests, one after another.
 func TestBakerPods(t *testing.T) {
-	k, err := testkubelet.Start(testkubelet.Options{
+	k, err := bakerkubelet.Start(bakerkubelet.Options{
 		Kube:    env.Kube,
 		Port:    env.Stack.KubeletPort,
-		Node:    stack.NodeName,
+		Node:    localstack.NodeName,
 		Volumes: t.TempDir(),
 		Worker:  env.Build(t, "./cmd/worker"),
 	})
@@ -75,7 +75,7 @@ func TestBakerPods(t *testing.T) {
 	t.Run("a missing namespace or claim is told before a missing image", b.aMissingClaimIsToldBeforeAMissingImage)
 }
 
-type bakery struct{ k *testkubelet.Kubelet }
+type bakery struct{ k *bakerkubelet.Kubelet }
 
 // bake runs BakePerson as the worker does: a regular activity, which heartbeats.
 func bake(t *testing.T, a *Activities, name string, recheck bool) (PersonOutcome, error) {
@@ -384,7 +384,7 @@ func (b bakery) theBakerPodMountsOnlyItsSourceReadOnlyAndIsLockedDown(t *testing
 	sc := c.SecurityContext
 	require.NotNil(t, sc)
 	assert.Equal(t, kube.BakerSecurity(), sc, "what the restricted Pod Security Standard admits")
-	assert.Equal(t, stack.NodeName, waitForScheduled(t, pod), "the scheduler placed it on the fake node")
+	assert.Equal(t, localstack.NodeName, waitForScheduled(t, pod), "the scheduler placed it on the fake node")
 
 	deletePerson(t, p.Name)
 	select {

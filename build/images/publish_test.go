@@ -26,19 +26,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"liken.sh/runner/build/images"
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/test/stack"
 )
 
 func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 	wd, _ := os.Getwd()
-	root, err := stack.Root(wd)
+	root, err := localstack.Root(wd)
 	require.NoError(t, err)
-	cache := stack.Cache(root)
+	cache := localstack.Cache(root)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: cache, Registry: true})
+	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: cache, Registry: true})
 	require.NoError(t, err)
 	defer s.Stop()
 

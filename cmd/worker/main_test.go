@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 	"liken.sh/runner/workflows/contract"
@@ -40,7 +40,7 @@ func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	require.NoError(t, err)
 	var r workflows.ProbeResult
 	require.NoError(t, run.Get(ctx, &r))
-	require.Equal(t, stack.KubeVersion, r.KubernetesVersion)
+	require.Equal(t, localstack.KubeVersion, r.KubernetesVersion)
 
 	// Prometheus metrics: the SDK's (the probe's workflow and activity), client-go's.
 	m := p.Get("/metrics")

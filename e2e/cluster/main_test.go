@@ -21,14 +21,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/build/images"
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 )
 
 var env *testenv.Env
 
-const system = stack.OperatorNamespace
+const system = localstack.OperatorNamespace
 
 func TestMain(m *testing.M) {
 	if os.Getenv(doomedNodeEnv) != "" {

@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/build/images"
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // doomedNodeEnv makes the test binary a process that starts a real node with one pod and
@@ -91,7 +91,7 @@ func killANode() error {
 func runDoomedNode() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "doomed node:", err); return 1 }
 	wd, _ := os.Getwd()
-	root, err := stack.Root(wd)
+	root, err := localstack.Root(wd)
 	if err != nil {
 		return fail(err)
 	}
@@ -101,7 +101,7 @@ func runDoomedNode() int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: stack.Cache(root), Node: true,
+	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: localstack.Cache(root), Node: true,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return fail(err)
@@ -164,12 +164,12 @@ func TestAStartAfterAKilledNodeRemovesEverythingItLeft(t *testing.T) {
 func TestASecondRealNodeIsRefusedAndTheFirstRunsOn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err := stack.Start(ctx, stack.Options{Dir: t.TempDir(), Cache: stack.Cache(env.Root), Node: true})
+	_, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), Cache: localstack.Cache(env.Root), Node: true})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "a real node already runs on this machine")
 	assert.Contains(t, err.Error(), env.Stack.Node.Dir, "it names the running node's folder")
 
-	n, err := env.Kube.CoreV1().Nodes().Get(ctx, stack.RealNodeName, metav1.GetOptions{})
+	n, err := env.Kube.CoreV1().Nodes().Get(ctx, localstack.RealNodeName, metav1.GetOptions{})
 	require.NoError(t, err)
 	ready := false
 	for _, c := range n.Status.Conditions {

@@ -17,11 +17,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/internal/localstack"
+	"liken.sh/runner/internal/localstack/bakerkubelet"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures/avatar"
-	"liken.sh/runner/test/stack"
-	"liken.sh/runner/test/testkubelet"
 )
 
 // TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt kills the worker while
@@ -33,8 +33,8 @@ func TestAWorkerKilledWhileItsBakerPodRunsIsFollowedByOneThatAdoptsIt(t *testing
 	ctx := timeout(t, 4*time.Minute)
 	deletePeopleAtEnd(t)
 	s := newSystem(t)
-	k, err := testkubelet.Start(testkubelet.Options{
-		Kube: env.Kube, Port: env.Stack.KubeletPort, Node: stack.NodeName, Volumes: t.TempDir(), Worker: s.worker,
+	k, err := bakerkubelet.Start(bakerkubelet.Options{
+		Kube: env.Kube, Port: env.Stack.KubeletPort, Node: localstack.NodeName, Volumes: t.TempDir(), Worker: s.worker,
 		// The pod's container waits until the first worker is dead, so the kill lands mid-bake.
 		Held: true,
 	})

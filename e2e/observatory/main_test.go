@@ -24,9 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows/contract"
 )
@@ -70,7 +70,7 @@ func startSystem(t *testing.T) {
 			if err == nil {
 				err = os.WriteFile(kept, b, 0o755)
 			}
-			port, perr := stack.FreePort()
+			port, perr := localstack.FreePort()
 			if err == nil {
 				err = perr
 			}
@@ -82,9 +82,9 @@ func startSystem(t *testing.T) {
 			if name == "watcher" {
 				system.watcher = addr
 			}
-			if err := env.Stack.Spawn(ctx, stack.Process{
+			if err := env.Stack.Spawn(ctx, localstack.Process{
 				Name: name, Path: kept, Env: append(append(base, extra[name]...), "LIKEN_HEALTH_ADDRESS="+addr),
-				Ready: stack.HTTPReady("http://" + addr + "/readyz"),
+				Ready: localstack.HTTPReady("http://" + addr + "/readyz"),
 			}); err != nil {
 				system.err = err
 				return

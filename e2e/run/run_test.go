@@ -34,9 +34,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/internal/localstack"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/test/stack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows/contract"
 )
@@ -58,12 +58,12 @@ type makeRun struct {
 // `make run 2>&1 | tee run.log` does.
 func startMakeRun(t *testing.T, piped bool) *makeRun {
 	t.Helper()
-	root, err := stack.Root(".")
+	root, err := localstack.Root(".")
 	require.NoError(t, err)
 	tmp := t.TempDir()
 	ports := make([]int, 2)
 	for i := range ports {
-		ports[i], err = stack.FreePort()
+		ports[i], err = localstack.FreePort()
 		require.NoError(t, err)
 	}
 	m := &makeRun{t: t, dir: filepath.Join(tmp, "run"), log: filepath.Join(tmp, "run.log"),

@@ -1,4 +1,4 @@
-// Command bench measures the project on the real local stack, each workload on a fresh stack.
+// Command bench measures the project on the real local stack, each workload on a fresh localstack.
 // People: in one run and side by side, the bare limit of the API server (6 KB status PUTs, 8
 // workers, no operator), a plain client-go reconciler doing the same job one Person at a time,
 // and this project (the watcher and worker binaries over Temporal). Reservations: 1 and then
@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/workflows/contract"
 )
 
@@ -88,7 +88,7 @@ type bench struct {
 	config
 	setup
 	root   string
-	s      *stack.Stack
+	s      *localstack.Stack
 	kube   kubernetes.Interface
 	dyn    dynamic.Interface
 	out    *report
@@ -147,13 +147,13 @@ func run(c config) error {
 // withBench starts a fresh stack with the Temporal of su (the dev server as `make run` runs it,
 // SQLite in a file with WAL and synchronous=normal; or Temporal's own server with PostgreSQL,
 // configured by deploy/temporal/postgres), applies the CRDs (all, or one group's folder under
-// deploy/crds), runs f, and stops the stack. Rows go to out.
+// deploy/crds), runs f, and stops the localstack. Rows go to out.
 func withBench(ctx context.Context, c config, su setup, crds string, out *report, f func(context.Context, *bench) error) error {
 	if su.postgres && !c.postgres {
 		return nil
 	}
 	wd, _ := os.Getwd()
-	root, err := stack.Root(wd)
+	root, err := localstack.Root(wd)
 	if err != nil {
 		return err
 	}
@@ -167,13 +167,13 @@ func withBench(ctx context.Context, c config, su setup, crds string, out *report
 		defer os.RemoveAll(dir)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	temporal := stack.Temporal{Enabled: true, SearchAttributes: contract.SearchAttributes}
+	temporal := localstack.Temporal{Enabled: true, SearchAttributes: contract.SearchAttributes}
 	if su.postgres {
 		temporal.Postgres = filepath.Join(root, "deploy", "temporal", "postgres")
 	} else {
 		temporal.DBFile = filepath.Join(dir, "temporal.db")
 	}
-	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: stack.Cache(root), Kube: true, Log: log, Temporal: temporal})
+	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: localstack.Cache(root), Kube: true, Log: log, Temporal: temporal})
 	if err != nil {
 		return fmt.Errorf("start the stack (%s): %w", su, err)
 	}
@@ -189,7 +189,7 @@ func withBench(ctx context.Context, c config, su setup, crds string, out *report
 	b.kube = kubernetes.NewForConfigOrDie(cfg)
 	b.dyn = dynamic.NewForConfigOrDie(cfg)
 
-	kubectl := filepath.Join(stack.Cache(root), "kube-"+stack.KubeVersion, "kubectl")
+	kubectl := filepath.Join(localstack.Cache(root), "kube-"+localstack.KubeVersion, "kubectl")
 	if out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig="+s.Kubeconfig, "apply", "--server-side",
 		"-k", filepath.Join(root, "deploy", "crds", crds)).CombinedOutput(); err != nil {
 		return fmt.Errorf("apply the CRDs: %v: %s", err, out)
@@ -249,7 +249,7 @@ func (b *bench) buildBinaries(ctx context.Context) error {
 // spawn runs the project's binary bin as the process name with args, ready when its /readyz
 // says so. POD_NAME is the process's name, as a pod's would be: Events name their worker.
 func (b *bench) spawn(ctx context.Context, name, bin string, args ...string) error {
-	port, err := stack.FreePort()
+	port, err := localstack.FreePort()
 	if err != nil {
 		return err
 	}
@@ -257,9 +257,9 @@ func (b *bench) spawn(ctx context.Context, name, bin string, args ...string) err
 	b.health[name] = addr
 	env := []string{"KUBECONFIG=" + b.s.Kubeconfig, "TEMPORAL_ADDRESS=" + b.s.TemporalAddress, "LIKEN_LOG_LEVEL=warn",
 		"LIKEN_HEALTH_ADDRESS=" + addr, "POD_NAME=" + name}
-	return b.s.Spawn(ctx, stack.Process{
+	return b.s.Spawn(ctx, localstack.Process{
 		Name: name, Path: filepath.Join(b.binDir, bin), Args: args, Env: env,
-		Ready: stack.HTTPReady("http://" + addr + "/readyz"),
+		Ready: localstack.HTTPReady("http://" + addr + "/readyz"),
 	})
 }
 

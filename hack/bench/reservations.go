@@ -26,8 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/internal/localstack"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/test/stack"
 	"liken.sh/runner/workflows/contract"
 )
 
@@ -172,7 +172,7 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 		return err
 	}
 	defer stopPods()
-	kubectl := filepath.Join(stack.Cache(b.root), "kube-"+stack.KubeVersion, "kubectl")
+	kubectl := filepath.Join(localstack.Cache(b.root), "kube-"+localstack.KubeVersion, "kubectl")
 	apply := exec.CommandContext(ctx, kubectl, "--kubeconfig="+b.s.Kubeconfig, "apply", "--server-side", "-f", "-")
 	apply.Stdin = strings.NewReader(siteManifest(ns, n, p.start, p.end))
 	if out, err := apply.CombinedOutput(); err != nil {

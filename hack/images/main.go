@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"liken.sh/runner/build/images"
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 func main() {
@@ -40,7 +40,7 @@ func main() {
 
 func run(registry, tag string, arches []string, latest bool) error {
 	wd, _ := os.Getwd()
-	root, err := stack.Root(wd)
+	root, err := localstack.Root(wd)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func run(registry, tag string, arches []string, latest bool) error {
 	defer os.RemoveAll(work)
 	ctx := context.Background()
 	started := time.Now()
-	b := images.Builder{Root: root, Cache: stack.Cache(root), Work: work, Version: tag}
+	b := images.Builder{Root: root, Cache: localstack.Cache(root), Work: work, Version: tag}
 	imgs, err := b.Project(ctx, tag, arches)
 	if err != nil {
 		return err

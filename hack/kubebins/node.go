@@ -2,7 +2,7 @@
 
 package kubebins
 
-// The real node of the local stack (test/stack's Node option): the kubelet and
+// The real node of the local stack (internal/localstack's Node option): the kubelet and
 // kube-proxy come from the same k8s.io/kubernetes module as the control plane, so the node
 // and the API server are always one version. hack/tools.sh builds them into a folder of
 // their own (node-<version>), apart from the control plane's.

@@ -1,7 +1,7 @@
 // What makes the local stack a local observatory a person can use, beside the control plane
 // and Temporal. kwok's pods run nothing, so: the worker runs in dev mode (each INDI server pod
 // is stood in for by a local indiserver on 127.0.0.1, recorded in <dir>/indi, stopped with its
-// pod); a kubelet for baker pods (test/testkubelet) bakes claim:// pictures from folders
+// pod); a kubelet for baker pods (internal/localstack/bakerkubelet) bakes claim:// pictures from folders
 // of this machine, and the example claim is backed by such a folder with a picture in it; and
 // the worker's LocalEndpoint Events are printed, so a person learns where a Ready
 // reservation's INDI server answers.
@@ -24,8 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	obsacts "liken.sh/runner/activities/observatory"
-	"liken.sh/runner/test/stack"
-	"liken.sh/runner/test/testkubelet"
+	"liken.sh/runner/internal/localstack"
+	"liken.sh/runner/internal/localstack/bakerkubelet"
 )
 
 // bakerImage names the baker pods' image; kwok pulls nothing, and the kubelet below runs the
@@ -95,8 +95,8 @@ func (o observatory) backClaim(ctx context.Context, kube kubernetes.Interface) e
 }
 
 // kubelet runs the baker pods of the fake node with the worker binary.
-func (o observatory) kubelet(kube kubernetes.Interface, port int, worker string) (*testkubelet.Kubelet, error) {
-	return testkubelet.Start(testkubelet.Options{Kube: kube, Port: port, Node: stack.NodeName, Volumes: o.volumes(), Worker: worker})
+func (o observatory) kubelet(kube kubernetes.Interface, port int, worker string) (*bakerkubelet.Kubelet, error) {
+	return bakerkubelet.Start(bakerkubelet.Options{Kube: kube, Port: port, Node: localstack.NodeName, Volumes: o.volumes(), Worker: worker})
 }
 
 // announce prints each LocalEndpoint Event the worker posts (a reservation turned Ready:

@@ -31,7 +31,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"liken.sh/runner/internal/app"
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/workflows"
 	"liken.sh/runner/workflows/contract"
 )
@@ -70,11 +70,11 @@ func run() error {
 	outliveNothing()
 
 	wd, _ := os.Getwd()
-	root, err := stack.Root(wd)
+	root, err := localstack.Root(wd)
 	if err != nil {
 		return err
 	}
-	cache := stack.Cache(root)
+	cache := localstack.Cache(root)
 	dir, err := freshDir(o.dir, cache)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func freshDir(dir, cache string) (string, error) {
 // worker as processes of this machine, and the Probe workflow, until ctx ends.
 func runLocal(ctx context.Context, log *slog.Logger, o options, root, cache, dir string) error {
 	started := time.Now()
-	s, err := stack.Start(ctx, localStack(log, o, cache, dir))
+	s, err := localstack.Start(ctx, localStack(log, o, cache, dir))
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func runLocal(ctx context.Context, log *slog.Logger, o options, root, cache, dir
 		return err
 	}
 
-	kubectlPath := filepath.Join(cache, "kube-"+stack.KubeVersion, "kubectl")
+	kubectlPath := filepath.Join(cache, "kube-"+localstack.KubeVersion, "kubectl")
 	kubectl := func(args ...string) error {
 		cmd := exec.CommandContext(ctx, kubectlPath, append([]string{"--kubeconfig=" + s.Kubeconfig}, args...)...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
@@ -192,10 +192,10 @@ Ctrl-C stops everything.
 
 // localStack is the control plane with kwok, and a Temporal dev server with its Web UI on
 // the ports asked for.
-func localStack(log *slog.Logger, o options, cache, dir string) stack.Options {
-	return stack.Options{
+func localStack(log *slog.Logger, o options, cache, dir string) localstack.Options {
+	return localstack.Options{
 		Dir: dir, Cache: cache, Kube: true, Log: log,
-		Temporal: stack.Temporal{
+		Temporal: localstack.Temporal{
 			Enabled: true, UI: true, Port: o.temporalPort, UIPort: o.uiPort,
 			DBFile:           filepath.Join(dir, "temporal.db"),
 			SearchAttributes: contract.SearchAttributes,
@@ -225,14 +225,14 @@ func exampleSession(ctx context.Context, kube kubernetes.Interface, obs observat
 
 // spawnBinaries starts the watcher and the worker built by make (in bin), each with its own
 // health port, and waits until each is ready.
-func spawnBinaries(ctx context.Context, s *stack.Stack, obs observatory, bin string) error {
+func spawnBinaries(ctx context.Context, s *localstack.Stack, obs observatory, bin string) error {
 	env := []string{
 		"KUBECONFIG=" + s.Kubeconfig,
 		"TEMPORAL_ADDRESS=" + s.TemporalAddress,
 		"LIKEN_LOG_FORMAT=text",
 	}
 	for _, name := range []string{"watcher", "worker"} {
-		port, err := stack.FreePort()
+		port, err := localstack.FreePort()
 		if err != nil {
 			return err
 		}
@@ -247,10 +247,10 @@ func spawnBinaries(ctx context.Context, s *stack.Stack, obs observatory, bin str
 			// server pod, with the simulator drivers of its devices (dev mode only).
 			procEnv = append(procEnv, obs.workerEnv()...)
 		}
-		if err := s.Spawn(ctx, stack.Process{
+		if err := s.Spawn(ctx, localstack.Process{
 			Name: name, Path: filepath.Join(bin, name), Args: args,
 			Env:   procEnv,
-			Ready: stack.HTTPReady("http://" + addr + "/readyz"),
+			Ready: localstack.HTTPReady("http://" + addr + "/readyz"),
 		}); err != nil {
 			return err
 		}

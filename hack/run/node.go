@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"liken.sh/runner/build/images"
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // nodeTag is the runner image's tag on the node (never latest, which the kubelet would pull again on every start).
@@ -29,10 +29,10 @@ func runOnNode(ctx context.Context, log *slog.Logger, root, cache, dir string, u
 	}
 	built := make(chan result, 1)
 	go func() {
-		imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), nodeTag, images.VersionOf(root))
+		imgs, err := localstack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), nodeTag, images.VersionOf(root))
 		built <- result{imgs, err}
 	}()
-	s, err := stack.Start(ctx, stack.Options{Dir: dir, Cache: cache, Node: true, Log: log})
+	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: cache, Node: true, Log: log})
 	if err != nil {
 		return err
 	}
@@ -64,12 +64,12 @@ func runOnNode(ctx context.Context, log *slog.Logger, root, cache, dir string, u
 		return err
 	}
 	// The Web UI runs in the bundled Temporal's pod; a port-forward brings it to 127.0.0.1.
-	kubectl := filepath.Join(cache, "kube-"+stack.KubeVersion, "kubectl")
+	kubectl := filepath.Join(cache, "kube-"+localstack.KubeVersion, "kubectl")
 	ui := "http://127.0.0.1:" + strconv.Itoa(uiPort)
-	if err := s.Spawn(ctx, stack.Process{
+	if err := s.Spawn(ctx, localstack.Process{
 		Name: "temporal-ui", Path: kubectl,
-		Args:  []string{"--kubeconfig=" + s.Kubeconfig, "-n", stack.OperatorNamespace, "port-forward", "svc/temporal-ui", strconv.Itoa(uiPort) + ":8233"},
-		Ready: stack.HTTPReady(ui),
+		Args:  []string{"--kubeconfig=" + s.Kubeconfig, "-n", localstack.OperatorNamespace, "port-forward", "svc/temporal-ui", strconv.Itoa(uiPort) + ":8233"},
+		Ready: localstack.HTTPReady(ui),
 	}); err != nil {
 		return err
 	}

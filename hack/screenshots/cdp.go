@@ -21,7 +21,7 @@ import (
 
 	"golang.org/x/net/websocket"
 
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // browser is a running headless Chromium and a connection to its one page.
@@ -35,7 +35,7 @@ type browser struct {
 // startBrowser starts Chromium headless, with a fresh profile and nothing that reaches the
 // network on its own, and connects to its page.
 func startBrowser(ctx context.Context, width, height int) (*browser, error) {
-	port, err := stack.FreePort()
+	port, err := localstack.FreePort()
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/workflows/contract"
 )
 
@@ -43,7 +43,7 @@ func run() error {
 	bin := flag.String("bin", "bin", "folder with run, watcher and worker (make builds them)")
 	flag.Parse()
 	wd, _ := os.Getwd()
-	root, err := stack.Root(wd)
+	root, err := localstack.Root(wd)
 	if err != nil {
 		return err
 	}
@@ -150,10 +150,10 @@ func startObservatory(ctx context.Context, root, bin string) (*observatory, erro
 		return nil, err
 	}
 	o := &observatory{dir: dir, log: filepath.Join(dir, "run.log"), exited: make(chan struct{})}
-	if o.temporalPort, err = stack.FreePort(); err != nil {
+	if o.temporalPort, err = localstack.FreePort(); err != nil {
 		return nil, err
 	}
-	if o.uiPort, err = stack.FreePort(); err != nil {
+	if o.uiPort, err = localstack.FreePort(); err != nil {
 		return nil, err
 	}
 	o.temporal = "127.0.0.1:" + strconv.Itoa(o.temporalPort)

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"liken.sh/runner/indi/indiserver"
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // Tests run inside the repository: their indiservers preload the tool cache's loopback.so
 // unless the environment names another.
-func init() { stack.ExportLoopback() }
+func init() { localstack.ExportLoopback() }
 
 // startTimeout bounds Start: the simulators define their devices in well under a second, but
 // the test machine may be busy.

@@ -1,5 +1,5 @@
 // What the binaries link, read from `go list -deps` as a plain `go build` sees them: no test
-// code, ours or anyone's, but for the one edge every Temporal Go program has (sdkTestEdge); and
+// code, ours or anyone's, nor the local stack of `make run`, but for the one edge every Temporal Go program has (sdkTestEdge); and
 // a watcher without the worker's activities and clients.
 package app_test
 
@@ -56,10 +56,11 @@ func TestTheBinariesLinkNoTestCode(t *testing.T) {
 	}
 }
 
-// isTestCode says whether pkg is test code: the standard library's, testify, or ours.
+// isTestCode says whether pkg is test code (the standard library's, testify, or ours) or the
+// local stack that `make run` and the tests start, which no binary of a cluster runs.
 func isTestCode(pkg string) bool {
 	ours := strings.HasPrefix(pkg, "liken.sh/runner/")
-	return pkg == "testing" || pkg == "net/http/httptest" || strings.HasPrefix(pkg, "github.com/stretchr/testify/") ||
+	return strings.HasPrefix(pkg, "liken.sh/runner/internal/localstack") || pkg == "testing" || pkg == "net/http/httptest" || strings.HasPrefix(pkg, "github.com/stretchr/testify/") ||
 		strings.Contains(pkg, "go-containerregistry") ||
 		ours && (strings.HasPrefix(pkg, "liken.sh/runner/test/") || strings.HasSuffix(pkg, "test"))
 }

@@ -29,7 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 var (
@@ -82,7 +82,7 @@ func startProc(t *testing.T, name, queue string, o procOptions) *proc {
 	if o.kubeconfig == "" {
 		o.kubeconfig = env.Kubeconfig
 	}
-	health, err := stack.FreePort()
+	health, err := localstack.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // BoundClaim makes the claim ns/name (and its namespace), bound to a volume whose source is
-// never mounted: the test kubelet (test/testkubelet) stands a folder in for it. It
+// never mounted: the test kubelet (internal/localstack/bakerkubelet) stands a folder in for it. It
 // returns once the claim is bound and the namespace has the default ServiceAccount a pod
 // needs (the controller manager makes it, later than usual after a paused API server).
 func (e *Env) BoundClaim(t testing.TB, ns, name string) {

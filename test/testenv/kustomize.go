@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // Kustomize renders dir (relative to the repository root, or absolute) with the cache's
@@ -20,7 +20,7 @@ func (e *Env) Kustomize(t testing.TB, ctx context.Context, dir string) []*unstru
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(e.Root, dir)
 	}
-	objs, err := stack.Kustomize(ctx, stack.Cache(e.Root), dir)
+	objs, err := localstack.Kustomize(ctx, localstack.Cache(e.Root), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"liken.sh/runner/build/images"
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // NodeImageTag is the runner image's tag on the real node: a tag other than latest, so
@@ -23,7 +23,7 @@ func buildImages(root, cache, dir, build string) ([]images.Image, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	started := time.Now()
-	imgs, err := stack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), NodeImageTag, build)
+	imgs, err := localstack.NodeImages(ctx, root, cache, filepath.Join(dir, "image-programs"), NodeImageTag, build)
 	if err != nil {
 		return nil, fmt.Errorf("build the node's images: %w", err)
 	}
@@ -36,7 +36,7 @@ type builtImages struct {
 	err  error
 }
 
-func pushImages(s *stack.Stack, built <-chan builtImages) error {
+func pushImages(s *localstack.Stack, built <-chan builtImages) error {
 	b := <-built
 	if b.err != nil {
 		return b.err

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // Program is a running binary with health endpoints of its own.
@@ -30,7 +30,7 @@ type Program struct {
 // it has not exited 10 s later.
 func (e *Env) StartProgram(t testing.TB, bin string, extraEnv ...string) *Program {
 	t.Helper()
-	port, err := stack.FreePort()
+	port, err := localstack.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

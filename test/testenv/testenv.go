@@ -1,5 +1,5 @@
 // Package testenv gives integration tests one real stack per test package (see
-// test/stack): a package's TestMain calls Run, its tests use the clients on Env. A stack
+// internal/localstack): a package's TestMain calls Run, its tests use the clients on Env. A stack
 // that cannot start fails the package with the end of the failing process's log; no test is
 // skipped for a missing server, because a skipped integration test proves nothing.
 //
@@ -30,7 +30,7 @@ import (
 
 	"liken.sh/runner/build/images"
 	"liken.sh/runner/indi/guard"
-	"liken.sh/runner/test/stack"
+	"liken.sh/runner/internal/localstack"
 )
 
 // Options chooses the parts a test package needs.
@@ -62,7 +62,7 @@ const temporalBackend = "LIKEN_TEMPORAL"
 // Env is a running stack and clients for it.
 type Env struct {
 	Root  string // the repository root
-	Stack *stack.Stack
+	Stack *localstack.Stack
 	// Dir is the stack's folder: what a test builds for the whole package goes there, and
 	// goes with it when the tests pass.
 	Dir string
@@ -99,7 +99,7 @@ func Run(m *testing.M, opts Options, env **Env) {
 }
 
 func run(m *testing.M, opts Options, env **Env) int {
-	stack.ExportLoopback() // the dev mode's indiservers, in this process and the programs it starts
+	localstack.ExportLoopback() // the dev mode's indiservers, in this process and the programs it starts
 	none, err := chooseTests(opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
@@ -126,7 +126,7 @@ func run(m *testing.M, opts Options, env **Env) int {
 
 func start(opts Options) (*Env, string, error) {
 	wd, _ := os.Getwd()
-	root, err := stack.Root(wd)
+	root, err := localstack.Root(wd)
 	if err != nil {
 		return nil, "", err
 	}
@@ -136,9 +136,9 @@ func start(opts Options) (*Env, string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	so := stack.Options{
+	so := localstack.Options{
 		Dir:   dir,
-		Cache: stack.Cache(root),
+		Cache: localstack.Cache(root),
 		Kube:  opts.Kube || opts.CRDs || opts.Node,
 		Node:  opts.Node,
 		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -162,7 +162,7 @@ func start(opts Options) (*Env, string, error) {
 			built <- builtImages{imgs, err}
 		}()
 	}
-	s, err := stack.Start(ctx, so)
+	s, err := localstack.Start(ctx, so)
 	if err != nil {
 		return nil, dir, err
 	}
@@ -216,7 +216,7 @@ func (e *Env) Kubectl(ctx context.Context, args ...string) (string, error) {
 
 // KubectlPath is the kubectl hack/tools.sh built.
 func (e *Env) KubectlPath() string {
-	return filepath.Join(stack.Cache(e.Root), "kube-"+stack.KubeVersion, "kubectl")
+	return filepath.Join(localstack.Cache(e.Root), "kube-"+localstack.KubeVersion, "kubectl")
 }
 
 // ApplyCRDs applies deploy/crds and waits until the API server serves every kind.

@@ -1,7 +1,7 @@
 // The test kubelet's own rules, without a cluster: how it answers the API server's log
 // requests and where it looks for a pod's volume. Its work with a real API server is proved
 // by the activities' bake tests, which cannot pass without it.
-package testkubelet
+package bakerkubelet
 
 import (
 	"io"

@@ -3,7 +3,7 @@
 // from it, as a cluster pulls from ghcr.io, registry.k8s.io and Docker Hub: hosts.toml files
 // send those names here over plain http, so the pods and deploy/ keep the names a user's
 // cluster sees. The images are pushed with build/images's Mirror naming.
-package stack
+package localstack
 
 import (
 	"context"

@@ -7,7 +7,7 @@
 // paths and iptables tables existed. clean puts it back from that record. Stop calls it; and
 // because a parent can be SIGKILLed, so does the next start, when it finds a record whose
 // lock nobody holds.
-package stack
+package localstack
 
 import (
 	"bufio"

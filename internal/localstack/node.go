@@ -8,7 +8,7 @@
 // ServiceAccount tokens), the kubelet serves logs and exec on it, CoreDNS answers on it.
 // Nothing listens on another address of the machine. The node is the machine's while it
 // runs: node_clean.go takes a lock, records what the node changes, and puts it back.
-package stack
+package localstack
 
 import (
 	"context"

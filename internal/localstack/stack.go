@@ -9,7 +9,7 @@
 // Every process gets a free port and a folder of its own under Dir, logs into <name>.log there,
 // and dies with the process that started it. Stop stops the API server before etcd: stopping
 // both at once can hang for 30 s while the API server retries its storage.
-package stack
+package localstack
 
 import (
 	"context"

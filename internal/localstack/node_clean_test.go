@@ -1,5 +1,5 @@
 // A node's iptables clean-up takes only its own rules and leaves the machine's.
-package stack
+package localstack
 
 import (
 	"testing"

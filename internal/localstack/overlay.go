@@ -2,7 +2,7 @@
 // way a cluster runs it: the init container that creates the schema, the server's container and
 // the configuration its volume mounts, the setup Job's container, and the ConfigMaps their
 // environment reads. Pure: tested without a server.
-package stack
+package localstack
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 // The Kubernetes half of the stack: etcd, then kube-apiserver with RBAC and a static admin
 // token, then kube-controller-manager (service accounts, garbage collection, Jobs, TTLs),
 // kube-scheduler and kwok, which plays the kubelet of one fake node so pods become Running.
-package stack
+package localstack
 
 import (
 	"context"

@@ -2,7 +2,7 @@
 // image pinned by a kustomization's images: entry, the bundled Temporal's claim bound to a
 // folder on the node (the node has no storage provisioner), and every rollout waited for.
 // The tests of e2e/cluster and `make run` with the real node install it this way.
-package stack
+package localstack
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 // The Temporal overlay as shipped is one the stack can run: its images' releases, its
 // generated ConfigMap names and the environment its containers resolve.
-package stack
+package localstack
 
 import (
 	"context"

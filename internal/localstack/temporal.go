@@ -2,7 +2,7 @@
 // with its Web UI when a person is going to look at it. SQLite runs in WAL mode with
 // synchronous=normal: the notes measured it 2-3x faster than the defaults, and it loses commits
 // only on a power loss or OS crash, never on a process crash.
-package stack
+package localstack
 
 import (
 	"context"

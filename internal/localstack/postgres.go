@@ -12,7 +12,7 @@
 // dev server's SQLite in WAL mode, a crash of the process loses nothing, a crash of the machine
 // the last commits. The stack's data is thrown away with its folder; a production database keeps
 // PostgreSQL's default.
-package stack
+package localstack
 
 import (
 	"cmp"

@@ -1,6 +1,6 @@
 // The Temporal server on PostgreSQL: it is set up as the overlay's Job sets it up, not as root,
 // and dies with the process that started it, shared memory and all.
-package stack
+package localstack
 
 import (
 	"context"

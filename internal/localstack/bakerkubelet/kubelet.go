@@ -1,4 +1,4 @@
-// Package testkubelet plays the kubelet's part of a baker pod on the local stack's fake node,
+// Package bakerkubelet plays the kubelet's part of a baker pod on the local stack's fake node,
 // so that the worker's production code runs unchanged in tests: it creates a real pod through
 // the API server, waits for its phase through the API server, and reads its log through the
 // API server's pods/log proxy. kwok makes pods Running but runs nothing; this runs the baker.
@@ -13,7 +13,7 @@
 //
 // The log is served where the API server looks for it: an HTTPS server on the node's kubelet
 // port, answering GET /containerLogs/{namespace}/{pod}/{container} with limitBytes honoured.
-package testkubelet
+package bakerkubelet
 
 import (
 	"bytes"
@@ -103,7 +103,7 @@ func (k *Kubelet) Release() {
 // Start serves the node's kubelet port and starts running the node's baker pods.
 func Start(o Options) (*Kubelet, error) {
 	if o.Kube == nil || o.Port == 0 || o.Node == "" || o.Volumes == "" || o.Worker == "" {
-		return nil, errors.New("testkubelet: Kube, Port, Node, Volumes and Worker are all needed")
+		return nil, errors.New("bakerkubelet: Kube, Port, Node, Volumes and Worker are all needed")
 	}
 	cert, err := selfSigned()
 	if err != nil {
@@ -111,7 +111,7 @@ func Start(o Options) (*Kubelet, error) {
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)))
 	if err != nil {
-		return nil, fmt.Errorf("testkubelet: listen on the kubelet port: %w", err)
+		return nil, fmt.Errorf("bakerkubelet: listen on the kubelet port: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &Kubelet{
@@ -160,7 +160,7 @@ func Start(o Options) (*Kubelet, error) {
 	factory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), pods.HasSynced) {
 		k.Stop()
-		return nil, errors.New("testkubelet: the pod informer did not sync")
+		return nil, errors.New("bakerkubelet: the pod informer did not sync")
 	}
 	k.wg.Add(1)
 	go func() { defer k.wg.Done(); <-ctx.Done(); factory.Shutdown() }()
@@ -309,7 +309,7 @@ func (k *Kubelet) run(ctx context.Context, pod *corev1.Pod, dir string) {
 		code = exit.ExitCode()
 	case err != nil:
 		code = 128
-		fmt.Fprintf(&out, "testkubelet: %v\n", err)
+		fmt.Fprintf(&out, "bakerkubelet: %v\n", err)
 	}
 	// Inside the pod the file is under /source; say so in its log as the real pod would.
 	log := bytes.ReplaceAll(out.Bytes(), []byte(dir+string(filepath.Separator)), []byte(mount))
@@ -355,7 +355,7 @@ func (k *Kubelet) finish(ctx context.Context, pod *corev1.Pod, c *corev1.Contain
 				cur.Status.Conditions[i].LastTransitionTime = now
 			}
 		}
-		_, err = pods.UpdateStatus(ctx, cur, metav1.UpdateOptions{FieldManager: "testkubelet"})
+		_, err = pods.UpdateStatus(ctx, cur, metav1.UpdateOptions{FieldManager: "bakerkubelet"})
 		return err
 	})
 }
@@ -395,7 +395,7 @@ func selfSigned() (tls.Certificate, error) {
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "testkubelet"},
+		Subject:      pkix.Name{CommonName: "bakerkubelet"},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

@@ -1,7 +1,7 @@
 // Processes of the stack: started with their output in a log file, killed with the process
 // that started them (so a test binary that dies leaves nothing behind), stopped with SIGTERM
 // and, after a grace period, SIGKILL.
-package stack
+package localstack
 
 import (
 	"context"

@@ -7,7 +7,7 @@
 // script creates the namespace and the search attributes (the temporal CLI). The binaries are
 // the releases the overlay's images carry, built by hack/tools.sh; a change to the overlay is
 // what the tests run.
-package stack
+package localstack
 
 import (
 	"bytes"

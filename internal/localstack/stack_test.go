@@ -1,6 +1,6 @@
 // The control plane that every integration test starts: pods and Jobs run and RBAC holds, and
 // a program that cannot bind its port is reported as a port taken.
-package stack
+package localstack
 
 import (
 	"context"

@@ -5,7 +5,7 @@
 // notes: cgroup v1 allowed, no negative oom_score_adj (root here lacks CAP_SYS_RESOURCE),
 // images never garbage-collected (a test pulls each once), and sysctls left alone
 // where a flag allows it.
-package stack
+package localstack
 
 import (
 	"fmt"
