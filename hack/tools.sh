@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Builds, once, every program the local stack and the tests need, into versioned folders under
-# the cache (default .cache/ in the checkout, ignored by git; LIKEN_CACHE moves it). A folder
-# that exists is complete: each is built in a temporary folder and renamed at the end, so an
-# interrupted build is redone next time. Prints the cache path on the last line.
+# Builds, once per machine, the programs the local stack and the tests need, into versioned
+# folders of the user's tool cache: liken/ in $XDG_CACHE_HOME, else in ~/.cache, shared by every
+# checkout (LIKEN_CACHE moves it). A folder that exists is complete: each is built in a
+# temporary folder and renamed at the end, so an interrupted build is redone next time, and
+# under a lock, so two runs that need one at once build it once. Prints the cache path on the
+# last line.
+#
+#   hack/tools.sh [--for WHO] [TOOL...]   builds TOOLs (default: all), saying WHO needs them
+#
+# The Kubernetes builds (kube, node) run beside the others: on 2 cores one build's downloads
+# and links leave the other's compiles room.
 #
 #   kube-v1.37.2/     kube-apiserver kube-controller-manager kube-scheduler kubectl etcd
 #   kwok-v0.8.0/      kwok, and stages.yaml (node ready + heartbeat, pods ready/complete/delete)
@@ -37,24 +44,40 @@ INDI_DEBIAN_VERSION=1.9.9+dfsg-2
 INDI_OPEN_PACKAGES="indi-eqmod indi-gphoto indi-gpsd indi-aagcloudwatcher-ng"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache=${LIKEN_CACHE:-$root/.cache}
+cache=${LIKEN_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME, XDG_CACHE_HOME or LIKEN_CACHE}/.cache}/liken}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+who="the tests"
+if [ "${1:-}" = --for ]; then who=$2; shift 2; fi
 
 # shellcheck source=tools-node.sh
 source "$root/hack/tools-node.sh"
 
 log() { printf '[tools] %s\n' "$*" >&2; }
 
-# build NAME CMD...: runs CMD with $out set to a fresh temp folder, then renames it to NAME.
+# locked FILE CMD...: runs CMD holding the lock FILE, saying so when another run holds it.
+locked() {
+  local file=$1; shift
+  (
+    exec {fd}>"$file"
+    flock -n "$fd" || { log "waiting for another run that holds $file"; flock "$fd"; }
+    "$@"
+  )
+}
+
+# build NAME CMD...: unless NAME is built, runs CMD with $out set to a fresh temp folder, then
+# renames it to NAME; under NAME's lock, so a second run waits and then finds it built.
 build() {
+  if [ ! -d "$cache/$1" ]; then locked "$cache/.$1.lock" build_locked "$@"; fi
+}
+
+build_locked() {
   local name=$1; shift
   [ -d "$cache/$name" ] && return 0
   local started=$SECONDS
-  log "building $name (first time only; docs/development.md says how long it takes)"
+  log "building $name for $who, once for this machine, into $cache (docs/development.md says how long it takes)"
   out=$(mktemp -d "$cache/.$name.XXXX")
   "$@"
-  rm -rf "${cache:?}/$name"
   mv "$out" "$cache/$name"
   log "built $name in $((SECONDS - started))s"
 }
@@ -160,8 +183,11 @@ qemu() {
 
 # apt PACKAGE...: installs Debian packages (with sudo unless root). No service may start: the
 # stack runs its own processes and stops them, so a policy-rc.d refuses every start while apt
-# runs. Another apt (a test machine's own) may hold the lock for a while: wait for it.
-apt() {
+# runs. Another apt (a test machine's own) may hold the lock for a while: wait for it; one of
+# ours (the node's beside the tests') waits for our lock.
+apt() { locked "$cache/.apt.lock" apt_locked "$@"; }
+
+apt_locked() {
   local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
   local rcd=/usr/sbin/policy-rc.d placed=
   if [ ! -e $rcd ]; then
@@ -211,9 +237,9 @@ postgres() {
   return $rc
 }
 
-want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-images qemu}
-for w in $want; do
-  case $w in
+# tool NAME: builds or installs one tool.
+tool() {
+  case $1 in
     kube) build "kube-$KUBE_VERSION" kube ;;
     kwok) build "kwok-$KWOK_VERSION" kwok ;;
     temporal) build "temporal-$TEMPORAL_VERSION" temporal ;;
@@ -225,7 +251,23 @@ for w in $want; do
     indi-images) for arch in amd64 arm64; do build "debian-indi-$INDI_DEBIAN_VERSION-$arch" indi_debs "$arch"; done ;;
     qemu) qemu ;;
     postgres) postgres ;;
-    *) log "unknown tool $w"; exit 2 ;;
+    *) log "unknown tool $1"; exit 2 ;;
   esac
+}
+
+want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-images qemu}
+kubernetes=() others=()
+for w in $want; do
+  case $w in kube|node) kubernetes+=("$w") ;; *) others+=("$w") ;; esac
 done
+# Two lanes, each stopping at its first failure (set -e holds inside them: they are not part of
+# a || list); the script waits for both, so nothing it started outlives it.
+(for w in "${kubernetes[@]}"; do tool "$w"; done) &
+lane1=$!
+(for w in "${others[@]}"; do tool "$w"; done) &
+lane2=$!
+rc=0
+wait $lane1 || rc=$?
+wait $lane2 || rc=$?
+[ $rc = 0 ] || { log "a tool failed to build or install (above)"; exit $rc; }
 echo "$cache"

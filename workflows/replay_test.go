@@ -354,12 +354,12 @@ func TestRecordHistories(t *testing.T) {
 	// other work shares.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), Cache: localstack.Cache(root), Kube: true,
+	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), Cache: localstack.Cache(), Kube: true,
 		Temporal: localstack.Temporal{Enabled: true, SearchAttributes: contract.SearchAttributes}})
 	require.NoError(t, err)
 	defer s.Stop()
 
-	kubectl := filepath.Join(localstack.Cache(root), "kube-"+localstack.KubeVersion, "kubectl")
+	kubectl := filepath.Join(localstack.Cache(), "kube-"+localstack.KubeVersion, "kubectl")
 	for _, args := range [][]string{
 		{"apply", "--server-side", "-k", filepath.Join(root, "deploy", "crds")},
 		{"wait", "--for=condition=Established", "crd", "--all"},

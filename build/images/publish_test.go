@@ -34,7 +34,7 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 	wd, _ := os.Getwd()
 	root, err := localstack.Root(wd)
 	require.NoError(t, err)
-	cache := localstack.Cache(root)
+	cache := localstack.Cache()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

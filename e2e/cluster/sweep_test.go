@@ -90,18 +90,13 @@ func killANode() error {
 // runDoomedNode is the child: a node with a pod of the pause image, then nothing.
 func runDoomedNode() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "doomed node:", err); return 1 }
-	wd, _ := os.Getwd()
-	root, err := localstack.Root(wd)
-	if err != nil {
-		return fail(err)
-	}
 	dir, err := os.MkdirTemp("", "liken-doomed-")
 	if err != nil {
 		return fail(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: localstack.Cache(root), Node: true,
+	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: localstack.Cache(), Node: true,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return fail(err)
@@ -164,7 +159,7 @@ func TestAStartAfterAKilledNodeRemovesEverythingItLeft(t *testing.T) {
 func TestASecondRealNodeIsRefusedAndTheFirstRunsOn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), Cache: localstack.Cache(env.Root), Node: true})
+	_, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), Cache: localstack.Cache(), Node: true})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "a real node already runs on this machine")
 	assert.Contains(t, err.Error(), env.Stack.Node.Dir, "it names the running node's folder")

@@ -173,7 +173,7 @@ func withBench(ctx context.Context, c config, su setup, crds string, out *report
 	} else {
 		temporal.DBFile = filepath.Join(dir, "temporal.db")
 	}
-	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: localstack.Cache(root), Kube: true, Log: log, Temporal: temporal})
+	s, err := localstack.Start(ctx, localstack.Options{Dir: dir, Cache: localstack.Cache(), Kube: true, Log: log, Temporal: temporal})
 	if err != nil {
 		return fmt.Errorf("start the stack (%s): %w", su, err)
 	}
@@ -189,7 +189,7 @@ func withBench(ctx context.Context, c config, su setup, crds string, out *report
 	b.kube = kubernetes.NewForConfigOrDie(cfg)
 	b.dyn = dynamic.NewForConfigOrDie(cfg)
 
-	kubectl := filepath.Join(localstack.Cache(root), "kube-"+localstack.KubeVersion, "kubectl")
+	kubectl := filepath.Join(localstack.Cache(), "kube-"+localstack.KubeVersion, "kubectl")
 	if out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig="+s.Kubeconfig, "apply", "--server-side",
 		"-k", filepath.Join(root, "deploy", "crds", crds)).CombinedOutput(); err != nil {
 		return fmt.Errorf("apply the CRDs: %v: %s", err, out)

@@ -172,7 +172,7 @@ func (b *bench) reservationRun(ctx context.Context, n int) error {
 		return err
 	}
 	defer stopPods()
-	kubectl := filepath.Join(localstack.Cache(b.root), "kube-"+localstack.KubeVersion, "kubectl")
+	kubectl := filepath.Join(localstack.Cache(), "kube-"+localstack.KubeVersion, "kubectl")
 	apply := exec.CommandContext(ctx, kubectl, "--kubeconfig="+b.s.Kubeconfig, "apply", "--server-side", "-f", "-")
 	apply.Stdin = strings.NewReader(siteManifest(ns, n, p.start, p.end))
 	if out, err := apply.CombinedOutput(); err != nil {

@@ -51,7 +51,7 @@ func run(registry, tag string, arches []string, latest bool) error {
 	defer os.RemoveAll(work)
 	ctx := context.Background()
 	started := time.Now()
-	b := images.Builder{Root: root, Cache: localstack.Cache(root), Work: work, Version: tag}
+	b := images.Builder{Root: root, Cache: localstack.Cache(), Work: work, Version: tag}
 	imgs, err := b.Project(ctx, tag, arches)
 	if err != nil {
 		return err

@@ -7,8 +7,9 @@
 // Nothing it starts outlives it, however it ends: Ctrl-C (also when its output goes through a
 // pipe whose reader dies first), SIGTERM (make passes a kill on), or the death of make.
 //
-// State lives in .cache/run (under LIKEN_CACHE when set; -dir moves it) and is wiped at each
-// start: this is a playground, not a cluster to keep.
+// State lives in .run in the checkout (-dir moves it) and is wiped at each start: this is a
+// playground, not a cluster to keep. The programs it runs come from the tool cache that
+// hack/tools.sh fills, shared by every checkout of this machine.
 package main
 
 import (
@@ -59,7 +60,7 @@ func parseOptions() options {
 	flag.StringVar(&o.bin, "bin", "bin", "folder with the watcher and worker binaries (make builds them)")
 	flag.DurationVar(&o.session, "session", 3*time.Minute, "how long the example reservation runs")
 	flag.BoolVar(&o.node, "node", false, "run on a real node, with deploy/ installed as pods (needs root; see docs/development.md)")
-	flag.StringVar(&o.dir, "dir", "", "folder of the run's state and logs, wiped at start (default .cache/run)")
+	flag.StringVar(&o.dir, "dir", "", "folder of the run's state and logs, wiped at start (default .run in the checkout)")
 	flag.Parse()
 	return o
 }
@@ -74,8 +75,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	cache := localstack.Cache(root)
-	dir, err := freshDir(o.dir, cache)
+	cache := localstack.Cache()
+	dir, err := freshDir(o.dir, root)
 	if err != nil {
 		return err
 	}
@@ -93,11 +94,11 @@ func run() error {
 	return runLocal(ctx, log, o, root, cache, dir)
 }
 
-// freshDir is the run's folder (dir, else <cache>/run), emptied: a run that was killed may
-// have left indiservers, which outlive a killed worker, and its state.
-func freshDir(dir, cache string) (string, error) {
+// freshDir is the run's folder (dir, else .run in the checkout), emptied: a run that was
+// killed may have left indiservers, which outlive a killed worker, and its state.
+func freshDir(dir, root string) (string, error) {
 	if dir == "" {
-		dir = filepath.Join(cache, "run")
+		dir = filepath.Join(root, ".run")
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {

@@ -79,7 +79,7 @@ func TestTheOverlayAsShippedIsWhatTheStackCanRun(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s := &Stack{opts: Options{Cache: Cache(root)}}
+	s := &Stack{opts: Options{Cache: Cache()}}
 	ov, err := s.renderOverlay(ctx, filepath.Join(root, "deploy", "temporal", "postgres"))
 	require.NoError(t, err)
 	role, err := ov.role()

@@ -126,7 +126,7 @@ func startAndWait(t *testing.T, dir string) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := Start(ctx, Options{Dir: dir, Cache: Cache(root), Temporal: Temporal{
+	s, err := Start(ctx, Options{Dir: dir, Cache: Cache(), Temporal: Temporal{
 		Enabled: true, Postgres: filepath.Join(root, "deploy", "temporal", "postgres"),
 		SearchAttributes: map[string]string{"Telescope": "Keyword"},
 	}})

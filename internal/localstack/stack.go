@@ -41,15 +41,11 @@ func Loopback(cache string) string {
 	return filepath.Join(cache, "loopback-"+LoopbackVersion, "loopback.so")
 }
 
-// ExportLoopback points indiserver.LoopbackEnv at the repository's tool cache, unless it is
-// set: the tests' indiservers, and the programs they start, then listen on 127.0.0.1 only.
+// ExportLoopback points indiserver.LoopbackEnv at the tool cache, unless it is set: the
+// tests' indiservers, and the programs they start, then listen on 127.0.0.1 only.
 func ExportLoopback() {
-	if os.Getenv(indiserver.LoopbackEnv) != "" {
-		return
-	}
-	wd, _ := os.Getwd()
-	if root, err := Root(wd); err == nil {
-		os.Setenv(indiserver.LoopbackEnv, Loopback(Cache(root)))
+	if os.Getenv(indiserver.LoopbackEnv) == "" {
+		os.Setenv(indiserver.LoopbackEnv, Loopback(Cache()))
 	}
 }
 
@@ -267,12 +263,19 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// Cache returns the tool cache: $LIKEN_CACHE, else .cache in the repository root.
-func Cache(root string) string {
+// Cache returns the tool cache that hack/tools.sh builds into: $LIKEN_CACHE, else liken in
+// the user's cache folder ($XDG_CACHE_HOME, else ~/.cache), shared by every checkout. With
+// neither HOME nor XDG_CACHE_HOME set, hack/tools.sh builds nothing, and the missing
+// programs under the temporary folder this returns then say so.
+func Cache() string {
 	if c := os.Getenv("LIKEN_CACHE"); c != "" {
 		return c
 	}
-	return filepath.Join(root, ".cache")
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "liken")
 }
 
 // Root finds the repository root: the nearest folder above dir whose go.mod is this module's.

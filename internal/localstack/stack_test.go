@@ -23,11 +23,9 @@ import (
 // what every integration test relies on: pods are scheduled and become Running on the fake
 // node, a Job's pod completes and the Job is Complete, and an unprivileged identity is refused.
 func TestTheKubeStackRunsPodsAndJobsAndEnforcesRBAC(t *testing.T) {
-	root, err := Root(".")
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := Start(ctx, Options{Dir: t.TempDir(), Cache: Cache(root), Kube: true})
+	s, err := Start(ctx, Options{Dir: t.TempDir(), Cache: Cache(), Kube: true})
 	require.NoError(t, err)
 	defer s.Stop()
 

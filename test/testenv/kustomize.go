@@ -20,7 +20,7 @@ func (e *Env) Kustomize(t testing.TB, ctx context.Context, dir string) []*unstru
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(e.Root, dir)
 	}
-	objs, err := localstack.Kustomize(ctx, localstack.Cache(e.Root), dir)
+	objs, err := localstack.Kustomize(ctx, localstack.Cache(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

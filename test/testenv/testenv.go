@@ -138,7 +138,7 @@ func start(opts Options) (*Env, string, error) {
 	defer cancel()
 	so := localstack.Options{
 		Dir:   dir,
-		Cache: localstack.Cache(root),
+		Cache: localstack.Cache(),
 		Kube:  opts.Kube || opts.CRDs || opts.Node,
 		Node:  opts.Node,
 		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -216,7 +216,7 @@ func (e *Env) Kubectl(ctx context.Context, args ...string) (string, error) {
 
 // KubectlPath is the kubectl hack/tools.sh built.
 func (e *Env) KubectlPath() string {
-	return filepath.Join(localstack.Cache(e.Root), "kube-"+localstack.KubeVersion, "kubectl")
+	return filepath.Join(localstack.Cache(), "kube-"+localstack.KubeVersion, "kubectl")
 }
 
 // ApplyCRDs applies deploy/crds and waits until the API server serves every kind.
