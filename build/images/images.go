@@ -155,7 +155,10 @@ func indiImage(p Platform, name string, progs []string, extra ...Entry) (Image, 
 	}
 	l := base(indiUser)
 	data, _ := filepath.Glob(filepath.Join(p.Debian, "usr/share/indi/*"))
-	for _, d := range data {
+	// The licenses the programs and libraries are given under (GPL, LGPL, BSD) travel with
+	// them: Debian's copyright file of every package of the tree, a superset of the image's.
+	notices, _ := filepath.Glob(filepath.Join(p.Debian, "usr/share/doc/*/copyright"))
+	for _, d := range append(data, notices...) {
 		rel, _ := filepath.Rel(p.Debian, d)
 		progs = append(progs, "/"+rel)
 	}

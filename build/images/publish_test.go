@@ -96,6 +96,9 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, elf.EM_AARCH64, server.Machine)
 	assert.NotEmpty(t, fileOf(t, img, "lib/ld-linux-aarch64.so.1"))
+	// Its licenses travel with it: libindi's (LGPL) and indiserver's package's.
+	assert.Contains(t, string(fileOf(t, img, "usr/share/doc/libindidriver1/copyright")), "LGPL")
+	assert.Contains(t, string(fileOf(t, img, "usr/share/doc/indi-bin/copyright")), "License:")
 
 	qemu, err := exec.LookPath("qemu-aarch64-static")
 	require.NoError(t, err, "run hack/tools.sh: it installs Debian's qemu-user-static")
