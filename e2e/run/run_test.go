@@ -54,9 +54,14 @@ type makeRun struct {
 	done     chan struct{}
 }
 
-// startMakeRun starts `make run`; piped sends its output through `tee`, as
-// `make run 2>&1 | tee run.log` does.
+// startMakeRun starts `make run` with a 30-minute example session; piped sends its output
+// through `tee`, as `make run 2>&1 | tee run.log` does.
 func startMakeRun(t *testing.T, piped bool) *makeRun {
+	return startMakeRunFor(t, piped, 30*time.Minute)
+}
+
+// startMakeRunFor starts `make run` whose example reservation lasts session.
+func startMakeRunFor(t *testing.T, piped bool, session time.Duration) *makeRun {
 	t.Helper()
 	root, err := localstack.Root(".")
 	require.NoError(t, err)
@@ -68,7 +73,7 @@ func startMakeRun(t *testing.T, piped bool) *makeRun {
 	}
 	m := &makeRun{t: t, dir: filepath.Join(tmp, "run"), log: filepath.Join(tmp, "run.log"),
 		temporal: "127.0.0.1:" + strconv.Itoa(ports[0]), done: make(chan struct{})}
-	flags := fmt.Sprintf("RUN_FLAGS=-dir %s -temporal-port %d -ui-port %d -session 30m", m.dir, ports[0], ports[1])
+	flags := fmt.Sprintf("RUN_FLAGS=-dir %s -temporal-port %d -ui-port %d -session %s", m.dir, ports[0], ports[1], session)
 	if piped {
 		m.cmd = exec.Command("bash", "-c", "make run '"+flags+"' 2>&1 | tee "+m.log)
 	} else {
@@ -318,4 +323,45 @@ func TestKillOfMakeRunLeavesNothing(t *testing.T) {
 			m.assertNothingLeft()
 		})
 	}
+}
+
+func TestMakeRunStartsAKilledWorkerOrTemporalAgainAndTheNightStillEnds(t *testing.T) {
+	m := startMakeRunFor(t, false, 90*time.Second)
+	m.await(localEndpoint, 3*time.Minute)
+
+	// As the OOM killer or a panic ends a process: at once, unasked.
+	programs := map[string]func(testenv.Proc) bool{
+		"worker": func(p testenv.Proc) bool { return strings.HasSuffix(p.Cmdline, "/bin/worker") },
+		"temporal": func(p testenv.Proc) bool {
+			return strings.Contains(p.Cmdline, "temporal server start-dev")
+		},
+	}
+	for _, name := range []string{"worker", "temporal"} {
+		var procs []testenv.Proc
+		for _, p := range m.leftovers() {
+			if programs[name](p) {
+				procs = append(procs, p)
+			}
+		}
+		require.Len(t, procs, 1, "the run's %s", name)
+		require.NoError(t, syscall.Kill(procs[0].Pid, syscall.SIGKILL))
+		exited := m.await(regexp.MustCompile(`.*`+name+` exited \(signal: killed\).*log=(\S+)`), 10*time.Second)
+		assert.Equal(t, filepath.Join(m.dir, name+".log"), exited[1], "the line names the log")
+		back := m.await(regexp.MustCompile(`.*`+name+` is back.*`), 30*time.Second)
+		t.Logf("make run said:\n%s\n%s", exited[0], back[0])
+	}
+
+	// The example night, run by the new worker on the restarted Temporal, still ends.
+	rsv := m.dynamicClient().Resource(obsv1.KindReservation.GroupVersionResource()).Namespace("observatory")
+	var phase string
+	require.Eventually(t, func() bool {
+		u, err := rsv.Get(context.Background(), "tonight", metav1.GetOptions{})
+		if err == nil {
+			phase, _, _ = unstructured.NestedString(u.Object, "status", "phase")
+		}
+		return phase == string(obsv1.ReservationReleased)
+	}, 3*time.Minute, time.Second, "the example reservation's phase, last %q", phase)
+
+	m.stop(syscall.SIGINT, true)
+	m.assertNothingLeft()
 }

@@ -4,8 +4,11 @@
 // to look, and keeps running until Ctrl-C, which stops everything in reverse order. The
 // worker runs in dev mode, a local observatory on 127.0.0.1 (see local.go).
 //
-// Nothing it starts outlives it, however it ends: Ctrl-C (also when its output goes through a
-// pipe whose reader dies first), SIGTERM (make passes a kill on), or the death of make.
+// While it runs, it starts again any of its processes that exits unasked, saying so, as a
+// kubelet would (localstack's Supervise); the worker's indiservers run on meanwhile, as pods
+// would. Nothing it starts outlives it, however it ends: Ctrl-C (also when its output goes
+// through a pipe whose reader dies first), SIGTERM (make passes a kill on), the death of make,
+// or a process that keeps failing.
 //
 // State lives in .run in the checkout (-dir moves it) and is wiped at each start: this is a
 // playground, not a cluster to keep. The programs it runs come from the tool cache that
@@ -186,7 +189,9 @@ Ctrl-C stops everything.
 `, time.Since(started).Round(time.Second), version, s.Kubeconfig, kubectlPath, s.TemporalUI, dir, sessionEnd.Local().Format("15:04:05"),
 		filepath.Join(obs.volumes(), claimNamespace, claimName))
 	go announce(ctx, kube, os.Stdout)
-	<-ctx.Done()
+	if err := s.Supervise(ctx); err != nil {
+		return fmt.Errorf("%w; stopping everything", err)
+	}
 	fmt.Fprintln(os.Stderr, "\nstopping: watcher, worker, then the stack")
 	return nil
 }

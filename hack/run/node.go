@@ -88,7 +88,9 @@ The example reservation observatory/tonight runs until %s, then deactivates and 
 
 Ctrl-C stops everything and removes the node's containers, network and files.
 `, time.Since(started).Round(time.Second), s.Kubeconfig, kubectl, kubectl, ui, kubectl, dir, sessionEnd.Local().Format("15:04:05"))
-	<-ctx.Done()
+	if err := s.Supervise(ctx); err != nil {
+		return fmt.Errorf("%w; stopping everything", err)
+	}
 	fmt.Fprintln(os.Stderr, "\nstopping the real node and the stack")
 	return nil
 }

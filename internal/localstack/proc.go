@@ -37,6 +37,8 @@ type proc struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
+	// stopped says the last exit was asked for (stop), not one to restart after.
+	stopped bool
 }
 
 // run starts the process and waits until ready answers nil, the process exits, or ctx ends.
@@ -71,9 +73,22 @@ func (p *proc) start() error {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); f.Close(); close(done) }()
 	p.mu.Lock()
-	p.cmd, p.done = cmd, done
+	p.cmd, p.done, p.stopped = cmd, done, false
 	p.mu.Unlock()
 	return nil
+}
+
+// exited returns a channel closed when the running program exits, whether that exit was
+// asked for (stop) or not, and how it exited, once it has.
+func (p *proc) exited() (done <-chan struct{}, how func() (status string, asked bool)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cmd, d := p.cmd, p.done
+	return d, func() (string, bool) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return cmd.ProcessState.String(), p.stopped
+	}
 }
 
 func (p *proc) waitReady(ctx context.Context) error {
@@ -101,6 +116,7 @@ func (p *proc) waitReady(ctx context.Context) error {
 func (p *proc) stop(grace time.Duration) {
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
+	p.stopped = true
 	p.mu.Unlock()
 	if cmd == nil {
 		return
