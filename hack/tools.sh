@@ -8,9 +8,6 @@
 #
 #   hack/tools.sh [--for WHO] [TOOL...]   builds TOOLs (default: all), saying WHO needs them
 #
-# The Kubernetes builds (kube, node) run beside the others: on 2 cores one build's downloads
-# and links leave the other's compiles room.
-#
 #   kube-v1.37.2/     kube-apiserver kube-controller-manager kube-scheduler kubectl etcd
 #   kwok-v0.8.0/      kwok, and stages.yaml (node ready + heartbeat, pods ready/complete/delete)
 #   temporal-v1.5.1/  temporal (the CLI, whose `server start-dev` is the dev server + Web UI)
@@ -256,18 +253,7 @@ tool() {
 }
 
 want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-images qemu}
-kubernetes=() others=()
-for w in $want; do
-  case $w in kube|node) kubernetes+=("$w") ;; *) others+=("$w") ;; esac
-done
-# Two lanes, each stopping at its first failure (set -e holds inside them: they are not part of
-# a || list); the script waits for both, so nothing it started outlives it.
-(for w in "${kubernetes[@]}"; do tool "$w"; done) &
-lane1=$!
-(for w in "${others[@]}"; do tool "$w"; done) &
-lane2=$!
-rc=0
-wait $lane1 || rc=$?
-wait $lane2 || rc=$?
-[ $rc = 0 ] || { log "a tool failed to build or install (above)"; exit $rc; }
+# One at a time: each Go build keeps every core busy (on 2 cores, the Kubernetes build beside
+# kwok's and the Temporal CLI's took no less time than the three in a row).
+for w in $want; do tool "$w"; done
 echo "$cache"
