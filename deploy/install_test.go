@@ -9,6 +9,7 @@ package deploy_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -444,4 +445,52 @@ func ptrString(p *int32) string {
 		return "the default number of"
 	}
 	return strconv.Itoa(int(*p))
+}
+
+// TestTheMTLSComponentGivesEveryRunnerDeploymentTheClientSecret renders deploy/ with
+// components/temporal-mtls, as its comment tells a user to: each of the runner's Deployments
+// mounts the Secret temporal-client and points Temporal's own variables at its files, and the
+// bundled Temporal is left as it is.
+func TestTheMTLSComponentGivesEveryRunnerDeploymentTheClientSecret(t *testing.T) {
+	ctx := timeout(t)
+	dir := t.TempDir()
+	rel, err := filepath.Rel(dir, env.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := "resources:\n  - " + rel + "/deploy\ncomponents:\n  - " + rel + "/deploy/components/temporal-mtls\n"
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": "/etc/temporal-client/ca.crt",
+		"TEMPORAL_TLS_CLIENT_CERT_PATH":    "/etc/temporal-client/tls.crt",
+		"TEMPORAL_TLS_CLIENT_KEY_PATH":     "/etc/temporal-client/tls.key",
+	}
+	secured := map[string]bool{}
+	for _, w := range workloads(t, render(t, ctx, dir)) {
+		if w.kind != "Deployment" {
+			continue
+		}
+		mounts := slices.ContainsFunc(w.template.Spec.Volumes, func(v corev1.Volume) bool {
+			return v.Secret != nil && v.Secret.SecretName == "temporal-client"
+		})
+		c := w.template.Spec.Containers[0]
+		got := map[string]string{}
+		for _, e := range c.Env {
+			if _, ok := want[e.Name]; ok {
+				got[e.Name] = e.Value
+			}
+		}
+		secured[w.name] = mounts && len(c.VolumeMounts) == 1 && c.VolumeMounts[0].MountPath == "/etc/temporal-client" &&
+			maps.Equal(got, want)
+		if isTemporal(c.Image) && (mounts || len(got) > 0) {
+			t.Errorf("the component changed the bundled Temporal's Deployment %s", w.name)
+		}
+	}
+	for _, name := range runnerDeployments {
+		if !secured[name] {
+			t.Errorf("Deployment %s does not mount temporal-client nor name its files for Temporal's variables", name)
+		}
+	}
 }

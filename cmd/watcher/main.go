@@ -26,7 +26,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/klog/v2"
@@ -150,12 +149,14 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	tc, err := temporalClient(cfg, own.identity, log, reg)
+	// The client's identity is the Lease holder's: each signal in a workflow's history names
+	// the copy that sent it.
+	tc, err := cfg.Temporal(own.identity, log, reg.Temporal())
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	if err := serveHealth(ctx, cfg.HealthAddress, cfg.Pprof, reg, tc, kube, log); err != nil {
+	if err := serveHealth(ctx, cfg, reg, tc, kube, log); err != nil {
 		return err
 	}
 
@@ -192,28 +193,16 @@ func metadataClient(cfg app.Config) (metadata.Interface, error) {
 	return metadata.NewForConfig(rc)
 }
 
-// temporalClient is built here rather than with cfg.Temporal so the client's identity is the
-// Lease holder's: each signal in a workflow's history names the copy that sent it.
-func temporalClient(cfg app.Config, identity string, log *slog.Logger, reg *metrics.Registry) (client.Client, error) {
-	return client.NewLazyClient(client.Options{
-		HostPort:       cfg.TemporalAddress,
-		Namespace:      cfg.TemporalNamespace,
-		Identity:       identity,
-		Logger:         sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
-		MetricsHandler: reg.Temporal(),
-	})
-}
-
 // serveHealth serves /healthz, /readyz (Temporal and the API server answer), /metrics and, with
 // --pprof, Go's profiles.
-func serveHealth(ctx context.Context, addr string, pprof bool, reg *metrics.Registry, tc client.Client, kube kubernetes.Interface, log *slog.Logger) error {
-	health := app.Health{Metrics: reg.Handler(), Pprof: pprof}
-	health.Check("temporal", app.TemporalReady(tc))
+func serveHealth(ctx context.Context, cfg app.Config, reg *metrics.Registry, tc client.Client, kube kubernetes.Interface, log *slog.Logger) error {
+	health := app.Health{Metrics: reg.Handler(), Pprof: cfg.Pprof}
+	health.Check("temporal", app.TemporalReady(tc, cfg.TemporalNamespace))
 	health.Check("kubernetes", func(ctx context.Context) error {
 		_, err := kube.Discovery().ServerVersion()
 		return err
 	})
-	_, err := health.Serve(ctx, addr, log)
+	_, err := health.Serve(ctx, cfg.HealthAddress, log)
 	return err
 }
 

@@ -142,13 +142,17 @@ func run(args []string) error {
 	workflows.Register(w, acts)
 
 	health := app.Health{Metrics: reg.Handler(), Pprof: cfg.Pprof}
-	health.Check("temporal", app.TemporalReady(tc))
+	temporalReady := app.TemporalReady(tc, cfg.TemporalNamespace)
+	health.Check("temporal", temporalReady)
 	var polling atomic.Bool
 	health.Check("polling", pollingCheck(&polling))
 	if _, err := health.Serve(ctx, cfg.HealthAddress, log); err != nil {
 		return err
 	}
 	go warm(kube, log)
+	if err := app.WaitForTemporal(ctx, temporalReady, cfg.TemporalAddress, log); err != nil {
+		return nil // stopped while waiting
+	}
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start polling task queue %s at %s: %w", cfg.TaskQueue, cfg.TemporalAddress, err)
 	}

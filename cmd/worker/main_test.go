@@ -4,8 +4,12 @@ package main
 
 import (
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,12 +27,21 @@ var env *testenv.Env
 func TestMain(m *testing.M) { testenv.Run(m, testenv.Options{Kube: true, Temporal: true}, &env) }
 
 // TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack runs the built binary as users do,
-// with flags from the environment, and checks each promise of a worker: it polls its task
-// queue, its activity reaches Kubernetes, it reports ready, and SIGTERM stops it cleanly.
+// with flags from the environment, and checks each promise of a worker: started before
+// Temporal answers (as after a site's power cut), it waits, unready and saying why, instead of
+// exiting; then it polls its task queue, its activity reaches Kubernetes, it reports ready,
+// and SIGTERM stops it cleanly.
 func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	bin := env.Build(t, "./cmd/worker")
 	queue := "smoke-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	p := env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue)
+	port, err := localstack.FreePort()
+	require.NoError(t, err)
+	temporal := "127.0.0.1:" + strconv.Itoa(port) // where nothing listens yet
+	p := env.StartProgram(t, bin, "LIKEN_TASK_QUEUE="+queue, "TEMPORAL_ADDRESS="+temporal)
+	var why string
+	require.Eventually(t, func() bool { why = readyz(p); return strings.Contains(why, "connection refused") },
+		30*time.Second, 100*time.Millisecond, "the worker says why it is unready: %q", why)
+	forward(t, temporal, env.TemporalAddress)
 	p.WaitReady()
 
 	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
@@ -82,4 +95,38 @@ func TestTheWorkflowCacheHoldsAThousandUnlessTold(t *testing.T) {
 	t.Setenv("LIKEN_WORKFLOW_CACHE_SIZE", "many")
 	_, err = parseFlags(nil)
 	require.Error(t, err)
+}
+
+// readyz is what the program's /readyz says, whatever its status.
+func readyz(p *testenv.Program) string {
+	resp, err := http.Get(p.Health + "/readyz")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// forward listens on from and forwards each connection to to, until the test ends: a
+// Temporal that comes up late.
+func forward(t *testing.T, from, to string) {
+	l, err := net.Listen("tcp", from)
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", to)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
 }

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -36,6 +34,7 @@ type Config struct {
 	KubeBurst         int
 	TemporalAddress   string
 	TemporalNamespace string
+	TemporalSecurity  TemporalSecurity
 	TaskQueue         string
 	HealthAddress     string
 	LogLevel          string
@@ -59,6 +58,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 		"host:port of the Temporal frontend (env TEMPORAL_ADDRESS)")
 	fs.StringVar(&c.TemporalNamespace, "temporal-namespace", env("TEMPORAL_NAMESPACE", "default"),
 		"Temporal namespace (env TEMPORAL_NAMESPACE)")
+	c.TemporalSecurity.flags(fs)
 	fs.StringVar(&c.TaskQueue, "task-queue", env("LIKEN_TASK_QUEUE", DefaultTaskQueue),
 		"Temporal task queue (env LIKEN_TASK_QUEUE)")
 	fs.StringVar(&c.HealthAddress, "health-address", env("LIKEN_HEALTH_ADDRESS", ":8081"),
@@ -130,28 +130,6 @@ func (c *Config) Kubernetes() (kubernetes.Interface, dynamic.Interface, error) {
 		return nil, nil, err
 	}
 	return kube, dyn, nil
-}
-
-// Temporal dials the Temporal frontend. The dial is lazy, so a Temporal that is still starting
-// does not stop the process; /readyz reports it instead.
-// identity names the process in workflow histories (empty: the SDK's pid@host@). The SDK's
-// metrics go to metrics (nil: none).
-func (c *Config) Temporal(identity string, log *slog.Logger, metrics client.MetricsHandler) (client.Client, error) {
-	return client.NewLazyClient(client.Options{
-		HostPort:       c.TemporalAddress,
-		Namespace:      c.TemporalNamespace,
-		Identity:       identity,
-		Logger:         sdklog.NewStructuredLogger(log.With("from", "temporal-sdk")),
-		MetricsHandler: metrics,
-	})
-}
-
-// TemporalReady is a readiness check: the frontend answers.
-func TemporalReady(c client.Client) func(context.Context) error {
-	return func(ctx context.Context) error {
-		_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
-		return err
-	}
 }
 
 // Health serves /healthz (the process runs), /readyz (every check passes) and, when Metrics

@@ -1,11 +1,14 @@
 // The Temporal server on PostgreSQL: it is set up as the overlay's Job sets it up, not as root,
-// and dies with the process that started it, shared memory and all.
+// serves mTLS as the overlay configures it, which the runner's client dials with its
+// certificate and is refused without, and dies with the process that started it, shared
+// memory and all.
 package localstack
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +20,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/operatorservice/v1"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"liken.sh/runner/internal/app"
 )
 
 // helperDir, set, makes the test binary the process that starts a stack and is killed.
@@ -28,14 +32,17 @@ const helperDir = "LIKEN_STACK_HELPER_DIR"
 type started struct {
 	Address string
 	Pids    map[string]int
+	TLS     *TemporalTLS
 }
 
-// TestTheServerOnPostgresIsSetUpAndDiesWithTheProcessThatStartedIt starts Temporal's server on
-// the stack's PostgreSQL in a child process, checks that the namespace and the search
-// attributes exist as the overlay's Job makes them and that PostgreSQL does not run as root,
-// then kills the child with SIGKILL, as a test binary that times out is killed: every process
-// of the stack ends, PostgreSQL's backends with it, and PostgreSQL's shared memory goes.
-func TestTheServerOnPostgresIsSetUpAndDiesWithTheProcessThatStartedIt(t *testing.T) {
+// TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt starts Temporal's
+// server on the stack's PostgreSQL, with mTLS, in a child process; checks that the runner's
+// client (internal/app, as the watcher and the worker build it) connects with the client
+// certificate and is refused without, saying why; that the namespace and the search
+// attributes exist as the overlay's Job makes them; and that PostgreSQL does not run as root.
+// Then it kills the child with SIGKILL, as a test binary that times out is killed: every
+// process of the stack ends, PostgreSQL's backends with it, and PostgreSQL's shared memory goes.
+func TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt(t *testing.T) {
 	if dir := os.Getenv(helperDir); dir != "" {
 		startAndWait(t, dir)
 		return
@@ -68,11 +75,21 @@ func TestTheServerOnPostgresIsSetUpAndDiesWithTheProcessThatStartedIt(t *testing
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{HostPort: st.Address, Logger: quiet{}})
-	require.NoError(t, err)
-	defer c.Close()
-	_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: "default"})
-	require.NoError(t, err, "the setup created the namespace default")
+	dial := func(sec app.TemporalSecurity) (client.Client, error) {
+		cfg := app.Config{TemporalAddress: st.Address, TemporalNamespace: "default", TemporalSecurity: sec}
+		c, err := cfg.Temporal("test", slog.New(slog.DiscardHandler), nil)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(c.Close)
+		return c, app.TemporalReady(c, "default")(ctx)
+	}
+	_, err = dial(app.TemporalSecurity{})
+	require.Error(t, err, "a client without TLS is refused")
+	_, err = dial(app.TemporalSecurity{CAFile: st.TLS.CA, ServerName: st.TLS.ServerName})
+	require.ErrorContains(t, err, "certificate required", "a client without a certificate is refused, and told why")
+	c, err := dial(app.TemporalSecurity{CAFile: st.TLS.CA, CertFile: st.TLS.Cert, KeyFile: st.TLS.Key, ServerName: st.TLS.ServerName})
+	require.NoError(t, err, "the client with its certificate reaches the namespace default, which the setup created")
 	attrs, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "default"})
 	require.NoError(t, err)
 	require.Contains(t, attrs.CustomAttributes, "Telescope", "the setup registered the stack's search attributes")
@@ -128,10 +145,10 @@ func startAndWait(t *testing.T, dir string) {
 	defer cancel()
 	s, err := Start(ctx, Options{Dir: dir, Cache: Cache(), Temporal: Temporal{
 		Enabled: true, Postgres: filepath.Join(root, "deploy", "temporal", "postgres"),
-		SearchAttributes: map[string]string{"Telescope": "Keyword"},
+		SearchAttributes: map[string]string{"Telescope": "Keyword"}, TLS: true,
 	}})
 	require.NoError(t, err)
-	st := started{Address: s.TemporalAddress, Pids: map[string]int{"postgres": s.Pid("postgres"), "temporal": s.Pid("temporal")}}
+	st := started{Address: s.TemporalAddress, Pids: map[string]int{"postgres": s.Pid("postgres"), "temporal": s.Pid("temporal")}, TLS: s.TemporalTLS}
 	b, err := json.Marshal(st)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "started.json.tmp"), b, 0o600))

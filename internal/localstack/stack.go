@@ -83,6 +83,9 @@ type Temporal struct {
 	DBFile string
 	// SearchAttributes are registered at start, name to type (Keyword, Text, Int, ...).
 	SearchAttributes map[string]string
+	// TLS secures the server on PostgreSQL's frontend with mTLS (temporal_tls.go); a client
+	// dials it with Stack.TemporalTLS.
+	TLS bool
 }
 
 // Stack is a running set of processes.
@@ -104,6 +107,8 @@ type Stack struct {
 	TemporalAddress string
 	// TemporalUI is the Web UI's URL, when started.
 	TemporalUI string
+	// TemporalTLS are a client's files for a frontend started with Temporal.TLS.
+	TemporalTLS *TemporalTLS
 	// Node is the real node, when Options.Node asked for one.
 	Node *Node
 	// Registry is host:port of the test world's image registry, when started.

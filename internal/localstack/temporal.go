@@ -6,6 +6,8 @@ package localstack
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,6 +19,9 @@ import (
 func (s *Stack) startTemporal(ctx context.Context) error {
 	if s.opts.Temporal.Postgres != "" {
 		return s.startTemporalServer(ctx)
+	}
+	if s.opts.Temporal.TLS {
+		return errors.New("TLS comes with Temporal's server on PostgreSQL only; the dev server has none here")
 	}
 	bin, err := s.bin("temporal-"+TemporalVersion, "temporal")
 	if err != nil {
@@ -63,12 +68,14 @@ func (s *Stack) startTemporal(ctx context.Context) error {
 	s.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", t.Port)
 	return s.run(ctx, &proc{
 		name: "temporal", path: bin, dir: s.opts.Dir, args: args,
-		ready: func(ctx context.Context) error { return temporalHealthy(ctx, s.TemporalAddress) },
+		ready: func(ctx context.Context) error { return temporalHealthy(ctx, s.TemporalAddress, nil) },
 	})
 }
 
-func temporalHealthy(ctx context.Context, addr string) error {
-	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: quiet{}})
+// temporalHealthy says whether the frontend at addr answers, dialed with tlsCfg (nil: none).
+func temporalHealthy(ctx context.Context, addr string, tlsCfg *tls.Config) error {
+	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: quiet{},
+		ConnectionOptions: client.ConnectionOptions{TLS: tlsCfg}})
 	if err != nil {
 		return err
 	}

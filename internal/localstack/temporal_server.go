@@ -12,6 +12,7 @@ package localstack
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -77,12 +78,23 @@ func (s *Stack) startTemporalServer(ctx context.Context) error {
 	if err := s.runScript(ctx, "temporal-schema", ov, ov.schema, ov.schema.Args, serverBin); err != nil {
 		return err
 	}
-	if err := s.startServer(ctx, ov, serverBin, ports[:len(serverPorts)]); err != nil {
+	var serverEnv, setupEnv []string
+	if t.TLS {
+		dir, err := mkdir(s.opts.Dir, "temporal-tls")
+		if err != nil {
+			return err
+		}
+		if serverEnv, s.TemporalTLS, err = makeTemporalTLS(dir); err != nil {
+			return err
+		}
+		setupEnv = s.TemporalTLS.Env()
+	}
+	if err := s.startServer(ctx, ov, serverBin, ports[:len(serverPorts)], serverEnv); err != nil {
 		return err
 	}
 	// The Job's arguments are the search attributes to create: this stack's.
 	return s.runScript(ctx, "temporal-setup", ov, ov.setup, nameTypes(t.SearchAttributes), cli,
-		"TEMPORAL_ADDRESS="+s.TemporalAddress)
+		append(setupEnv, "TEMPORAL_ADDRESS="+s.TemporalAddress)...)
 }
 
 // runScript runs a container of the overlay (its command, then args) as a one-off program,
@@ -98,8 +110,9 @@ func (s *Stack) runScript(ctx context.Context, name string, ov *overlay, c corev
 }
 
 // startServer runs the overlay's server container as the process "temporal", with the
-// overlay's configuration files where it reads them, on ports (serverPorts, in order).
-func (s *Stack) startServer(ctx context.Context, ov *overlay, bin string, ports []int) error {
+// overlay's configuration files where it reads them, on ports (serverPorts, in order), with
+// extra in its environment.
+func (s *Stack) startServer(ctx context.Context, ov *overlay, bin string, ports []int, extra []string) error {
 	configDir, err := mkdir(s.opts.Dir, "temporal-config")
 	if err != nil {
 		return err
@@ -113,7 +126,7 @@ func (s *Stack) startServer(ctx context.Context, ov *overlay, bin string, ports 
 	if err != nil {
 		return err
 	}
-	env = append(env, "BIND_ON_IP=127.0.0.1")
+	env = append(append(env, extra...), "BIND_ON_IP=127.0.0.1")
 	for i, name := range serverPorts {
 		env = append(env, name+"="+strconv.Itoa(ports[i]))
 	}
@@ -122,9 +135,15 @@ func (s *Stack) startServer(ctx context.Context, ov *overlay, bin string, ports 
 		return fmt.Errorf("the overlay's server runs %s; the stack has %s", argv[0], bin)
 	}
 	s.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", ports[0])
+	var tlsCfg *tls.Config
+	if s.TemporalTLS != nil {
+		if tlsCfg, err = s.TemporalTLS.Config(); err != nil {
+			return err
+		}
+	}
 	return s.run(ctx, &proc{
 		name: "temporal", path: bin, dir: s.opts.Dir, args: argv[1:], env: env,
-		ready: func(ctx context.Context) error { return temporalHealthy(ctx, s.TemporalAddress) },
+		ready: func(ctx context.Context) error { return temporalHealthy(ctx, s.TemporalAddress, tlsCfg) },
 	})
 }
 

@@ -1,0 +1,65 @@
+// Tests of how the Temporal connection is secured, without a server: what each set of options
+// turns on, and that a wrong one fails the start with the option's name. The connection itself
+// is tried against Temporal's server with mTLS in internal/localstack's postgres test.
+package app
+
+import (
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTheTemporalOptionsComeFromTemporalsOwnEnvironmentVariables(t *testing.T) {
+	t.Setenv("TEMPORAL_TLS_SERVER_CA_CERT_PATH", "/tls/ca.crt")
+	t.Setenv("TEMPORAL_TLS_CLIENT_CERT_PATH", "/tls/tls.crt")
+	t.Setenv("TEMPORAL_TLS_CLIENT_KEY_PATH", "/tls/tls.key")
+	t.Setenv("TEMPORAL_TLS_SERVER_NAME", "temporal.example")
+	t.Setenv("TEMPORAL_API_KEY_FILE", "/key/api-key")
+	var c Config
+	c.Flags(flag.NewFlagSet("test", flag.ContinueOnError))
+	want := TemporalSecurity{CAFile: "/tls/ca.crt", CertFile: "/tls/tls.crt", KeyFile: "/tls/tls.key",
+		ServerName: "temporal.example", APIKeyFile: "/key/api-key"}
+	if c.TemporalSecurity != want {
+		t.Errorf("got %+v, want %+v", c.TemporalSecurity, want)
+	}
+}
+
+func TestTLSIsOffUntilAskedForAndOnWithTheSystemsRootsWhenAsked(t *testing.T) {
+	cfg, err := TemporalSecurity{}.tlsConfig()
+	if err != nil || cfg != nil {
+		t.Errorf("no options: %v, %v; want no TLS", cfg, err)
+	}
+	cfg, err = TemporalSecurity{TLS: true, ServerName: "temporal.example"}.tlsConfig()
+	if err != nil || cfg == nil || cfg.RootCAs != nil || cfg.ServerName != "temporal.example" {
+		t.Errorf("--temporal-tls: %+v, %v; want TLS with the system's roots", cfg, err)
+	}
+}
+
+func TestAWrongTemporalOptionFailsTheStartNamingIt(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.crt")
+	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sec  TemporalSecurity
+		want string
+	}{
+		{TemporalSecurity{CertFile: "tls.crt"}, "--temporal-tls-cert and --temporal-tls-key go together"},
+		{TemporalSecurity{CAFile: filepath.Join(dir, "missing.crt")}, "--temporal-tls-ca: open"},
+		{TemporalSecurity{CAFile: notPEM}, "holds no PEM certificate"},
+		{TemporalSecurity{CertFile: notPEM, KeyFile: notPEM}, "--temporal-tls-cert " + notPEM},
+		{TemporalSecurity{APIKeyFile: filepath.Join(dir, "missing")}, "--temporal-api-key-file: open"},
+		{TemporalSecurity{APIKeyFile: notPEM, APIKey: "k"}, "give one"},
+	} {
+		_, err := (&Config{TemporalSecurity: tc.sec}).Temporal("test", discard, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v; want an error saying %q", tc.sec, err, tc.want)
+		}
+	}
+}
+
+var discard = slog.New(slog.DiscardHandler)
