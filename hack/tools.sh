@@ -44,7 +44,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LIKEN_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME, XDG_CACHE_HOME or LIKEN_CACHE}/.cache}/liken}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-who="the tests"
+who=hack/tools.sh
 if [ "${1:-}" = --for ]; then who=$2; shift 2; fi
 
 # shellcheck source=tools-node.sh
@@ -180,8 +180,8 @@ qemu() {
 
 # apt PACKAGE...: installs Debian packages (with sudo unless root). No service may start: the
 # stack runs its own processes and stops them, so a policy-rc.d refuses every start while apt
-# runs. Another apt (a test machine's own) may hold the lock for a while: wait for it; one of
-# ours (the node's beside the tests') waits for our lock.
+# runs. Another apt (a test machine's own) may hold the lock for a while: wait for it; another
+# run of this script waits for ours.
 apt() { locked "$cache/.apt.lock" apt_locked "$@"; }
 
 apt_locked() {
@@ -234,9 +234,9 @@ postgres() {
   return $rc
 }
 
-# tool NAME: builds or installs one tool.
-tool() {
-  case $1 in
+want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-images qemu}
+for w in $want; do
+  case $w in
     kube) build "kube-$KUBE_VERSION" kube ;;
     kwok) build "kwok-$KWOK_VERSION" kwok ;;
     temporal) build "temporal-$TEMPORAL_VERSION" temporal ;;
@@ -248,12 +248,7 @@ tool() {
     indi-images) for arch in amd64 arm64; do build "debian-indi-$INDI_DEBIAN_VERSION-$arch" indi_debs "$arch"; done ;;
     qemu) qemu ;;
     postgres) postgres ;;
-    *) log "unknown tool $1"; exit 2 ;;
+    *) log "unknown tool $w"; exit 2 ;;
   esac
-}
-
-want=${*:-kube kwok temporal temporal-server indi postgres loopback node registry indi-images qemu}
-# One at a time: each Go build keeps every core busy (on 2 cores, the Kubernetes build beside
-# kwok's and the Temporal CLI's took no less time than the three in a row).
-for w in $want; do tool "$w"; done
+done
 echo "$cache"
