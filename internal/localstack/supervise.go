@@ -13,18 +13,18 @@ import (
 	"time"
 )
 
-// Restarts is how often Supervise starts one process again within Window before it gives up,
-// and the first and the longest wait before a start. A program that crashes at once every
-// time is given up on after about a minute; one killed now and then is started again forever.
-const (
-	Restarts     = 5
-	Window       = 10 * time.Minute
-	FirstBackOff = time.Second
-	MaxBackOff   = 30 * time.Second
+// How often Supervise starts one process again within window before it gives up, and the
+// first wait before a start, which doubles with each restart within window (1, 2, 4, 8, 16 s):
+// a program that crashes at once every time is given up on within a minute; one killed now
+// and then is started again for ever.
+var (
+	restarts     = 5
+	window       = 10 * time.Minute
+	firstBackOff = time.Second
 )
 
 // Supervise keeps every process started so far running until ctx ends, and returns nil then.
-// When a process has had to be started again Restarts times within Window, or cannot be,
+// When a process has had to be started again restarts times within window, or cannot be,
 // it returns an error that says which and why, and the caller stops the stack. Exits that
 // Stop or StopProcess asked for are left alone. It returns only once it starts nothing more.
 func (s *Stack) Supervise(ctx context.Context) error {
@@ -52,7 +52,7 @@ func (s *Stack) Supervise(ctx context.Context) error {
 
 // keepRunning starts p again each time it exits unasked, until ctx ends or p fails too often.
 func (s *Stack) keepRunning(ctx context.Context, p *proc) error {
-	var starts []time.Time // the restarts within Window
+	var starts []time.Time // the restarts within window
 	for {
 		done, how := p.exited()
 		select {
@@ -66,11 +66,13 @@ func (s *Stack) keepRunning(ctx context.Context, p *proc) error {
 		}
 		exited := time.Now()
 		s.log.Warn(fmt.Sprintf("%s exited (%s)", p.name, status), "log", p.log)
-		for wait := FirstBackOff; ; wait = min(2*wait, MaxBackOff) {
-			if starts = recent(starts, time.Now().Add(-Window)); len(starts) >= Restarts {
+		for {
+			if starts = recent(starts, time.Now().Add(-window)); len(starts) >= restarts {
 				return fmt.Errorf("%s was started again %d times within %s and failed again (%s); giving up (its log: %s)",
-					p.name, len(starts), Window, status, p.log)
+					p.name, len(starts), window, status, p.log)
 			}
+			wait := firstBackOff << len(starts) // as a kubelet's back-off grows
+
 			s.log.Info(fmt.Sprintf("starting %s again in %s", p.name, wait))
 			select {
 			case <-ctx.Done():
