@@ -26,7 +26,8 @@ var (
 // Supervise keeps every process started so far running until ctx ends, and returns nil then.
 // When a process has had to be started again restarts times within window, or cannot be,
 // it returns an error that says which and why, and the caller stops the stack. Exits that
-// Stop or StopProcess asked for are left alone. It returns only once it starts nothing more.
+// Stop or StopProcess asked for are left alone, and a process that StopProcess's restart
+// starts again is kept running again. It returns only once it starts nothing more.
 func (s *Stack) Supervise(ctx context.Context) error {
 	s.mu.Lock()
 	procs := append([]*proc(nil), s.procs...)
@@ -62,7 +63,10 @@ func (s *Stack) keepRunning(ctx context.Context, p *proc) error {
 		}
 		status, asked := how()
 		if asked {
-			return nil
+			if !awaitStart(ctx, p, done) {
+				return nil
+			}
+			continue
 		}
 		exited := time.Now()
 		s.log.Warn(fmt.Sprintf("%s exited (%s)", p.name, status), "log", p.log)
@@ -91,6 +95,21 @@ func (s *Stack) keepRunning(ctx context.Context, p *proc) error {
 			status = firstLine(err.Error())
 			s.log.Warn(fmt.Sprintf("%s did not come back (%s)", p.name, status), "log", p.log)
 			p.stop(10 * time.Second)
+		}
+	}
+}
+
+// awaitStart waits until p, stopped on purpose, is started again (StopProcess's restart), and
+// says whether it was before ctx ended.
+func awaitStart(ctx context.Context, p *proc, stopped <-chan struct{}) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
+		}
+		if done, _ := p.exited(); done != stopped {
+			return true
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,14 +17,32 @@ import (
 )
 
 // supervised is a stack of one program, sh -c script, whose log lines land in logs.
-func supervised(t *testing.T, script string) (*Stack, *bytes.Buffer) {
+func supervised(t *testing.T, script string) (*Stack, *lines) {
 	t.Helper()
-	var logs bytes.Buffer
-	s, err := Start(context.Background(), Options{Dir: t.TempDir(), Cache: Cache(), Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	logs := &lines{}
+	s, err := Start(context.Background(), Options{Dir: t.TempDir(), Cache: Cache(), Log: slog.New(slog.NewTextHandler(logs, nil))})
 	require.NoError(t, err)
 	t.Cleanup(s.Stop)
 	require.NoError(t, s.Spawn(context.Background(), Process{Name: "program", Path: "/bin/sh", Args: []string{"-c", script}}))
-	return s, &logs
+	return s, logs
+}
+
+// lines is a log that the supervisor writes and the test reads at once.
+type lines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lines) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(b)
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 func TestAProgramThatKeepsExitingIsStartedAgainThenGivenUpOn(t *testing.T) {
@@ -38,17 +58,25 @@ func TestAProgramThatKeepsExitingIsStartedAgainThenGivenUpOn(t *testing.T) {
 	assert.Empty(t, running(s), "nothing runs once it is given up on")
 }
 
-func TestAProgramStoppedOnPurposeIsLeftStopped(t *testing.T) {
+func TestAProgramStoppedOnPurposeIsLeftStoppedAndKeptRunningOnceStartedAgain(t *testing.T) {
+	defer func(b time.Duration) { firstBackOff = b }(firstBackOff)
+	firstBackOff = 10 * time.Millisecond
 	s, logs := supervised(t, "sleep 60")
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- s.Supervise(ctx) }()
 
-	_, err := s.StopProcess("program")
+	restart, err := s.StopProcess("program")
 	require.NoError(t, err)
-	require.NoError(t, <-done, "nothing is left to keep running")
-	assert.NotContains(t, logs.String(), "program exited")
+	time.Sleep(500 * time.Millisecond) // fifty back-offs
+	assert.Empty(t, running(s), "a process stopped on purpose is not started again")
+	require.NoError(t, restart(ctx))
+	require.NoError(t, syscall.Kill(s.Pid("program"), syscall.SIGKILL))
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "program is back") }, 10*time.Second, 10*time.Millisecond,
+		"once started again it is kept running: %s", logs)
+	cancel()
+	require.NoError(t, <-done)
+	assert.Equal(t, 1, strings.Count(logs.String(), "program exited"), logs.String())
 }
 
 // running lists the stack's processes that have not exited.

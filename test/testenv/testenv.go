@@ -114,7 +114,17 @@ func run(m *testing.M, opts Options, env **Env) int {
 		return 1
 	}
 	*env = e
+	// As a cluster's kubelet would, the stack's processes are started again when they exit
+	// unasked: the scheduler, for one, exits when its cache is corrupted (seen after a test
+	// restarted the API server), and a cluster without it schedules nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	supervised := make(chan error, 1)
+	go func() { supervised <- e.Stack.Supervise(ctx) }()
 	code := m.Run()
+	cancel()
+	if err := <-supervised; err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+	}
 	e.Stack.Stop()
 	if code == 0 {
 		os.RemoveAll(dir)
