@@ -2,8 +2,9 @@
 // for a site's own Temporal behind mTLS or Temporal Cloud with an API key. The environment
 // variables are the ones Temporal's own CLI and SDKs read (TEMPORAL_TLS_CLIENT_CERT_PATH, ...),
 // so a site that has them set for `temporal` has them set for the runner. The client
-// certificate, its key and the API key are read again at each new connection, so a mounted
-// Secret that Kubernetes updates is picked up without a restart; the CA is read at start.
+// certificate and its key are read again at each new connection, and the API key at most once
+// a minute, so a mounted Secret that Kubernetes updates is picked up without a restart; the CA
+// is read at start.
 package app
 
 import (
@@ -17,6 +18,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
@@ -34,7 +36,7 @@ type TemporalSecurity struct {
 	CertFile, KeyFile string
 	// ServerName is the name the frontend's certificate must hold, when not its address's host.
 	ServerName string
-	// APIKeyFile holds an API key (Temporal Cloud's), read at each connection; APIKey is one
+	// APIKeyFile holds an API key (Temporal Cloud's), read again once a minute; APIKey is one
 	// given in the environment. At most one of the two.
 	APIKeyFile, APIKey string
 }
@@ -51,7 +53,7 @@ func (s *TemporalSecurity) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.ServerName, "temporal-tls-server-name", os.Getenv("TEMPORAL_TLS_SERVER_NAME"),
 		"name Temporal's certificate must hold, when not the address's host (env TEMPORAL_TLS_SERVER_NAME)")
 	fs.StringVar(&s.APIKeyFile, "temporal-api-key-file", os.Getenv("TEMPORAL_API_KEY_FILE"),
-		"file holding an API key, read at each connection; or the key itself in env TEMPORAL_API_KEY (env TEMPORAL_API_KEY_FILE)")
+		"file holding an API key, read again once a minute; or the key itself in env TEMPORAL_API_KEY (env TEMPORAL_API_KEY_FILE)")
 	s.APIKey = os.Getenv("TEMPORAL_API_KEY")
 }
 
@@ -101,17 +103,34 @@ func (s TemporalSecurity) credentials() (client.Credentials, error) {
 	case s.APIKeyFile == "":
 		return nil, nil
 	}
-	read := func(context.Context) (string, error) {
-		b, err := os.ReadFile(s.APIKeyFile)
-		if err != nil {
-			return "", fmt.Errorf("--temporal-api-key-file: %w", err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	if _, err := read(context.Background()); err != nil {
+	key := &apiKeyFile{path: s.APIKeyFile}
+	if _, err := key.get(context.Background()); err != nil {
 		return nil, err
 	}
-	return client.NewAPIKeyDynamicCredentials(read), nil
+	return client.NewAPIKeyDynamicCredentials(key.get), nil
+}
+
+// apiKeyFile reads the API key from its file at most once a minute: the SDK asks for it at
+// every call, and Kubernetes takes about as long to update a mounted Secret.
+type apiKeyFile struct {
+	path string
+	mu   sync.Mutex
+	key  string
+	read time.Time
+}
+
+func (f *apiKeyFile) get(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.key != "" && time.Since(f.read) < time.Minute {
+		return f.key, nil
+	}
+	b, err := os.ReadFile(f.path)
+	if err != nil {
+		return "", fmt.Errorf("--temporal-api-key-file: %w", err)
+	}
+	f.key, f.read = strings.TrimSpace(string(b)), time.Now()
+	return f.key, nil
 }
 
 // Temporal builds the client to the Temporal frontend. The dial is lazy, so a Temporal that

@@ -4,12 +4,14 @@
 package app
 
 import (
+	"context"
 	"flag"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTheTemporalOptionsComeFromTemporalsOwnEnvironmentVariables(t *testing.T) {
@@ -63,3 +65,25 @@ func TestAWrongTemporalOptionFailsTheStartNamingIt(t *testing.T) {
 }
 
 var discard = slog.New(slog.DiscardHandler)
+
+func TestTheAPIKeyFileIsReadOnceAMinuteNotAtEveryCall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "api-key")
+	write := func(key string) {
+		if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("second")
+	f := &apiKeyFile{path: path}
+	if got, err := f.get(context.Background()); err != nil || got != "second" {
+		t.Fatalf("got %q, %v; want the file's key", got, err)
+	}
+	write("third")
+	if got, _ := f.get(context.Background()); got != "second" {
+		t.Errorf("within the minute: %q, want the key read a moment ago", got)
+	}
+	f.read = time.Now().Add(-time.Minute)
+	if got, _ := f.get(context.Background()); got != "third" {
+		t.Errorf("a minute later: %q, want the file's new key", got)
+	}
+}
