@@ -57,9 +57,9 @@ func (s *TemporalSecurity) flags(fs *flag.FlagSet) {
 	s.APIKey = os.Getenv("TEMPORAL_API_KEY")
 }
 
-// tlsConfig is the TLS the options ask for, or nil for none. It reads the CA now and checks
+// TLSConfig is the TLS the options ask for, or nil for none. It reads the CA now and checks
 // that the client certificate and key load, so a wrong path fails the start with its name.
-func (s TemporalSecurity) tlsConfig() (*tls.Config, error) {
+func (s TemporalSecurity) TLSConfig() (*tls.Config, error) {
 	if (s.CertFile == "") != (s.KeyFile == "") {
 		return nil, errors.New("--temporal-tls-cert and --temporal-tls-key go together: give both, or neither")
 	}
@@ -138,7 +138,7 @@ func (f *apiKeyFile) get(context.Context) (string, error) {
 // identity names the process in workflow histories (empty: the SDK's pid@host@). The SDK's
 // metrics go to metrics (nil: none).
 func (c *Config) Temporal(identity string, log *slog.Logger, metrics client.MetricsHandler) (client.Client, error) {
-	tlsCfg, err := c.TemporalSecurity.tlsConfig()
+	tlsCfg, err := c.TemporalSecurity.TLSConfig()
 	if err != nil {
 		return nil, err
 	}

@@ -30,11 +30,11 @@ func TestTheTemporalOptionsComeFromTemporalsOwnEnvironmentVariables(t *testing.T
 }
 
 func TestTLSIsOffUntilAskedForAndOnWithTheSystemsRootsWhenAsked(t *testing.T) {
-	cfg, err := TemporalSecurity{}.tlsConfig()
+	cfg, err := TemporalSecurity{}.TLSConfig()
 	if err != nil || cfg != nil {
 		t.Errorf("no options: %v, %v; want no TLS", cfg, err)
 	}
-	cfg, err = TemporalSecurity{TLS: true, ServerName: "temporal.example"}.tlsConfig()
+	cfg, err = TemporalSecurity{TLS: true, ServerName: "temporal.example"}.TLSConfig()
 	if err != nil || cfg == nil || cfg.RootCAs != nil || cfg.ServerName != "temporal.example" {
 		t.Errorf("--temporal-tls: %+v, %v; want TLS with the system's roots", cfg, err)
 	}

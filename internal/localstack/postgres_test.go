@@ -32,7 +32,7 @@ const helperDir = "LIKEN_STACK_HELPER_DIR"
 type started struct {
 	Address string
 	Pids    map[string]int
-	TLS     *TemporalTLS
+	TLS     *app.TemporalSecurity
 }
 
 // TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt starts Temporal's
@@ -89,7 +89,7 @@ func TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt(
 	// TLS 1.3 finishes the client's half of the handshake before the server checks for a
 	// certificate: the client hears the server's "certificate required" alert, or, when it
 	// wrote first, only that the connection broke. Each try is refused; some say why.
-	noCert, err := dial(app.TemporalSecurity{CAFile: st.TLS.CA, ServerName: st.TLS.ServerName})
+	noCert, err := dial(app.TemporalSecurity{CAFile: st.TLS.CAFile, ServerName: st.TLS.ServerName})
 	require.Error(t, err, "a client without a certificate is refused")
 	require.Eventually(t, func() bool {
 		err := app.TemporalReady(noCert, "default")(ctx)
@@ -99,7 +99,7 @@ func TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt(
 		}
 		return strings.Contains(err.Error(), "certificate required")
 	}, 20*time.Second, 200*time.Millisecond, "the refusal says why")
-	c, err := dial(app.TemporalSecurity{CAFile: st.TLS.CA, CertFile: st.TLS.Cert, KeyFile: st.TLS.Key, ServerName: st.TLS.ServerName})
+	c, err := dial(*st.TLS)
 	require.NoError(t, err, "the client with its certificate reaches the namespace default, which the setup created")
 	attrs, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "default"})
 	require.NoError(t, err)

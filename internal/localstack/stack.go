@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"liken.sh/runner/indi/indiserver"
+	"liken.sh/runner/internal/app"
 )
 
 // Versions of the programs the stack runs; hack/tools.sh builds the same ones.
@@ -107,8 +108,8 @@ type Stack struct {
 	TemporalAddress string
 	// TemporalUI is the Web UI's URL, when started.
 	TemporalUI string
-	// TemporalTLS are a client's files for a frontend started with Temporal.TLS.
-	TemporalTLS *TemporalTLS
+	// TemporalTLS is how a client dials a frontend started with Temporal.TLS.
+	TemporalTLS *app.TemporalSecurity
 	// Node is the real node, when Options.Node asked for one.
 	Node *Node
 	// Registry is host:port of the test world's image registry, when started.

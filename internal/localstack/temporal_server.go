@@ -87,7 +87,7 @@ func (s *Stack) startTemporalServer(ctx context.Context) error {
 		if serverEnv, s.TemporalTLS, err = makeTemporalTLS(dir); err != nil {
 			return err
 		}
-		setupEnv = s.TemporalTLS.Env()
+		setupEnv = temporalTLSEnv(s.TemporalTLS)
 	}
 	if err := s.startServer(ctx, ov, serverBin, ports[:len(serverPorts)], serverEnv); err != nil {
 		return err
@@ -137,7 +137,7 @@ func (s *Stack) startServer(ctx context.Context, ov *overlay, bin string, ports 
 	s.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", ports[0])
 	var tlsCfg *tls.Config
 	if s.TemporalTLS != nil {
-		if tlsCfg, err = s.TemporalTLS.Config(); err != nil {
+		if tlsCfg, err = s.TemporalTLS.TLSConfig(); err != nil {
 			return err
 		}
 	}

@@ -18,15 +18,10 @@ package bakerkubelet
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -47,6 +42,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 
+	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/kube"
 	"liken.sh/runner/pictures/avatar"
 )
@@ -105,7 +101,11 @@ func Start(o Options) (*Kubelet, error) {
 	if o.Kube == nil || o.Port == 0 || o.Node == "" || o.Volumes == "" || o.Worker == "" {
 		return nil, errors.New("bakerkubelet: Kube, Port, Node, Volumes and Worker are all needed")
 	}
-	cert, err := selfSigned()
+	// The API server of the local stack does not verify kubelets' certificates (it has no
+	// --kubelet-certificate-authority): a certificate of its own will do.
+	cert, err := localstack.NewCertificate("bakerkubelet", nil, func(c *x509.Certificate) {
+		c.ExtKeyUsage, c.IPAddresses = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, []net.IP{net.IPv4(127, 0, 0, 1)}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -384,27 +384,4 @@ func (k *Kubelet) serveLog(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	_, _ = w.Write(log)
-}
-
-// selfSigned makes the kubelet's serving certificate. The API server of the local stack does
-// not verify kubelets' certificates (it has no --kubelet-certificate-authority).
-func selfSigned() (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "bakerkubelet"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
