@@ -39,6 +39,8 @@ type proc struct {
 	done chan struct{}
 	// stopped says the last exit was asked for (stop), not one to restart after.
 	stopped bool
+	// next is closed when the program is started again.
+	next chan struct{}
 }
 
 // run starts the process and waits until ready answers nil, the process exits, or ctx ends.
@@ -73,18 +75,21 @@ func (p *proc) start() error {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); f.Close(); close(done) }()
 	p.mu.Lock()
-	p.cmd, p.done, p.stopped = cmd, done, false
+	if p.next != nil {
+		close(p.next)
+	}
+	p.cmd, p.done, p.stopped, p.next = cmd, done, false, make(chan struct{})
 	p.mu.Unlock()
 	return nil
 }
 
 // exited returns a channel closed when the running program exits, whether that exit was
-// asked for (stop) or not, and how it exited, once it has.
-func (p *proc) exited() (done <-chan struct{}, how func() (status string, asked bool)) {
+// asked for (stop) or not; one closed when it is started again; and how it exited, once it has.
+func (p *proc) exited() (done, next <-chan struct{}, how func() (status string, asked bool)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cmd, d := p.cmd, p.done
-	return d, func() (string, bool) {
+	return d, p.next, func() (string, bool) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		return cmd.ProcessState.String(), p.stopped

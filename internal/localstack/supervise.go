@@ -55,7 +55,7 @@ func (s *Stack) Supervise(ctx context.Context) error {
 func (s *Stack) keepRunning(ctx context.Context, p *proc) error {
 	var starts []time.Time // the restarts within window
 	for {
-		done, how := p.exited()
+		done, next, how := p.exited()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -63,10 +63,12 @@ func (s *Stack) keepRunning(ctx context.Context, p *proc) error {
 		}
 		status, asked := how()
 		if asked {
-			if !awaitStart(ctx, p, done) {
+			select { // StopProcess's restart may start it again
+			case <-ctx.Done():
 				return nil
+			case <-next:
+				continue
 			}
-			continue
 		}
 		exited := time.Now()
 		s.log.Warn(fmt.Sprintf("%s exited (%s)", p.name, status), "log", p.log)
@@ -95,21 +97,6 @@ func (s *Stack) keepRunning(ctx context.Context, p *proc) error {
 			status = firstLine(err.Error())
 			s.log.Warn(fmt.Sprintf("%s did not come back (%s)", p.name, status), "log", p.log)
 			p.stop(10 * time.Second)
-		}
-	}
-}
-
-// awaitStart waits until p, stopped on purpose, is started again (StopProcess's restart), and
-// says whether it was before ctx ended.
-func awaitStart(ctx context.Context, p *proc, stopped <-chan struct{}) bool {
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(200 * time.Millisecond):
-		}
-		if done, _ := p.exited(); done != stopped {
-			return true
 		}
 	}
 }

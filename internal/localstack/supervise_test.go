@@ -85,7 +85,7 @@ func running(s *Stack) []string {
 	defer s.mu.Unlock()
 	var out []string
 	for _, p := range s.procs {
-		if done, _ := p.exited(); done != nil {
+		if done, _, _ := p.exited(); done != nil {
 			select {
 			case <-done:
 			default:
