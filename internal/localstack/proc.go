@@ -88,11 +88,16 @@ func (p *proc) start() error {
 func (p *proc) exited() (done, next <-chan struct{}, how func() (status string, asked bool)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	cmd, d := p.cmd, p.done
-	return d, p.next, func() (string, bool) {
+	cmd, d, n := p.cmd, p.done, p.next
+	return d, n, func() (string, bool) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return cmd.ProcessState.String(), p.stopped
+		select {
+		case <-n: // started again already (StopProcess's restart): its exit was asked for
+			return cmd.ProcessState.String(), true
+		default:
+			return cmd.ProcessState.String(), p.stopped
+		}
 	}
 }
 
