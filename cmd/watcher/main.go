@@ -197,7 +197,7 @@ func metadataClient(cfg app.Config) (metadata.Interface, error) {
 // --pprof, Go's profiles.
 func serveHealth(ctx context.Context, cfg app.Config, reg *metrics.Registry, tc client.Client, kube kubernetes.Interface, log *slog.Logger) error {
 	health := app.Health{Metrics: reg.Handler(), Pprof: cfg.Pprof}
-	health.Check("temporal", app.TemporalReady(tc, cfg.TemporalNamespace))
+	health.Check("temporal", cfg.TemporalReady(tc))
 	health.Check("kubernetes", func(ctx context.Context) error {
 		_, err := kube.Discovery().ServerVersion()
 		return err

@@ -142,7 +142,7 @@ func run(args []string) error {
 	workflows.Register(w, acts)
 
 	health := app.Health{Metrics: reg.Handler(), Pprof: cfg.Pprof}
-	temporalReady := app.TemporalReady(tc, cfg.TemporalNamespace)
+	temporalReady := cfg.TemporalReady(tc)
 	health.Check("temporal", temporalReady)
 	var polling atomic.Bool
 	health.Check("polling", pollingCheck(&polling))

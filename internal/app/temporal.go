@@ -21,9 +21,11 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/grpc/codes"
 )
 
 // TemporalSecurity is how the connection to Temporal is secured: none by default.
@@ -157,12 +159,33 @@ func (c *Config) Temporal(identity string, log *slog.Logger, metrics client.Metr
 	})
 }
 
-// TemporalReady is a readiness check: the frontend answers and knows the namespace.
-func TemporalReady(c client.Client, namespace string) func(context.Context) error {
+// TemporalReady is a readiness check: the frontend answers and knows the namespace. A refused
+// connection says which option may be missing (refusalHint).
+func (c *Config) TemporalReady(tc client.Client) func(context.Context) error {
 	return func(ctx context.Context) error {
-		_, err := c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
+		_, err := tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: c.TemporalNamespace})
+		if hint := refusalHint(err, c.TemporalSecurity); hint != "" {
+			return fmt.Errorf("%w (%s)", err, hint)
+		}
 		return err
 	}
+}
+
+// refusalHint names the option a connection that was opened and then broken may lack, or is
+// empty. A server that wants TLS or a client certificate says so in its TLS alert, but the
+// client often hears only that the connection broke: TLS 1.3 ends the client's half of the
+// handshake before the server checks the certificate, and a reset loses the alert.
+func refusalHint(err error, s TemporalSecurity) string {
+	if serviceerror.ToStatus(err).Code() != codes.Unavailable || strings.Contains(err.Error(), "connection refused") {
+		return ""
+	}
+	switch tlsOn := s.TLS || s.CAFile != "" || s.ServerName != ""; {
+	case !tlsOn && s.CertFile == "":
+		return "if Temporal serves TLS, turn it on: --temporal-tls or --temporal-tls-ca"
+	case s.CertFile == "":
+		return "if Temporal asks for a client certificate (mTLS), give one: --temporal-tls-cert and --temporal-tls-key"
+	}
+	return ""
 }
 
 // WaitForTemporal waits until ready answers nil, trying again after a back-off that doubles

@@ -1,5 +1,6 @@
 // Tests of how the Temporal connection is secured, without a server: what each set of options
-// turns on, and that a wrong one fails the start with the option's name. The connection itself
+// turns on, that a wrong one fails the start with the option's name, and that a refusal names
+// the option that may be missing. The connection itself
 // is tried against Temporal's server with mTLS in internal/localstack's postgres test.
 package app
 
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.temporal.io/api/serviceerror"
 )
 
 func TestTheTemporalOptionsComeFromTemporalsOwnEnvironmentVariables(t *testing.T) {
@@ -85,5 +88,29 @@ func TestTheAPIKeyFileIsReadOnceAMinuteNotAtEveryCall(t *testing.T) {
 	f.read = time.Now().Add(-time.Minute)
 	if got, _ := f.get(context.Background()); got != "third" {
 		t.Errorf("a minute later: %q, want the file's new key", got)
+	}
+}
+
+func TestABrokenConnectionNamesTheOptionItMayLack(t *testing.T) {
+	// As the SDK returns them.
+	broken := serviceerror.NewUnavailable(`connection error: desc = "error reading server preface: connection reset by peer"`)
+	refused := serviceerror.NewUnavailable(`connection error: desc = "dial tcp 127.0.0.1:7233: connect: connection refused"`)
+	for _, c := range []struct {
+		name string
+		err  error
+		sec  TemporalSecurity
+		want string
+	}{
+		{"plain client, broken", broken, TemporalSecurity{}, "--temporal-tls or --temporal-tls-ca"},
+		{"TLS without a certificate, broken", broken, TemporalSecurity{CAFile: "ca.crt"}, "--temporal-tls-cert and --temporal-tls-key"},
+		{"mTLS, broken", broken, TemporalSecurity{CAFile: "ca.crt", CertFile: "c", KeyFile: "k"}, ""},
+		{"nobody listens", refused, TemporalSecurity{}, ""},
+		{"an unknown namespace", serviceerror.NewNamespaceNotFound("default"), TemporalSecurity{}, ""},
+		{"no error", nil, TemporalSecurity{}, ""},
+	} {
+		got := refusalHint(c.err, c.sec)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: hint %q, want one with %q", c.name, got, c.want)
+		}
 	}
 }
