@@ -15,15 +15,23 @@ import (
 	"liken.sh/runner/workflows/contract"
 )
 
-// RegisterWorkflows registers every workflow; a replayer needs only these.
+// RegisterWorkflows registers every workflow; a replayer needs only these. A Reservation is
+// Pinned: a night ends on the build that started it, so a change to it needs no patch. The
+// long-lived workflows (each Person, the shards, the telescopes' locks, the sites' turns, the
+// inventories) and the Probe move to each new current build (AutoUpgrade): a change to them
+// must keep every release's histories replaying (docs/development.md).
 func RegisterWorkflows(r worker.WorkflowRegistry) {
-	r.RegisterWorkflowWithOptions(Probe, workflow.RegisterOptions{Name: contract.ProbeWorkflow})
-	r.RegisterWorkflowWithOptions(Person, workflow.RegisterOptions{Name: contract.PersonWorkflow})
-	r.RegisterWorkflowWithOptions(PeopleShard, workflow.RegisterOptions{Name: contract.PeopleShardWorkflow})
-	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: contract.ReservationWorkflow})
-	r.RegisterWorkflowWithOptions(TelescopeLock, workflow.RegisterOptions{Name: contract.TelescopeLockWorkflow})
-	r.RegisterWorkflowWithOptions(SiteTurns, workflow.RegisterOptions{Name: contract.SiteTurnsWorkflow})
-	r.RegisterWorkflowWithOptions(Inventory, workflow.RegisterOptions{Name: contract.InventoryWorkflow})
+	upgrade := func(fn any, name string) {
+		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name, VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
+	}
+	upgrade(Probe, contract.ProbeWorkflow)
+	upgrade(Person, contract.PersonWorkflow)
+	upgrade(PeopleShard, contract.PeopleShardWorkflow)
+	r.RegisterWorkflowWithOptions(Reservation, workflow.RegisterOptions{Name: contract.ReservationWorkflow,
+		VersioningBehavior: workflow.VersioningBehaviorPinned})
+	upgrade(TelescopeLock, contract.TelescopeLockWorkflow)
+	upgrade(SiteTurns, contract.SiteTurnsWorkflow)
+	upgrade(Inventory, contract.InventoryWorkflow)
 }
 
 // backOff retries an activity until it succeeds or its timeout ends: from a second, doubling,

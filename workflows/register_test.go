@@ -48,11 +48,32 @@ func TestNoRegisteredWorkflowOrActivityNameDisappears(t *testing.T) {
 // names is a worker.Registry that writes down the names registered, as the SDK names them.
 type names struct {
 	worker.Registry
-	names []string
+	names    []string
+	behavior map[string]workflow.VersioningBehavior
 }
 
 func (n *names) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOptions) {
 	n.names = append(n.names, o.Name)
+	if n.behavior == nil {
+		n.behavior = map[string]workflow.VersioningBehavior{}
+	}
+	n.behavior[o.Name] = o.VersioningBehavior
+}
+
+// A night ends on the build that started it; every other workflow lives on across builds and
+// moves to the current one (internal/rollout).
+func TestAReservationIsPinnedToItsBuildAndEveryOtherWorkflowUpgrades(t *testing.T) {
+	got := &names{}
+	RegisterWorkflows(got)
+	for name, b := range got.behavior {
+		want := workflow.VersioningBehaviorAutoUpgrade
+		if name == contract.ReservationWorkflow {
+			want = workflow.VersioningBehaviorPinned
+		}
+		if b != want {
+			t.Errorf("%s is registered with versioning behavior %v, want %v", name, b, want)
+		}
+	}
 }
 
 func (n *names) RegisterActivity(a any) {

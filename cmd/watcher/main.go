@@ -1,6 +1,7 @@
 // Command watcher turns changes in the cluster into Temporal workflow signals. Only the copy
 // that holds the Lease acts; the others wait to take over. It writes nothing to Kubernetes
-// but its Lease. --side picks what it watches: people (Persons and baker pods, Lease
+// but its Lease, and, on the people side, removes the worker Deployments of drained builds
+// (internal/rollout). --side picks what it watches: people (Persons and baker pods, Lease
 // people-operator), observatory (Reservations, Telescopes and Observatories, Lease
 // observatory-operator), or all: both in one process, each side electing its own leader, as
 // `make run` does.
@@ -33,6 +34,7 @@ import (
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/leader"
 	"liken.sh/runner/internal/metrics"
+	"liken.sh/runner/internal/rollout"
 	"liken.sh/runner/internal/version"
 	"liken.sh/runner/internal/watch"
 )
@@ -166,7 +168,15 @@ func run(args []string) error {
 			Dynamic: dyn, Metadata: md, Kube: kube, Temporal: tc, TaskQueue: cfg.TaskQueue,
 			Workers: own.workers, Resync: own.resync, Log: log.With("side", sidePeople),
 		})
-		sides = append(sides, &side{name: sidePeople, lease: own.leaseName, stats: &p.Stats, run: p.Run})
+		// The people side owns the worker Deployment, so its leader also rolls the worker's
+		// builds (internal/rollout).
+		builds := rollout.Builds{Temporal: tc, Kube: kube, Namespace: own.leaseNamespace, Deployment: cfg.TaskQueue,
+			Build: cfg.BuildID, Every: 10 * time.Second, Log: log.With("side", sidePeople)}
+		run := func(ctx context.Context) error {
+			go builds.Run(ctx)
+			return p.Run(ctx)
+		}
+		sides = append(sides, &side{name: sidePeople, lease: own.leaseName, stats: &p.Stats, run: run})
 	}
 	if runObservatory {
 		o := watch.NewObservatory(watch.ObservatoryConfig{

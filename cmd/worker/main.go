@@ -34,6 +34,7 @@ import (
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/metrics"
+	"liken.sh/runner/internal/rollout"
 	"liken.sh/runner/internal/version"
 	kubepkg "liken.sh/runner/kube"
 	"liken.sh/runner/pictures"
@@ -129,6 +130,9 @@ func run(args []string) error {
 		// A step that is cancelled (its reservation ended) hears of it at its next heartbeat
 		// that reaches the server; the SDK's default throttle delays that by up to 24 s.
 		MaxHeartbeatThrottleInterval: 2 * time.Second,
+		// Each build is a version of the deployment named after the task queue; a Reservation
+		// stays on the build that started it (internal/rollout).
+		DeploymentOptions: worker.DeploymentOptions{UseVersioning: true, Version: rollout.Version(cfg.TaskQueue, cfg.BuildID)},
 	})
 	acts := workflows.ActivitiesOn(activities.Clients{Kube: kube, Dynamic: dyn, Temporal: tc,
 		Instance: os.Getenv("POD_NAME"), Now: time.Now})
@@ -157,7 +161,8 @@ func run(args []string) error {
 		return fmt.Errorf("start polling task queue %s at %s: %w", cfg.TaskQueue, cfg.TemporalAddress, err)
 	}
 	polling.Store(true)
-	log.Info("polling", "taskQueue", cfg.TaskQueue, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
+	log.Info("polling", "taskQueue", cfg.TaskQueue, "build", cfg.BuildID, "temporal", cfg.TemporalAddress, "namespace", cfg.TemporalNamespace)
+	go rollout.ClaimIfNone(ctx, tc, rollout.Version(cfg.TaskQueue, cfg.BuildID), log)
 	<-ctx.Done()
 	log.Info("stopping: finishing the tasks in hand")
 	w.Stop()

@@ -22,6 +22,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"liken.sh/runner/internal/version"
 )
 
 // DefaultTaskQueue is the task queue the watcher starts workflows on and the worker polls.
@@ -36,9 +38,11 @@ type Config struct {
 	TemporalNamespace string
 	TemporalSecurity  TemporalSecurity
 	TaskQueue         string
-	HealthAddress     string
-	LogLevel          string
-	LogFormat         string
+	// BuildID names this build in the task queue's Worker Deployment (internal/rollout).
+	BuildID       string
+	HealthAddress string
+	LogLevel      string
+	LogFormat     string
 	// Pprof serves Go's profiles on the health address (see Health.Pprof).
 	Pprof bool
 	// PrintVersion asks the process to print its build (internal/version) and exit.
@@ -60,7 +64,9 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 		"Temporal namespace (env TEMPORAL_NAMESPACE)")
 	c.TemporalSecurity.flags(fs)
 	fs.StringVar(&c.TaskQueue, "task-queue", env("LIKEN_TASK_QUEUE", DefaultTaskQueue),
-		"Temporal task queue (env LIKEN_TASK_QUEUE)")
+		"Temporal task queue (env LIKEN_TASK_QUEUE); also the name of its Worker Deployment")
+	fs.StringVar(&c.BuildID, "build-id", env("LIKEN_BUILD_ID", version.Get().Version),
+		"this build's ID in the Worker Deployment: a reservation runs to its end on the build that started it (env LIKEN_BUILD_ID; default the version)")
 	fs.StringVar(&c.HealthAddress, "health-address", env("LIKEN_HEALTH_ADDRESS", ":8081"),
 		"address of /healthz and /readyz; empty turns them off (env LIKEN_HEALTH_ADDRESS)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LIKEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIKEN_LOG_LEVEL)")

@@ -46,6 +46,10 @@ func (s *Stack) startTemporal(ctx context.Context) error {
 		// As deploy/temporal/sqlite runs it: see there why.
 		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=100",
 		"--dynamic-config-value", "history.timerProcessorMaxPollRPS=100",
+		// A build that no longer runs any reservation is seen to have drained within seconds,
+		// not the 3 + 3 minutes a site's server takes, so its workers can go (internal/rollout).
+		"--dynamic-config-value", `matching.wv.VersionDrainageStatusRefreshInterval="5s"`,
+		"--dynamic-config-value", `matching.wv.VersionDrainageStatusVisibilityGracePeriod="5s"`,
 	}
 	if t.UI {
 		if t.UIPort == 0 {

@@ -1,0 +1,148 @@
+// The watcher's half of a rollout: make its own build current once that build's workers poll,
+// and remove the worker Deployments of the builds that have drained. Retire is the decision,
+// pure; Builds.Run is the loop around it.
+package rollout
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Worker is one worker Deployment and the build its label names.
+type Worker struct {
+	Name, Build string
+}
+
+// Drainage is what Temporal says of a build that is not current.
+type Drainage int
+
+const (
+	// Draining: pinned workflows may still be open on the build (also while Temporal has not
+	// looked yet, and when it could not be asked).
+	Draining Drainage = iota
+	// Drained: no pinned workflow is open on the build; its workers may go.
+	Drained
+	// Unknown: Temporal has no such version (its workers never polled, or it was cleaned up),
+	// so nothing can be pinned to it.
+	Unknown
+)
+
+// Retire lists the worker Deployments to remove: those of a build that is neither current nor
+// the one being made current, and on which nothing pinned is left. Without a current build
+// nothing is removed: every build may still have work.
+func Retire(workers []Worker, current, own string, drainage map[string]Drainage) []string {
+	if current == "" {
+		return nil
+	}
+	var out []string
+	for _, w := range workers {
+		if w.Build == current || w.Build == own || w.Build == "" {
+			continue
+		}
+		if d := drainage[w.Build]; d == Drained || d == Unknown {
+			out = append(out, w.Name)
+		}
+	}
+	return out
+}
+
+// Builds is the watcher's rollout loop for one Worker Deployment.
+type Builds struct {
+	Temporal client.Client
+	// Kube and Namespace find the worker Deployments; a nil Kube (dev mode, where workers are
+	// processes) only makes the build current.
+	Kube      kubernetes.Interface
+	Namespace string
+	// Deployment is the Worker Deployment's name (the task queue), Build the build to make current.
+	Deployment, Build string
+	Every             time.Duration
+	Log               *slog.Logger
+}
+
+// Run makes a pass at once and then every b.Every until ctx ends.
+func (b Builds) Run(ctx context.Context) {
+	for {
+		if err := b.pass(ctx); err != nil && ctx.Err() == nil {
+			b.Log.Warn("rollout: will try again", "deployment", b.Deployment, "build", b.Build, "err", err, "retryIn", b.Every)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(b.Every):
+		}
+	}
+}
+
+func (b Builds) pass(ctx context.Context) error {
+	h := b.Temporal.WorkerDeploymentClient().GetHandle(b.Deployment)
+	current, err := currentBuild(ctx, h)
+	if err != nil {
+		return err
+	}
+	if current != b.Build {
+		if _, err := h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: b.Build}); err != nil {
+			b.Log.Info("waiting for this build's workers to poll before making it current", "deployment", b.Deployment,
+				"build", b.Build, "current", current, "err", err)
+			return nil
+		}
+		b.Log.Info("made this build current: new reservations run on it, those under way stay on theirs",
+			"deployment", b.Deployment, "build", b.Build, "previous", current)
+		current = b.Build
+	}
+	if b.Kube == nil {
+		return nil
+	}
+	workers, err := b.workers(ctx)
+	if err != nil {
+		return err
+	}
+	drainage := map[string]Drainage{}
+	for _, w := range workers {
+		if w.Build != current && w.Build != b.Build {
+			drainage[w.Build] = drainageOf(ctx, h, w.Build)
+		}
+	}
+	for _, name := range Retire(workers, current, b.Build, drainage) {
+		err := b.Kube.AppsV1().Deployments(b.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+		if err != nil {
+			return err
+		}
+		b.Log.Info("removed the workers of a build that has drained: no reservation runs on it", "deployment", name)
+	}
+	return nil
+}
+
+// workers are the worker Deployments in the namespace, with their builds.
+func (b Builds) workers(ctx context.Context) ([]Worker, error) {
+	list, err := b.Kube.AppsV1().Deployments(b.Namespace).List(ctx, metav1.ListOptions{LabelSelector: WorkerSelector})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Worker, 0, len(list.Items))
+	for _, d := range list.Items {
+		out = append(out, Worker{Name: d.Name, Build: d.Labels[BuildLabel]})
+	}
+	return out, nil
+}
+
+// drainageOf asks Temporal whether build has drained; an error counts as Draining.
+func drainageOf(ctx context.Context, h client.WorkerDeploymentHandle, build string) Drainage {
+	v, err := h.DescribeVersion(ctx, client.WorkerDeploymentDescribeVersionOptions{BuildID: build})
+	var notFound *serviceerror.NotFound
+	switch {
+	case errors.As(err, &notFound):
+		return Unknown
+	case err != nil || v.Info.DrainageInfo == nil:
+		return Draining
+	case v.Info.DrainageInfo.DrainageStatus == client.WorkerDeploymentVersionDrainageStatusDrained:
+		return Drained
+	}
+	return Draining
+}
