@@ -47,7 +47,7 @@ const (
 )
 
 // runnerDeployments are the runner's own Deployments in deploy/.
-var runnerDeployments = []string{"people-operator", "observatory-operator", "liken-worker"}
+var runnerDeployments = []string{"people-operator", "observatory-operator", "liken-worker-main"}
 
 var (
 	wholeBaseOnce sync.Once
@@ -98,8 +98,8 @@ func TestTheWholeBaseRendersAndAppliesToARealAPIServer(t *testing.T) {
 		"customresourcedefinition.apiextensions.k8s.io/people.people.liken.sh",
 		"customresourcedefinition.apiextensions.k8s.io/reservations.observatory.liken.sh",
 		"deployment.apps/people-operator", "deployment.apps/observatory-operator",
-		"deployment.apps/liken-worker", "deployment.apps/temporal",
-		"poddisruptionbudget.policy/liken-worker", "persistentvolumeclaim/temporal-data",
+		"deployment.apps/liken-worker-main", "deployment.apps/temporal",
+		"poddisruptionbudget.policy/liken-worker-main", "persistentvolumeclaim/temporal-data",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the apply did not apply %s:\n%s", want, out)
@@ -117,12 +117,12 @@ func TestTheWorkerRunsTwoCopiesUnderABudgetThatLetsOneGo(t *testing.T) {
 	defer cancel()
 	objs := render(t, ctx, "deploy/")
 	var worker appsv1.Deployment
-	findObject(t, objs, "Deployment", "liken-worker", &worker)
+	findObject(t, objs, "Deployment", "liken-worker-main", &worker)
 	if r := worker.Spec.Replicas; r == nil || *r != 2 {
 		t.Errorf("liken-worker runs %s replicas, want 2", ptrString(r))
 	}
 	var pdb policyv1.PodDisruptionBudget
-	findObject(t, objs, "PodDisruptionBudget", "liken-worker", &pdb)
+	findObject(t, objs, "PodDisruptionBudget", "liken-worker-main", &pdb)
 	one := func(v *intstr.IntOrString) bool { return v != nil && v.Type == intstr.Int && v.IntVal == 1 }
 	if !one(pdb.Spec.MaxUnavailable) && !one(pdb.Spec.MinAvailable) {
 		t.Errorf("the budget is %+v; want maxUnavailable 1 or minAvailable 1", pdb.Spec)
@@ -138,7 +138,7 @@ func TestTheWorkerRunsTwoCopiesUnderABudgetThatLetsOneGo(t *testing.T) {
 	// pod would block every drain of its node.
 	for _, w := range workloads(t, objs) {
 		selected := sel.Matches(labels.Set(w.template.Labels))
-		if want := w.kind == "Deployment" && w.name == "liken-worker"; selected != want {
+		if want := w.kind == "Deployment" && w.name == "liken-worker-main"; selected != want {
 			t.Errorf("the budget selects the pods of %s %s: %v, want %v", w.kind, w.name, selected, want)
 		}
 	}
@@ -147,7 +147,7 @@ func TestTheWorkerRunsTwoCopiesUnderABudgetThatLetsOneGo(t *testing.T) {
 	applyWholeBase(t, ctx)
 	var got *policyv1.PodDisruptionBudget
 	for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(250 * time.Millisecond) {
-		got, err = env.Kube.PolicyV1().PodDisruptionBudgets(operatorNamespace).Get(ctx, "liken-worker", metav1.GetOptions{})
+		got, err = env.Kube.PolicyV1().PodDisruptionBudgets(operatorNamespace).Get(ctx, "liken-worker-main", metav1.GetOptions{})
 		if err == nil && got.Status.ExpectedPods == 2 {
 			break
 		}
@@ -186,7 +186,7 @@ func TestOneImagesEntrySetsEveryContainerOfTheRunnerAndTheBakerPods(t *testing.T
 			}
 			runner[w.name] = true
 		}
-		if w.kind == "Deployment" && w.name == "liken-worker" {
+		if w.kind == "Deployment" && w.name == "liken-worker-main" {
 			// The worker gives its baker pods the image it finds in its own pod.
 			own, err := kube.OwnImage(&corev1.Pod{Spec: w.template.Spec})
 			if err != nil || own != pinned {

@@ -55,9 +55,15 @@ func TestAReleasePinsDeployToItsVersionAndTagsThatCommit(t *testing.T) {
 	assert.Regexp(t, `\n## `+next+` \(\d{4}-\d{2}-\d{2}\)\n`, run(t, dir, "cat", "CHANGELOG.md"))
 	assert.FileExists(t, filepath.Join(histories, next, "recorded.json"))
 	assert.NoDirExists(t, filepath.Join(histories, "unreleased"))
-	for name, image := range runnerImages(t, filepath.Join(dir, "deploy")) {
+	images := runnerImages(t, filepath.Join(dir, "deploy"))
+	for name, image := range images {
 		assert.Equal(t, "ghcr.io/liken-sh/people-operator:"+next, image, name)
 	}
+	// The build's workers in a Deployment of their own, beside the last release's during an
+	// upgrade; the watcher makes the same build current (internal/rollout).
+	assert.Contains(t, images, "liken-worker-"+next+"/worker")
+	assert.Equal(t, map[string]string{"people-operator": next, "liken-worker-" + next: next},
+		builds(t, filepath.Join(dir, "deploy")), "the build each Deployment's pods run as")
 
 	out, err = release(t, dir, next)
 	assert.Error(t, err, "a release is cut once")
@@ -92,16 +98,8 @@ func gitEnv() []string {
 // Deployment and container.
 func runnerImages(t *testing.T, deploy string) map[string]string {
 	t.Helper()
-	out, err := env.Kubectl(timeout(t), "kustomize", deploy)
-	require.NoError(t, err)
 	images := map[string]string{}
-	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
-	for {
-		var d appsv1.Deployment
-		if err := dec.Decode(&d); err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
+	for _, d := range renderedDeployments(t, deploy) {
 		for _, c := range d.Spec.Template.Spec.Containers {
 			if strings.Contains(c.Image, "people-operator") {
 				images[d.Name+"/"+c.Name] = c.Image
@@ -110,4 +108,35 @@ func runnerImages(t *testing.T, deploy string) map[string]string {
 	}
 	require.NotEmpty(t, images, "deploy/ runs the runner's image")
 	return images
+}
+
+// builds is the liken.sh/build label of each rendered Deployment's pods that has one.
+func builds(t *testing.T, deploy string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, d := range renderedDeployments(t, deploy) {
+		if b, ok := d.Spec.Template.Labels["liken.sh/build"]; ok {
+			got[d.Name] = b
+		}
+	}
+	return got
+}
+
+// renderedDeployments are the Deployments `kubectl kustomize deploy` renders.
+func renderedDeployments(t *testing.T, deploy string) []appsv1.Deployment {
+	t.Helper()
+	out, err := env.Kubectl(timeout(t), "kustomize", deploy)
+	require.NoError(t, err)
+	var all []appsv1.Deployment
+	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
+	for {
+		var d appsv1.Deployment
+		if err := dec.Decode(&d); err == io.EOF {
+			return all
+		}
+		require.NoError(t, err)
+		if d.Kind == "Deployment" {
+			all = append(all, d)
+		}
+	}
 }

@@ -20,6 +20,12 @@ for k in deploy/kustomization.yaml deploy/people/kustomization.yaml deploy/obser
   sed -i -E "/name: ghcr.io\/liken-sh\/people-operator/{n;s/newTag: .*/newTag: $version/}" "$k"
   grep -q "newTag: $version" "$k" || { echo "$k: no runner image entry to pin" >&2; exit 1; }
 done
+# The build the watcher makes current, and the worker Deployment of that build (internal/rollout).
+sed -i -E "s/(liken.sh\/build:) .*/\1 $version/" deploy/people/watcher.yaml deploy/people/worker/kustomization.yaml
+sed -i -E "s/^nameSuffix: .*/nameSuffix: -$version/" deploy/people/worker/kustomization.yaml
+for f in deploy/people/watcher.yaml deploy/people/worker/kustomization.yaml; do
+  grep -q "liken.sh/build: $version" "$f" || { echo "$f: no build label to set" >&2; exit 1; }
+done
 sed -i "s/^## $version (unreleased)/## $version ($(date -u +%Y-%m-%d))/" CHANGELOG.md
 
 histories=workflows/testdata/histories

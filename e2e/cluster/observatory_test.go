@@ -254,7 +254,7 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	for c, dev := range map[*indi.Client]string{site: guard.Device, tel: "Telescope Simulator"} {
 		require.NoError(t, c.Sync(ctx, dev))
 	}
-	workers := scaleDown(t, ctx, "liken-worker")
+	workers := scaleDown(t, ctx, "liken-worker-main")
 	temporal := scaleDown(t, ctx, "temporal")
 	require.Eventually(t, func() bool { return guardReport(site).RunnerAway }, time.Minute, 250*time.Millisecond,
 		"the site guard sees the runner away")

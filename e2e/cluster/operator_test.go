@@ -28,10 +28,10 @@ func operatorRollsAndCrashes(t *testing.T, ctx context.Context) {
 	for _, lease := range []string{"people-operator", "observatory-operator"} {
 		rollWatcher(t, ctx, lease)
 	}
-	if out, err := env.Kubectl(ctx, "-n", system, "rollout", "restart", "deployment/liken-worker"); err != nil {
+	if out, err := env.Kubectl(ctx, "-n", system, "rollout", "restart", "deployment/liken-worker-main"); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if out, err := env.Kubectl(ctx, "-n", system, "rollout", "status", "deployment/liken-worker", "--timeout=120s"); err != nil {
+	if out, err := env.Kubectl(ctx, "-n", system, "rollout", "status", "deployment/liken-worker-main", "--timeout=120s"); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	killWorkerContainer(t, ctx)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,13 +67,24 @@ func TestTheWatcherDeploymentHasTheInstallGuidesLayout(t *testing.T) {
 
 func TestTheWorkerDeploymentRunsTwoCopiesOfTheSameImage(t *testing.T) {
 	ctx := timeout(t, 30*time.Second)
-	d := renderedDeployment(t, ctx, "people", "liken-worker", 2, workerSA)
+	d := renderedDeployment(t, ctx, "people", "liken-worker-main", 2, workerSA)
 	cs := d.Spec.Template.Spec.Containers
 	// The baker pods run the image of the container named worker (kube.OwnImage).
 	if len(cs) != 1 || cs[0].Name != "worker" || cs[0].Image != "ghcr.io/liken-sh/people-operator:latest" {
 		t.Fatalf("liken-worker's containers: %+v", cs)
 	}
-	checkHardened(t, "liken-worker", d.Spec.Template.Spec, cs[0])
+	checkHardened(t, "liken-worker-main", d.Spec.Template.Spec, cs[0])
+	// One Deployment per build, whose selector no other build's pods match; the worker polls
+	// as the build its label names (internal/rollout).
+	if b := d.Spec.Selector.MatchLabels["liken.sh/build"]; b != "main" {
+		t.Errorf("liken-worker-main selects build %q, want main", b)
+	}
+	fromLabel := func(e corev1.EnvVar) bool {
+		return e.Name == "LIKEN_BUILD_ID" && e.ValueFrom != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.labels['liken.sh/build']"
+	}
+	if !slices.ContainsFunc(cs[0].Env, fromLabel) {
+		t.Errorf("LIKEN_BUILD_ID is not its pod's build label: %+v", cs[0].Env)
+	}
 }
 
 func checkHardened(t *testing.T, name string, pod corev1.PodSpec, c corev1.Container) {
@@ -157,7 +169,7 @@ func TestOneImagesEntryPinsTheWatcherAndTheWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := render(t, ctx, dir)
-	for _, name := range []string{"people-operator", "liken-worker"} {
+	for _, name := range []string{"people-operator", "liken-worker-main"} {
 		var d appsv1.Deployment
 		find(t, objs, "Deployment", name, &d)
 		if img := d.Spec.Template.Spec.Containers[0].Image; img != "ghcr.io/liken-sh/people-operator:v1.2.3" {

@@ -194,7 +194,7 @@ func TestTheObservatoryDeploymentRunsTheWatcherOnTheObservatorySide(t *testing.T
 	if namespaces != 1 {
 		t.Errorf("deploy/ renders %d Namespaces, want liken-system once", namespaces)
 	}
-	for _, name := range []string{"people-operator", "observatory-operator", "liken-worker"} {
+	for _, name := range []string{"people-operator", "observatory-operator", "liken-worker-main"} {
 		find(t, whole, "Deployment", name, &appsv1.Deployment{})
 	}
 }
