@@ -63,7 +63,9 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
 	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })
 	t.Run("with the runner gone and the site's server pod deleted, it comes back; wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
+	t.Run("an upgrade to build b keeps tonight on its build, main", func(t *testing.T) { upgradeKeepsTonight(t, ctx) })
 	t.Run("the end releases it with no pod left", func(t *testing.T) { endReleases(t, ctx) })
+	t.Run("main's workers go once tonight has ended on them", func(t *testing.T) { oldWorkersGo(t, ctx) })
 }
 
 func objects(k obsv1.Kind) dynamic.ResourceInterface {
@@ -270,8 +272,15 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	mounts, closed := parks.ParkedThenClosed(t, time.Now(), 60*time.Second)
 	t.Logf("runner gone, from the Alert: the mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
 
+	// The workers come back before Temporal, as after a site's power cut: they wait for it,
+	// unready, and none restarts.
+	if out, err := env.Kubectl(ctx, "-n", system, "scale", "deployment/liken-worker-main", "--replicas=2"); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	workersWaitForTemporal(t, ctx)
 	temporal()
 	workers()
+	noWorkerRestarted(t, ctx)
 	workerLogsOnFailure(t)
 	var last any
 	ok := assert.Eventually(t, func() bool {

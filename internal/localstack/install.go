@@ -27,7 +27,7 @@ import (
 const OperatorNamespace = "liken-system"
 
 // Deployments are deploy/'s, in the order they are waited for.
-var Deployments = []string{"temporal", "liken-worker", "people-operator", "observatory-operator"}
+var Deployments = []string{"temporal", "liken-worker-main", "people-operator", "observatory-operator"}
 
 // Install applies deploy/ of the checkout at root with the runner's image tagged tag (the
 // images must be in the registry already), after making its namespace with labels (such as the
