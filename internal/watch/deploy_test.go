@@ -15,8 +15,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"liken.sh/runner/internal/rollout"
 	"liken.sh/runner/test/testenv"
 )
 
@@ -76,6 +78,9 @@ func TestTheWorkerDeploymentRunsTwoCopiesOfTheSameImage(t *testing.T) {
 	checkHardened(t, "liken-worker-main", d.Spec.Template.Spec, cs[0])
 	// One Deployment per build, whose selector no other build's pods match; the worker polls
 	// as the build its label names (internal/rollout).
+	if sel, _ := labels.Parse(rollout.WorkerSelector); !sel.Matches(labels.Set(d.Labels)) {
+		t.Errorf("the watcher cannot find liken-worker-main: its labels %v do not match %s", d.Labels, rollout.WorkerSelector)
+	}
 	if b := d.Spec.Selector.MatchLabels["liken.sh/build"]; b != "main" {
 		t.Errorf("liken-worker-main selects build %q, want main", b)
 	}
