@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,11 +31,12 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/localstack"
+	"liken.sh/runner/internal/rollout"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // Recorded histories are the promise that a change to a workflow keeps old runs replaying.
@@ -412,7 +414,10 @@ func TestRecordHistories(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	const queue = "record"
-	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: time.Second})
+	// Versioned as the worker binary is, so a recorded Reservation says it was Pinned.
+	version := rollout.Version(queue, "record")
+	w := worker.New(c, queue, worker.Options{MaxHeartbeatThrottleInterval: time.Second,
+		DeploymentOptions: worker.DeploymentOptions{UseVersioning: true, Version: version}})
 	local := &observatory.LocalINDI{}
 	defer local.Close()
 	acts := ActivitiesOn(activities.Clients{Kube: kube, Dynamic: dyn, Temporal: c, Now: time.Now})
@@ -420,6 +425,7 @@ func TestRecordHistories(t *testing.T) {
 	Register(w, acts)
 	require.NoError(t, w.Start())
 	defer w.Stop()
+	rollout.ClaimIfNone(ctx, c, version, slog.New(slog.DiscardHandler))
 
 	save := func(ctx context.Context, file, workflowID string) error {
 		h := &historypb.History{}
