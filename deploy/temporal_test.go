@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 // TestTheBundledTemporalAppliesToARealAPIServer proves deploy/temporal is valid against the

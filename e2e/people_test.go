@@ -27,11 +27,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/localstack"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures/avatar"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env

@@ -22,8 +22,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/workflows/contract"
 )
 
 // takeInventory runs a pass. It is retried until it lands (its writes are idempotent), with

@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // fakeInventory stands in for TakeInventory: it records each pass's changes, and says the

@@ -24,8 +24,8 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/workflows/contract"
 )
 
 // A run continues as new when Temporal suggests it, when its history passes

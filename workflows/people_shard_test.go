@@ -18,8 +18,8 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // fakeShard stands in for PaintPeople and SignalWorkflows: it paints every Person but those

@@ -16,8 +16,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/workflows/contract"
 )
 
 const (

@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // fakePeople stands in for the people activities: it records every pass and answers from a

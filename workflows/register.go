@@ -12,7 +12,7 @@ import (
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/activities/people"
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 // RegisterWorkflows registers every workflow; a replayer needs only these. A Reservation is

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities"
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 // registeredNames is every name Register put on a worker: the workflows, and the activities

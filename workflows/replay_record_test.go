@@ -15,10 +15,10 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // recordLive is a reservation called name of the example telescope, Ready, whose train a

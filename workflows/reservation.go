@@ -28,8 +28,8 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/workflows/contract"
 )
 
 // Reservation runs one Reservation from its start to its release.

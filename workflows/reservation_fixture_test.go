@@ -21,10 +21,10 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // The start of every reservation test's clock.

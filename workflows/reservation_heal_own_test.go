@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 // TestAChangeOfTheReservationItselfWhileReadyHealsNothing: a new end (the Reservation's own

@@ -12,8 +12,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"liken.sh/runner/contract"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // TestTwelveHoursOfAConditionChangingEachMinuteKeepEachRunsHistoryBounded sends a Ready

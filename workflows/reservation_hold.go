@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 // hold keeps the telescope Ready until the reservation ends. Its devices are observed all

@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/workflows/contract"
 )
 
 // bookkeeping is for the quick API calls around the steps (read, finalizer, status, retry

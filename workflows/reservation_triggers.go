@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"liken.sh/runner/activities/observatory"
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 // triggerOptions run one pass over the triggers. A pass runs the actions of the runs due,

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
-	"liken.sh/runner/workflows/contract"
 )
 
 // TestTriggersLookAtReadyAtEachChangedConditionAndWhenTheirForRunsOut: the first pass runs

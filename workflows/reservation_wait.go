@@ -10,9 +10,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // telescopeWait is where a Wait stands: whether it asked the telescope's lock (and who

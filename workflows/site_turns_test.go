@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/workflow"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 func siteAsk(op SiteOp, reservation, telescope string) SiteRequest {

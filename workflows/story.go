@@ -17,9 +17,9 @@ import (
 	"strings"
 
 	"liken.sh/runner/activities/people"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // PersonWords are a Person's workflow's words.

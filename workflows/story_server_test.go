@@ -20,8 +20,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"liken.sh/runner/contract"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 func TestEveryWorkflowActivityAndTimerOfAReservationSaysInWordsWhatItDoes(t *testing.T) {

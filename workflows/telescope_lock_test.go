@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 func ticket(name string, start, created time.Duration) TelescopeTicket {

@@ -21,11 +21,11 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // observeEvery is how often the observer writes what changed: at most once a second per

@@ -21,12 +21,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // beatTimeout bounds one heartbeat's send, so a silent site server does not hold the observer.

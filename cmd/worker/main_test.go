@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
-	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env

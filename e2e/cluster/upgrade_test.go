@@ -19,10 +19,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/rollout"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // workerSelector selects every build's worker pods.

@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/contract"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // TestARestartedAPIServerLosesNoChangeAndStartsNoWorkflowTwice restarts kube-apiserver under

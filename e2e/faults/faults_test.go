@@ -20,9 +20,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	"liken.sh/runner/contract"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 var env *testenv.Env

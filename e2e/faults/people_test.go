@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"liken.sh/runner/contract"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/pictures/avatar"
-	"liken.sh/runner/workflows/contract"
 )
 
 // crowd creates n Persons named prefix-0000 on, 16 at a time, and removes them at the end.

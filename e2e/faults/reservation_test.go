@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 func getReservation(ctx context.Context, ns, name string) (*obsv1.Reservation, error) {

@@ -25,13 +25,13 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // west is a second telescope of the example's site, with a mount of its own and a

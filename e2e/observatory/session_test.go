@@ -27,9 +27,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"liken.sh/runner/contract"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // emptyAtReady are the columns that have no value while the example's tonight is Ready,

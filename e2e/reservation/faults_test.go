@@ -16,11 +16,11 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
-	"liken.sh/runner/workflows/contract"
 )
 
 // startReservation creates the example observatory in a fresh namespace and starts its

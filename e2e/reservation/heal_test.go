@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // TestPodsDeletedWhileReadyAreCreatedAgain deletes the telescope's server pod and its mount's

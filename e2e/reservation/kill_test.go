@@ -28,11 +28,11 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // stepHandOver bounds how long a killed worker's step takes to run again on the next worker:

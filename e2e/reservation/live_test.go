@@ -21,10 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // TestADeviceJoinsAndLeavesAReadyReservationLive adds a Rotator to the example's optical

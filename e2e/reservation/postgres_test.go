@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"liken.sh/runner/contract"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // postgresAway is how long PostgreSQL stays down: longer than the heartbeat timeout of the

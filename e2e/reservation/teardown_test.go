@@ -15,11 +15,11 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // refusingMount stands in for the telescope's INDI server east-telescope: it defines the

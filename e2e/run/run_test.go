@@ -34,11 +34,11 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"liken.sh/runner/activities/observatory"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/localstack"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 	"liken.sh/runner/test/testenv"
-	"liken.sh/runner/workflows/contract"
 )
 
 // localEndpoint is the line make run prints once the example reservation is Ready.

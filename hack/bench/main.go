@@ -32,8 +32,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/localstack"
-	"liken.sh/runner/workflows/contract"
 )
 
 type config struct {

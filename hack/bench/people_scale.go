@@ -24,7 +24,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 // scaleSizes parses -scale.

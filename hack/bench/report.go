@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"liken.sh/runner/workflows/contract"
+	"liken.sh/runner/contract"
 )
 
 type row struct {

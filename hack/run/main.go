@@ -34,10 +34,10 @@ import (
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/kubernetes"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/app"
 	"liken.sh/runner/internal/localstack"
 	"liken.sh/runner/workflows"
-	"liken.sh/runner/workflows/contract"
 )
 
 func main() {

@@ -21,8 +21,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/localstack"
-	"liken.sh/runner/workflows/contract"
 )
 
 // listColumns are the workflow list's columns in the pictures: the UI's own, and the

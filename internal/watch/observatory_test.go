@@ -21,10 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/internal/watch"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // obsNS is the namespace of the tests' observatory objects; every name in it is unique.

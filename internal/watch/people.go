@@ -35,9 +35,9 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 // PeopleConfig is what the people watcher needs.

@@ -20,9 +20,9 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
-	"liken.sh/runner/workflows/contract"
 )
 
 func TestCreatingAPersonStartsItsShardWithOneSignal(t *testing.T) {
