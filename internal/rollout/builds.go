@@ -5,11 +5,9 @@ package rollout
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -20,33 +18,18 @@ type Worker struct {
 	Name, Build string
 }
 
-// Drainage is what Temporal says of a build that is not current.
-type Drainage int
-
-const (
-	// Draining: pinned workflows may still be open on the build (also while Temporal has not
-	// looked yet, and when it could not be asked).
-	Draining Drainage = iota
-	// Drained: no pinned workflow is open on the build; its workers may go.
-	Drained
-	// Unknown: Temporal has no such version (its workers never polled, or it was cleaned up),
-	// so nothing can be pinned to it.
-	Unknown
-)
-
 // Retire lists the worker Deployments to remove: those of a build that is neither current nor
-// the one being made current, and on which nothing pinned is left. Without a current build
-// nothing is removed: every build may still have work.
-func Retire(workers []Worker, current, own string, drainage map[string]Drainage) []string {
+// the one being made current, and that Temporal says has drained (no pinned workflow open on
+// it). A build Temporal has no drainage for stays: it may be the next build, whose workers are
+// still starting while the last build's watcher leads. Without a current build nothing is
+// removed.
+func Retire(workers []Worker, current, own string, drained map[string]bool) []string {
 	if current == "" {
 		return nil
 	}
 	var out []string
 	for _, w := range workers {
-		if w.Build == current || w.Build == own || w.Build == "" {
-			continue
-		}
-		if d := drainage[w.Build]; d == Drained || d == Unknown {
+		if w.Build != current && w.Build != own && w.Build != "" && drained[w.Build] {
 			out = append(out, w.Name)
 		}
 	}
@@ -103,13 +86,13 @@ func (b Builds) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	drainage := map[string]Drainage{}
+	drained := map[string]bool{}
 	for _, w := range workers {
 		if w.Build != current && w.Build != b.Build {
-			drainage[w.Build] = drainageOf(ctx, h, w.Build)
+			drained[w.Build] = hasDrained(ctx, h, w.Build)
 		}
 	}
-	for _, name := range Retire(workers, current, b.Build, drainage) {
+	for _, name := range Retire(workers, current, b.Build, drained) {
 		err := b.Kube.AppsV1().Deployments(b.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
 		if err != nil {
 			return err
@@ -132,17 +115,10 @@ func (b Builds) workers(ctx context.Context) ([]Worker, error) {
 	return out, nil
 }
 
-// drainageOf asks Temporal whether build has drained; an error counts as Draining.
-func drainageOf(ctx context.Context, h client.WorkerDeploymentHandle, build string) Drainage {
+// hasDrained asks Temporal whether build has drained; an error, or a build it does not know,
+// counts as not drained.
+func hasDrained(ctx context.Context, h client.WorkerDeploymentHandle, build string) bool {
 	v, err := h.DescribeVersion(ctx, client.WorkerDeploymentDescribeVersionOptions{BuildID: build})
-	var notFound *serviceerror.NotFound
-	switch {
-	case errors.As(err, &notFound):
-		return Unknown
-	case err != nil || v.Info.DrainageInfo == nil:
-		return Draining
-	case v.Info.DrainageInfo.DrainageStatus == client.WorkerDeploymentVersionDrainageStatusDrained:
-		return Drained
-	}
-	return Draining
+	return err == nil && v.Info.DrainageInfo != nil &&
+		v.Info.DrainageInfo.DrainageStatus == client.WorkerDeploymentVersionDrainageStatusDrained
 }
