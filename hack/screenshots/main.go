@@ -25,11 +25,11 @@ import (
 	"liken.sh/runner/internal/localstack"
 )
 
-// listColumns are the workflow list's columns in the pictures: the UI's own, and the
-// search attributes that tell the reservations apart.
+// listColumns are the workflow list's columns in the pictures: the UI's own, the search
+// attributes that tell the reservations apart, and the build each last ran on.
 const listColumns = `{"default":[{"label":"Status","pinned":true},{"label":"Workflow ID","pinned":true},` +
 	`{"label":"Type","pinned":false},{"label":"Telescope","pinned":false},{"label":"Holder","pinned":false},` +
-	`{"label":"Phase","pinned":false},{"label":"Step","pinned":false},{"label":"Start","pinned":false}]}`
+	`{"label":"Phase","pinned":false},{"label":"Step","pinned":false},{"label":"Deployment Version","pinned":false}]}`
 
 func main() {
 	if err := run(); err != nil {
