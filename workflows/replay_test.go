@@ -425,7 +425,7 @@ func TestRecordHistories(t *testing.T) {
 	Register(w, acts)
 	require.NoError(t, w.Start())
 	defer w.Stop()
-	rollout.ClaimIfNone(ctx, c, version, slog.New(slog.DiscardHandler))
+	go rollout.ClaimIfNone(ctx, c, version, slog.New(slog.DiscardHandler))
 
 	save := func(ctx context.Context, file, workflowID string) error {
 		h := &historypb.History{}

@@ -34,24 +34,26 @@ func Version(taskQueue, build string) worker.WorkerDeploymentVersion {
 	return worker.WorkerDeploymentVersion{DeploymentName: taskQueue, BuildID: build}
 }
 
-// ClaimIfNone makes build the deployment's current version when it has none, trying until the
-// deployment has one, whichever process set it: the server knows a version only once its
-// workers poll, which happens just after the worker starts.
+// ClaimIfNone makes build the deployment's current version whenever it has none, until ctx
+// ends: at the start, when the server knows a version only once its workers poll, and after a
+// Temporal that lost its state (a bundled server's volume wiped), which would otherwise leave
+// every new workflow waiting for an unversioned worker that never comes.
 func ClaimIfNone(ctx context.Context, tc client.Client, v worker.WorkerDeploymentVersion, log *slog.Logger) {
 	h := tc.WorkerDeploymentClient().GetHandle(v.DeploymentName)
-	for wait := 200 * time.Millisecond; ; wait = min(2*wait, 10*time.Second) {
+	for wait := 200 * time.Millisecond; ; {
 		current, err := currentBuild(ctx, h)
-		if err == nil && current != "" {
-			return
-		}
-		if err == nil {
-			_, err = h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: v.BuildID})
-			if err == nil {
+		if err == nil && current == "" {
+			if _, err = h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: v.BuildID}); err == nil {
 				log.Info("made this build current: the deployment had none", "deployment", v.DeploymentName, "build", v.BuildID)
-				return
+				current = v.BuildID
 			}
 		}
-		log.Debug("the deployment has no current build yet", "deployment", v.DeploymentName, "err", err)
+		if current != "" {
+			wait = time.Minute
+		} else {
+			log.Debug("the deployment has no current build yet", "deployment", v.DeploymentName, "err", err)
+			wait = min(2*wait, 10*time.Second)
+		}
 		select {
 		case <-ctx.Done():
 			return
