@@ -60,7 +60,7 @@ func noWorkerRestarted(t *testing.T, ctx context.Context) {
 func upgradeKeepsTonight(t *testing.T, ctx context.Context) {
 	tc := temporalClient(t)
 	tonight := contract.ReservationID(obsNS, "tonight")
-	requirePinnedOn(t, tc, tonight, "main")
+	testenv.RequireRunsOn(t, tc, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "main")
 
 	deployments := env.Kube.AppsV1().Deployments(system)
 	d, err := deployments.Get(ctx, "liken-worker-main", metav1.GetOptions{})
@@ -89,14 +89,14 @@ func upgradeKeepsTonight(t *testing.T, ctx context.Context) {
 		cv := desc.Info.RoutingConfig.CurrentVersion
 		return cv != nil && cv.BuildID == "b", describe(ctx, system)
 	})
-	requirePinnedOn(t, tc, tonight, "main")
+	testenv.RequireRunsOn(t, tc, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "main")
 }
 
 // oldWorkersGo waits until the watcher has removed main's Deployment, nothing being pinned to
 // main once tonight has ended; b's workers run on.
 func oldWorkersGo(t *testing.T, ctx context.Context) {
 	tc := temporalClient(t)
-	requirePinnedOn(t, tc, contract.ReservationID(obsNS, "tonight"), "main")
+	testenv.RequireRunsOn(t, tc, contract.ReservationID(obsNS, "tonight"), enumspb.VERSIONING_BEHAVIOR_PINNED, "main")
 	deployments := env.Kube.AppsV1().Deployments(system)
 	testenv.Eventually(t, 4*time.Minute, "the watcher removed liken-worker-main", func() (bool, string) {
 		_, err := deployments.Get(ctx, "liken-worker-main", metav1.GetOptions{})
@@ -120,14 +120,4 @@ func temporalClient(t *testing.T) client.Client {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c
-}
-
-// requirePinnedOn checks, from Temporal, that the workflow id is Pinned to build.
-func requirePinnedOn(t *testing.T, c client.Client, id, build string) {
-	d, err := c.DescribeWorkflowExecution(context.Background(), id, "")
-	require.NoError(t, err)
-	v := d.GetWorkflowExecutionInfo().GetVersioningInfo()
-	require.Equal(t, enumspb.VERSIONING_BEHAVIOR_PINNED, v.GetBehavior(), "%s's versioning behavior", id)
-	require.Equal(t, build, v.GetDeploymentVersion().GetBuildId(), "the build %s runs on", id)
-	t.Logf("%s: %s on build %s (%s)", id, v.GetBehavior(), build, d.GetWorkflowExecutionInfo().GetStatus())
 }

@@ -66,7 +66,7 @@ func TestANightUnderWayEndsOnItsBuildWhileTheNextRunsOnTheNew(t *testing.T) {
 	parkInAStorm(t, ns)
 	tonight := contract.ReservationID(ns, "tonight")
 	awaitPhase(t, ns, "tonight", obsv1.ReservationReady)
-	requireRunsOn(t, s.c, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "a")
+	testenv.RequireRunsOn(t, s.c, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "a")
 
 	// The upgrade: b's worker beside a's, then b's watcher in place of a's.
 	workerB := s.start(s.worker, "b")
@@ -77,14 +77,14 @@ func TestANightUnderWayEndsOnItsBuildWhileTheNextRunsOnTheNew(t *testing.T) {
 
 	upgraded := time.Now()
 	storm(t, s.indiDir, ns)
-	requireRunsOn(t, s.c, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "a")
+	testenv.RequireRunsOn(t, s.c, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "a")
 	requireActivitiesSince(t, s.c, tonight, upgraded, workerA.Cmd.Process.Pid)
 
 	remove(t, ns, "tonight")
 	env.CreateObservatoryYAML(t, ns, "kind: Reservation\nmetadata: {name: next}\nspec: {telescope: east, holder: ada}")
 	awaitPhase(t, ns, "next", obsv1.ReservationReady)
-	requireRunsOn(t, s.c, contract.ReservationID(ns, "next"), enumspb.VERSIONING_BEHAVIOR_PINNED, "b")
-	requireRunsOn(t, s.c, contract.TelescopeLockID(ns, "east"), enumspb.VERSIONING_BEHAVIOR_AUTO_UPGRADE, "b")
+	testenv.RequireRunsOn(t, s.c, contract.ReservationID(ns, "next"), enumspb.VERSIONING_BEHAVIOR_PINNED, "b")
+	testenv.RequireRunsOn(t, s.c, contract.TelescopeLockID(ns, "east"), enumspb.VERSIONING_BEHAVIOR_AUTO_UPGRADE, "b")
 	remove(t, ns, "next")
 
 	// Nothing runs on a any more: Temporal says so, and its worker leaves.
@@ -162,17 +162,6 @@ func remove(t *testing.T, ns, name string) {
 		_, err := res.Get(context.Background(), name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	}, 3*time.Minute, 200*time.Millisecond, "Reservation %s was released and went", name)
-}
-
-// requireRunsOn checks, from Temporal, how the workflow id is versioned and on which build
-// its last task ran.
-func requireRunsOn(t *testing.T, c client.Client, id string, behavior enumspb.VersioningBehavior, build string) {
-	d, err := c.DescribeWorkflowExecution(context.Background(), id, "")
-	require.NoError(t, err)
-	v := d.GetWorkflowExecutionInfo().GetVersioningInfo()
-	require.Equal(t, behavior, v.GetBehavior(), "%s's versioning behavior", id)
-	require.Equal(t, build, v.GetDeploymentVersion().GetBuildId(), "the build %s runs on", id)
-	t.Logf("%s: %s on build %s", id, v.GetBehavior(), v.GetDeploymentVersion().GetBuildId())
 }
 
 // requireActivitiesSince waits until activities of the workflow id have completed since since,

@@ -1,0 +1,24 @@
+// What Temporal itself says of a workflow's Worker Versioning, for the tests of upgrades: the
+// closing proof that a night ran on the build it started on is Temporal's own describe.
+package testenv
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+)
+
+// RequireRunsOn checks that the workflow id has the versioning behavior and that its last
+// task ran on build, and logs what it saw.
+func RequireRunsOn(t testing.TB, c client.Client, id string, behavior enumspb.VersioningBehavior, build string) {
+	t.Helper()
+	d, err := c.DescribeWorkflowExecution(context.Background(), id, "")
+	require.NoError(t, err)
+	v := d.GetWorkflowExecutionInfo().GetVersioningInfo()
+	require.Equal(t, behavior, v.GetBehavior(), "%s's versioning behavior", id)
+	require.Equal(t, build, v.GetDeploymentVersion().GetBuildId(), "the build %s runs on", id)
+	t.Logf("%s: %s on build %s (%s)", id, v.GetBehavior(), build, d.GetWorkflowExecutionInfo().GetStatus())
+}
