@@ -39,8 +39,8 @@ func Retire(workers []Worker, current, own string, drained map[string]bool) []st
 // Builds is the watcher's rollout loop for one Worker Deployment.
 type Builds struct {
 	Temporal client.Client
-	// Kube and Namespace find the worker Deployments; a nil Kube (dev mode, where workers are
-	// processes) only makes the build current.
+	// Kube and Namespace find the worker Deployments (none in dev mode, whose workers are
+	// processes).
 	Kube      kubernetes.Interface
 	Namespace string
 	// Deployment is the Worker Deployment's name (the task queue), Build the build to make current.
@@ -78,9 +78,6 @@ func (b Builds) pass(ctx context.Context) error {
 		b.Log.Info("made this build current: new reservations run on it, those under way stay on theirs",
 			"deployment", b.Deployment, "build", b.Build, "previous", current)
 		current = b.Build
-	}
-	if b.Kube == nil {
-		return nil
 	}
 	workers, err := b.workers(ctx)
 	if err != nil {
