@@ -65,7 +65,7 @@ func (s TemporalSecurity) TLSConfig() (*tls.Config, error) {
 	if (s.CertFile == "") != (s.KeyFile == "") {
 		return nil, errors.New("--temporal-tls-cert and --temporal-tls-key go together: give both, or neither")
 	}
-	if !s.TLS && s.CAFile == "" && s.CertFile == "" && s.ServerName == "" {
+	if !s.tlsOn() {
 		return nil, nil
 	}
 	cfg := &tls.Config{ServerName: s.ServerName, MinVersion: tls.VersionTLS12}
@@ -93,6 +93,11 @@ func (s TemporalSecurity) TLSConfig() (*tls.Config, error) {
 		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return load() }
 	}
 	return cfg, nil
+}
+
+// tlsOn says whether any option asks for TLS.
+func (s TemporalSecurity) tlsOn() bool {
+	return s.TLS || s.CAFile != "" || s.CertFile != "" || s.ServerName != ""
 }
 
 // credentials are the API key's, or nil for none.
@@ -179,8 +184,8 @@ func refusalHint(err error, s TemporalSecurity) string {
 	if serviceerror.ToStatus(err).Code() != codes.Unavailable || strings.Contains(err.Error(), "connection refused") {
 		return ""
 	}
-	switch tlsOn := s.TLS || s.CAFile != "" || s.ServerName != ""; {
-	case !tlsOn && s.CertFile == "":
+	switch {
+	case !s.tlsOn():
 		return "if Temporal serves TLS, turn it on: --temporal-tls or --temporal-tls-ca"
 	case s.CertFile == "":
 		return "if Temporal asks for a client certificate (mTLS), give one: --temporal-tls-cert and --temporal-tls-key"
