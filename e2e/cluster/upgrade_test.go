@@ -80,15 +80,7 @@ func upgradeKeepsTonight(t *testing.T, ctx context.Context) {
 			t.Fatalf("%v: %s", err, out)
 		}
 	}
-	h := tc.WorkerDeploymentClient().GetHandle(app.DefaultTaskQueue)
-	testenv.Eventually(t, 2*time.Minute, "the watcher of build b made b current", func() (bool, string) {
-		desc, err := h.Describe(ctx, client.WorkerDeploymentDescribeOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		cv := desc.Info.RoutingConfig.CurrentVersion
-		return cv != nil && cv.BuildID == "b", describe(ctx, system)
-	})
+	testenv.AwaitCurrentBuild(t, tc, app.DefaultTaskQueue, "b", 2*time.Minute)
 	testenv.RequireRunsOn(t, tc, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "main")
 }
 

@@ -39,17 +39,16 @@ func TestMain(m *testing.M) {
 // site is one runner installation on the stack: its task queue (and so its Worker
 // Deployment), the dev mode's folder of local indiservers, and the binaries.
 type site struct {
-	t                  *testing.T
-	queue, indiDir     string
-	worker, watcherBin string
-	c                  client.Client
+	t                     *testing.T
+	queue, indiDir        string
+	workerBin, watcherBin string
+	c                     client.Client
 }
 
-// start runs the worker or the watcher (bin) as build.
-func (s *site) start(bin, build string, extra ...string) *testenv.Program {
-	p := env.StartProgram(s.t, bin, append([]string{"LIKEN_TASK_QUEUE=" + s.queue, "LIKEN_BUILD_ID=" + build,
-		"LIKEN_DEV_LOCAL_INDI=true", "LIKEN_DEV_LOCAL_INDI_DIR=" + s.indiDir, "LIKEN_WATCHER_SIDE=all",
-		"LIKEN_LOG_LEVEL=warn"}, extra...)...)
+// start runs the worker or the watcher (bin) as build; each ignores the other's variables.
+func (s *site) start(bin, build string) *testenv.Program {
+	p := env.StartProgram(s.t, bin, "LIKEN_TASK_QUEUE="+s.queue, "LIKEN_BUILD_ID="+build,
+		"LIKEN_DEV_LOCAL_INDI=true", "LIKEN_DEV_LOCAL_INDI_DIR="+s.indiDir, "LIKEN_WATCHER_SIDE=all", "LIKEN_LOG_LEVEL=warn")
 	p.WaitReady()
 	return p
 }
@@ -57,8 +56,8 @@ func (s *site) start(bin, build string, extra ...string) *testenv.Program {
 func TestANightUnderWayEndsOnItsBuildWhileTheNextRunsOnTheNew(t *testing.T) {
 	env.EnsureNamespace(t, "liken-system")
 	s := &site{t: t, queue: "upgrade-" + utilrand.String(5), indiDir: t.TempDir(),
-		worker: env.Build(t, "./cmd/worker"), watcherBin: env.Build(t, "./cmd/watcher"), c: env.Temporal(t)}
-	workerA := s.start(s.worker, "a")
+		workerBin: env.Build(t, "./cmd/worker"), watcherBin: env.Build(t, "./cmd/watcher"), c: env.Temporal(t)}
+	workerA := s.start(s.workerBin, "a")
 	watcherA := s.start(s.watcherBin, "a")
 	ns := "upgrade-" + utilrand.String(5)
 	env.EnsureNamespace(t, ns)
@@ -69,10 +68,10 @@ func TestANightUnderWayEndsOnItsBuildWhileTheNextRunsOnTheNew(t *testing.T) {
 	testenv.RequireRunsOn(t, s.c, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "a")
 
 	// The upgrade: b's worker beside a's, then b's watcher in place of a's.
-	workerB := s.start(s.worker, "b")
+	workerB := s.start(s.workerBin, "b")
 	watcherA.Stop()
 	s.start(s.watcherBin, "b")
-	awaitCurrent(t, s.c, s.queue, "b")
+	testenv.AwaitCurrentBuild(t, s.c, s.queue, "b", time.Minute)
 	t.Logf("b is current; a's pid %d, b's %d", workerA.Cmd.Process.Pid, workerB.Cmd.Process.Pid)
 
 	upgraded := time.Now()
@@ -182,16 +181,6 @@ func requireActivitiesSince(t *testing.T, c client.Client, id string, since time
 		}
 		return len(on) > 0, fmt.Sprintf("completed on %v", on)
 	})
-}
-
-// awaitCurrent waits until build is the Worker Deployment's current version.
-func awaitCurrent(t *testing.T, c client.Client, deployment, build string) {
-	h := c.WorkerDeploymentClient().GetHandle(deployment)
-	require.Eventually(t, func() bool {
-		d, err := h.Describe(context.Background(), client.WorkerDeploymentDescribeOptions{})
-		cv := d.Info.RoutingConfig.CurrentVersion
-		return err == nil && cv != nil && cv.BuildID == build
-	}, time.Minute, 200*time.Millisecond, "the watcher of build %s made it current", build)
 }
 
 // awaitDrained waits until Temporal says no pinned workflow is open on build.

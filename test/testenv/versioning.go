@@ -4,7 +4,9 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -21,4 +23,19 @@ func RequireRunsOn(t testing.TB, c client.Client, id string, behavior enumspb.Ve
 	require.Equal(t, behavior, v.GetBehavior(), "%s's versioning behavior", id)
 	require.Equal(t, build, v.GetDeploymentVersion().GetBuildId(), "the build %s runs on", id)
 	t.Logf("%s: %s on build %s (%s)", id, v.GetBehavior(), build, d.GetWorkflowExecutionInfo().GetStatus())
+}
+
+// AwaitCurrentBuild waits, at most limit, until build is the current version of the Worker
+// Deployment deployment.
+func AwaitCurrentBuild(t testing.TB, c client.Client, deployment, build string, limit time.Duration) {
+	t.Helper()
+	h := c.WorkerDeploymentClient().GetHandle(deployment)
+	Eventually(t, limit, "build "+build+" became current", func() (bool, string) {
+		d, err := h.Describe(context.Background(), client.WorkerDeploymentDescribeOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		cv := d.Info.RoutingConfig.CurrentVersion
+		return cv != nil && cv.BuildID == build, fmt.Sprintf("current: %+v", cv)
+	})
 }
