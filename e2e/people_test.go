@@ -59,10 +59,10 @@ func startSystem(t *testing.T) {
 	defer cancel()
 	env.EnsureNamespace(t, "liken-system")
 	system.queue = "e2e"
-	base := []string{
-		"KUBECONFIG=" + env.Kubeconfig, "TEMPORAL_ADDRESS=" + env.TemporalAddress,
-		"LIKEN_TASK_QUEUE=" + system.queue, "LIKEN_LOG_FORMAT=text",
-	}
+	base := append(env.TemporalEnv(),
+		"KUBECONFIG="+env.Kubeconfig,
+		"LIKEN_TASK_QUEUE="+system.queue, "LIKEN_LOG_FORMAT=text",
+	)
 	for _, name := range []string{"watcher", "worker"} {
 		bin := env.Build(t, "./cmd/"+name)
 		// The binary must outlive this test: keep a copy beside the stack's logs.

@@ -52,7 +52,7 @@ func newSystem(t *testing.T) *system {
 	// The people shards have the same IDs for every system: a shard left running on an
 	// earlier test's queue would take this test's signals to a queue nobody polls.
 	t.Cleanup(func() {
-		c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
+		c, err := env.DialTemporal()
 		if err != nil {
 			return
 		}

@@ -53,10 +53,10 @@ func startSystem(t *testing.T) {
 		defer cancel()
 		env.EnsureNamespace(t, "liken-system")
 		system.queue = "obs-" + utilrand.String(6)
-		base := []string{
-			"KUBECONFIG=" + env.Kubeconfig, "TEMPORAL_ADDRESS=" + env.TemporalAddress,
-			"LIKEN_TASK_QUEUE=" + system.queue, "LIKEN_LOG_FORMAT=text", "LIKEN_LOG_LEVEL=warn",
-		}
+		base := append(env.TemporalEnv(),
+			"KUBECONFIG="+env.Kubeconfig,
+			"LIKEN_TASK_QUEUE="+system.queue, "LIKEN_LOG_FORMAT=text", "LIKEN_LOG_LEVEL=warn",
+		)
 		extra := map[string][]string{
 			"watcher": {"LIKEN_WATCHER_SIDE=all"},
 			// The local indiservers live beside the stack's logs, apart from any other run's.

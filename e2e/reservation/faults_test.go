@@ -19,7 +19,6 @@ import (
 	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
-	"liken.sh/runner/test/testenv"
 	"liken.sh/runner/workflows"
 )
 
@@ -30,7 +29,7 @@ func startReservation(t *testing.T, prepare ...func(ns string)) (ns, queue strin
 	ns = "rsv-" + utilrand.String(6)
 	_, err := env.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	c, err = client.Dial(client.Options{HostPort: env.TemporalAddress, Logger: testenv.Quiet()})
+	c, err = env.DialTemporal()
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	applyExample(t, ns)

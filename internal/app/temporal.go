@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +31,7 @@ import (
 
 // TemporalSecurity is how the connection to Temporal is secured: none by default.
 type TemporalSecurity struct {
-	// TLS turns TLS on with the system's roots; any of the files below turns it on too.
+	// TLS turns TLS on with the system's roots; any of the files or keys below turns it on too.
 	TLS bool
 	// CAFile is the PEM bundle of the CAs that sign the frontend's certificate.
 	CAFile string
@@ -45,7 +46,7 @@ type TemporalSecurity struct {
 
 func (s *TemporalSecurity) flags(fs *flag.FlagSet) {
 	on, _ := strconv.ParseBool(os.Getenv("TEMPORAL_TLS"))
-	fs.BoolVar(&s.TLS, "temporal-tls", on, "dial Temporal over TLS with the system's roots; the TLS files below imply it (env TEMPORAL_TLS)")
+	fs.BoolVar(&s.TLS, "temporal-tls", on, "dial Temporal over TLS with the system's roots; the TLS files and an API key below imply it (env TEMPORAL_TLS)")
 	fs.StringVar(&s.CAFile, "temporal-tls-ca", os.Getenv("TEMPORAL_TLS_SERVER_CA_CERT_PATH"),
 		"PEM file of the CAs that sign Temporal's certificate (env TEMPORAL_TLS_SERVER_CA_CERT_PATH)")
 	fs.StringVar(&s.CertFile, "temporal-tls-cert", os.Getenv("TEMPORAL_TLS_CLIENT_CERT_PATH"),
@@ -57,6 +58,23 @@ func (s *TemporalSecurity) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.APIKeyFile, "temporal-api-key-file", os.Getenv("TEMPORAL_API_KEY_FILE"),
 		"file holding an API key, read again once a minute; or the key itself in env TEMPORAL_API_KEY (env TEMPORAL_API_KEY_FILE)")
 	s.APIKey = os.Getenv("TEMPORAL_API_KEY")
+}
+
+// Env is the environment that gives a child process these options, as the flags read it.
+func (s TemporalSecurity) Env() []string {
+	var env []string
+	for name, v := range map[string]string{"TEMPORAL_TLS_SERVER_CA_CERT_PATH": s.CAFile,
+		"TEMPORAL_TLS_CLIENT_CERT_PATH": s.CertFile, "TEMPORAL_TLS_CLIENT_KEY_PATH": s.KeyFile,
+		"TEMPORAL_TLS_SERVER_NAME": s.ServerName, "TEMPORAL_API_KEY_FILE": s.APIKeyFile, "TEMPORAL_API_KEY": s.APIKey} {
+		if v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	if s.TLS {
+		env = append(env, "TEMPORAL_TLS=true")
+	}
+	slices.Sort(env)
+	return env
 }
 
 // TLSConfig is the TLS the options ask for, or nil for none. It reads the CA now and checks
@@ -95,9 +113,10 @@ func (s TemporalSecurity) TLSConfig() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// tlsOn says whether any option asks for TLS.
+// tlsOn says whether any option asks for TLS. An API key does, as in Temporal's SDK: a key
+// sent in the clear is anyone's.
 func (s TemporalSecurity) tlsOn() bool {
-	return s.TLS || s.CAFile != "" || s.CertFile != "" || s.ServerName != ""
+	return s.TLS || s.CAFile != "" || s.CertFile != "" || s.ServerName != "" || s.APIKey != "" || s.APIKeyFile != ""
 }
 
 // credentials are the API key's, or nil for none.
@@ -176,12 +195,17 @@ func (c *Config) TemporalReady(tc client.Client) func(context.Context) error {
 	}
 }
 
-// refusalHint names the option a connection that was opened and then broken may lack, or is
-// empty. A server that wants TLS or a client certificate says so in its TLS alert, but the
-// client often hears only that the connection broke: TLS 1.3 ends the client's half of the
-// handshake before the server checks the certificate, and a reset loses the alert.
+// refusalHint names the option a refused connection may lack, or is empty. A server that
+// requires API keys answers only "Request unauthorized.". One that wants TLS or a client
+// certificate says so in its TLS alert, but the client often hears only that the connection
+// broke: TLS 1.3 ends the client's half of the handshake before the server checks the
+// certificate, and a reset loses the alert.
 func refusalHint(err error, s TemporalSecurity) string {
-	if serviceerror.ToStatus(err).Code() != codes.Unavailable || strings.Contains(err.Error(), "connection refused") {
+	code := serviceerror.ToStatus(err).Code()
+	if code == codes.PermissionDenied && s.APIKey == "" && s.APIKeyFile == "" {
+		return "if Temporal requires an API key, give one: --temporal-api-key-file or TEMPORAL_API_KEY"
+	}
+	if code != codes.Unavailable || strings.Contains(err.Error(), "connection refused") {
 		return ""
 	}
 	switch {

@@ -1,7 +1,8 @@
 // Tests of how the Temporal connection is secured, without a server: what each set of options
 // turns on, that a wrong one fails the start with the option's name, and that a refusal names
-// the option that may be missing. The connection itself
-// is tried against Temporal's server with mTLS in internal/localstack's postgres test.
+// the option that may be missing, and that they reach a child process. The connection itself
+// is tried against Temporal's server with mTLS and API keys in internal/localstack's postgres
+// test.
 package app
 
 import (
@@ -29,6 +30,28 @@ func TestTheTemporalOptionsComeFromTemporalsOwnEnvironmentVariables(t *testing.T
 		ServerName: "temporal.example", APIKeyFile: "/key/api-key"}
 	if c.TemporalSecurity != want {
 		t.Errorf("got %+v, want %+v", c.TemporalSecurity, want)
+	}
+}
+
+func TestTheOptionsGoToAChildProcessAsTheyCame(t *testing.T) {
+	for _, want := range []TemporalSecurity{
+		{},
+		{TLS: true, APIKey: "key"},
+		{CAFile: "/tls/ca.crt", CertFile: "/tls/tls.crt", KeyFile: "/tls/tls.key", ServerName: "temporal.example", APIKeyFile: "/key/api-key"},
+	} {
+		for _, v := range want.Env() {
+			name, value, _ := strings.Cut(v, "=")
+			t.Setenv(name, value)
+		}
+		var c Config
+		c.Flags(flag.NewFlagSet("test", flag.ContinueOnError))
+		if c.TemporalSecurity != want {
+			t.Errorf("%v read back as %+v, want %+v", want.Env(), c.TemporalSecurity, want)
+		}
+		for _, v := range want.Env() {
+			name, _, _ := strings.Cut(v, "=")
+			os.Unsetenv(name)
+		}
 	}
 }
 
@@ -91,7 +114,7 @@ func TestTheAPIKeyFileIsReadOnceAMinuteNotAtEveryCall(t *testing.T) {
 	}
 }
 
-func TestABrokenConnectionNamesTheOptionItMayLack(t *testing.T) {
+func TestARefusedConnectionNamesTheOptionItMayLack(t *testing.T) {
 	// As the SDK returns them.
 	broken := serviceerror.NewUnavailable(`connection error: desc = "error reading server preface: connection reset by peer"`)
 	refused := serviceerror.NewUnavailable(`connection error: desc = "dial tcp 127.0.0.1:7233: connect: connection refused"`)
@@ -104,6 +127,10 @@ func TestABrokenConnectionNamesTheOptionItMayLack(t *testing.T) {
 		{"plain client, broken", broken, TemporalSecurity{}, "--temporal-tls or --temporal-tls-ca"},
 		{"TLS without a certificate, broken", broken, TemporalSecurity{CAFile: "ca.crt"}, "--temporal-tls-cert and --temporal-tls-key"},
 		{"mTLS, broken", broken, TemporalSecurity{CAFile: "ca.crt", CertFile: "c", KeyFile: "k"}, ""},
+		{"no API key, unauthorized", serviceerror.NewPermissionDenied("Request unauthorized.", ""), TemporalSecurity{CAFile: "ca.crt"},
+			"--temporal-api-key-file or TEMPORAL_API_KEY"},
+		{"an API key, unauthorized", serviceerror.NewPermissionDenied("Request unauthorized.", ""), TemporalSecurity{APIKey: "k"}, ""},
+		{"an API key implies TLS, broken", broken, TemporalSecurity{APIKey: "k"}, "--temporal-tls-cert and --temporal-tls-key"},
 		{"nobody listens", refused, TemporalSecurity{}, ""},
 		{"an unknown namespace", serviceerror.NewNamespaceNotFound("default"), TemporalSecurity{}, ""},
 		{"no error", nil, TemporalSecurity{}, ""},

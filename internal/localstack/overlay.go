@@ -123,6 +123,18 @@ func (ov *overlay) connect(host, port, password string) error {
 	return nil
 }
 
+// requireAPIKeys sets what a user sets for a server that requires API keys: the JWKS URL in
+// the connection's ConfigMap, and the setup Job's key in its Secret (named after the Job).
+func (ov *overlay) requireAPIKeys(jwksURL, setupKey string) error {
+	name, err := ov.configMapName(overlayConnection)
+	if err != nil {
+		return err
+	}
+	ov.configMaps[name]["jwt-key-source"] = jwksURL
+	ov.secrets[overlaySetup] = map[string]string{"api-key": setupKey}
+	return nil
+}
+
 // env is the environment of one of the overlay's containers, once connected.
 func (ov *overlay) env(c corev1.Container) ([]string, error) {
 	return containerEnv(c, ov.configMaps, ov.secrets, ov.fields)
@@ -144,39 +156,43 @@ func (ov *overlay) configMapName(base string) (string, error) {
 func containerEnv(c corev1.Container, configMaps, secrets map[string]map[string]string, fields map[string]string) ([]string, error) {
 	env := make([]string, 0, len(c.Env))
 	for _, e := range c.Env {
-		v, err := envValue(e, configMaps, secrets, fields)
+		v, set, err := envValue(e, configMaps, secrets, fields)
 		if err != nil {
 			return nil, fmt.Errorf("container %s, %s: %w", c.Name, e.Name, err)
 		}
-		env = append(env, e.Name+"="+v)
+		if set {
+			env = append(env, e.Name+"="+v)
+		}
 	}
 	return env, nil
 }
 
-func envValue(e corev1.EnvVar, configMaps, secrets map[string]map[string]string, fields map[string]string) (string, error) {
+// envValue is the variable's value, and whether it is set: an optional key that is missing
+// leaves it unset, as the kubelet does.
+func envValue(e corev1.EnvVar, configMaps, secrets map[string]map[string]string, fields map[string]string) (string, bool, error) {
 	from := e.ValueFrom
-	lookup := func(kind string, in map[string]map[string]string, name, key string) (string, error) {
+	lookup := func(kind string, in map[string]map[string]string, name, key string, optional *bool) (string, bool, error) {
 		v, ok := in[name][key]
-		if !ok {
-			return "", fmt.Errorf("no key %s in %s %s", key, kind, name)
+		if !ok && (optional == nil || !*optional) {
+			return "", false, fmt.Errorf("no key %s in %s %s", key, kind, name)
 		}
-		return v, nil
+		return v, ok, nil
 	}
 	switch {
 	case from == nil:
-		return e.Value, nil
+		return e.Value, true, nil
 	case from.ConfigMapKeyRef != nil:
-		return lookup("ConfigMap", configMaps, from.ConfigMapKeyRef.Name, from.ConfigMapKeyRef.Key)
+		return lookup("ConfigMap", configMaps, from.ConfigMapKeyRef.Name, from.ConfigMapKeyRef.Key, from.ConfigMapKeyRef.Optional)
 	case from.SecretKeyRef != nil:
-		return lookup("Secret", secrets, from.SecretKeyRef.Name, from.SecretKeyRef.Key)
+		return lookup("Secret", secrets, from.SecretKeyRef.Name, from.SecretKeyRef.Key, from.SecretKeyRef.Optional)
 	case from.FieldRef != nil:
 		v, ok := fields[from.FieldRef.FieldPath]
 		if !ok {
-			return "", fmt.Errorf("no value for the field %s", from.FieldRef.FieldPath)
+			return "", false, fmt.Errorf("no value for the field %s", from.FieldRef.FieldPath)
 		}
-		return v, nil
+		return v, true, nil
 	}
-	return "", fmt.Errorf("a source the stack does not know")
+	return "", false, fmt.Errorf("a source the stack does not know")
 }
 
 // mounted replaces the mount path of the server's configuration in its command line with dir,

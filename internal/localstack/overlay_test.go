@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 func TestContainerEnvResolvesWhatTheKubeletWould(t *testing.T) {
@@ -19,6 +20,10 @@ func TestContainerEnvResolvesWhatTheKubeletWould(t *testing.T) {
 	fields := map[string]string{"status.podIP": "127.0.0.1"}
 	ref := func(name, key string) *corev1.EnvVarSource {
 		return &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: key}}
+	}
+	optional := func(s *corev1.EnvVarSource) *corev1.EnvVarSource {
+		s.ConfigMapKeyRef.Optional = ptr.To(true)
+		return s
 	}
 	for _, tc := range []struct {
 		name string
@@ -34,6 +39,8 @@ func TestContainerEnvResolvesWhatTheKubeletWould(t *testing.T) {
 			[]string{"IP=127.0.0.1"}, ""},
 		{"in order", []corev1.EnvVar{{Name: "B", Value: "2"}, {Name: "A", Value: "1"}}, []string{"B=2", "A=1"}, ""},
 		{"a key the ConfigMap lacks", []corev1.EnvVar{{Name: "U", ValueFrom: ref("conn-abc123", "user")}}, nil, "no key user in ConfigMap conn-abc123"},
+		{"an optional key it lacks, left unset", []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "U", ValueFrom: optional(ref("conn-abc123", "user"))}},
+			[]string{"A=1"}, ""},
 		{"a field the stack lacks", []corev1.EnvVar{{Name: "N", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
 			nil, "no value for the field spec.nodeName"},
 	} {

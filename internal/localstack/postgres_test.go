@@ -1,7 +1,7 @@
 // The Temporal server on PostgreSQL: it is set up as the overlay's Job sets it up, not as root,
-// serves mTLS as the overlay configures it, which the runner's client dials with its
-// certificate and is refused without, and dies with the process that started it, shared
-// memory and all.
+// serves mTLS and takes API keys as the overlay configures them, which the runner's client
+// dials with its certificate and key and is refused without, and dies with the process that
+// started it, shared memory and all.
 package localstack
 
 import (
@@ -35,14 +35,15 @@ type started struct {
 	TLS     *app.TemporalSecurity
 }
 
-// TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt starts Temporal's
-// server on the stack's PostgreSQL, with mTLS, in a child process; checks that the runner's
-// client (internal/app, as the watcher and the worker build it) connects with the client
-// certificate and is refused without, saying why; that the namespace and the search
+// TestTheServerOnPostgresIsSetUpServesMTLSWithAPIKeysAndDiesWithTheProcessThatStartedIt starts
+// Temporal's server on the stack's PostgreSQL, with mTLS and API keys, in a child process;
+// checks that the runner's client (internal/app, as the watcher and the worker build it)
+// connects with the client certificate and an API key and is refused without either, or with
+// a key signed by another, saying why; that the namespace and the search
 // attributes exist as the overlay's Job makes them; and that PostgreSQL does not run as root.
 // Then it kills the child with SIGKILL, as a test binary that times out is killed: every
 // process of the stack ends, PostgreSQL's backends with it, and PostgreSQL's shared memory goes.
-func TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt(t *testing.T) {
+func TestTheServerOnPostgresIsSetUpServesMTLSWithAPIKeysAndDiesWithTheProcessThatStartedIt(t *testing.T) {
 	if dir := os.Getenv(helperDir); dir != "" {
 		startAndWait(t, dir)
 		return
@@ -90,8 +91,19 @@ func TestTheServerOnPostgresIsSetUpServesMTLSAndDiesWithTheProcessThatStartedIt(
 	require.ErrorContains(t, err, "TLS", "a client without TLS is refused, saying TLS may be missing")
 	_, err = dial(app.TemporalSecurity{CAFile: st.TLS.CAFile, ServerName: st.TLS.ServerName})
 	require.ErrorContains(t, err, "certificate", "a client without a certificate is refused, saying why")
+	noKey := *st.TLS
+	noKey.APIKeyFile = ""
+	_, err = dial(noKey)
+	require.ErrorContains(t, err, "Request unauthorized.", "a client without an API key is refused")
+	require.ErrorContains(t, err, "--temporal-api-key-file", "and told which option to give")
+	foreign, err := newJWTIssuer()
+	require.NoError(t, err)
+	noKey.APIKey, err = foreign.Token("intruder", "default:admin")
+	require.NoError(t, err)
+	_, err = dial(noKey)
+	require.ErrorContains(t, err, "Request unauthorized.", "a key the server's issuer did not sign is refused")
 	c, err := dial(*st.TLS)
-	require.NoError(t, err, "the client with its certificate reaches the namespace default, which the setup created")
+	require.NoError(t, err, "the client with its certificate and API key reaches the namespace default, which the setup created")
 	attrs, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "default"})
 	require.NoError(t, err)
 	require.Contains(t, attrs.CustomAttributes, "Telescope", "the setup registered the stack's search attributes")
@@ -147,10 +159,10 @@ func startAndWait(t *testing.T, dir string) {
 	defer cancel()
 	s, err := Start(ctx, Options{Dir: dir, Cache: Cache(), Temporal: Temporal{
 		Enabled: true, Postgres: filepath.Join(root, "deploy", "temporal", "postgres"),
-		SearchAttributes: map[string]string{"Telescope": "Keyword"}, TLS: true,
+		SearchAttributes: map[string]string{"Telescope": "Keyword"}, TLS: true, APIKeys: true,
 	}})
 	require.NoError(t, err)
-	st := started{Address: s.TemporalAddress, Pids: map[string]int{"postgres": s.Pid("postgres"), "temporal": s.Pid("temporal")}, TLS: s.TemporalTLS}
+	st := started{Address: s.TemporalAddress, Pids: map[string]int{"postgres": s.Pid("postgres"), "temporal": s.Pid("temporal")}, TLS: s.TemporalSecurity}
 	b, err := json.Marshal(st)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "started.json.tmp"), b, 0o600))

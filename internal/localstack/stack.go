@@ -85,8 +85,12 @@ type Temporal struct {
 	// SearchAttributes are registered at start, name to type (Keyword, Text, Int, ...).
 	SearchAttributes map[string]string
 	// TLS secures the server on PostgreSQL's frontend with mTLS (temporal_tls.go); a client
-	// dials it with Stack.TemporalTLS.
+	// dials it with Stack.TemporalSecurity.
 	TLS bool
+	// APIKeys has that server require API keys too (temporal_jwt.go): the setup script gets
+	// one that may administer the namespace default, Stack.TemporalSecurity one that may
+	// write in it, as the runner needs.
+	APIKeys bool
 }
 
 // Stack is a running set of processes.
@@ -108,15 +112,24 @@ type Stack struct {
 	TemporalAddress string
 	// TemporalUI is the Web UI's URL, when started.
 	TemporalUI string
-	// TemporalTLS is how a client dials a frontend started with Temporal.TLS.
-	TemporalTLS *app.TemporalSecurity
+	// TemporalSecurity is how a client dials a frontend started with Temporal.TLS (and
+	// Temporal.APIKeys); nil for a bare one.
+	TemporalSecurity *app.TemporalSecurity
 	// Node is the real node, when Options.Node asked for one.
 	Node *Node
 	// Registry is host:port of the test world's image registry, when started.
 	Registry string
 
 	mu    sync.Mutex
-	procs []*proc // in start order
+	procs []*proc  // in start order
+	stops []func() // what else Stop ends, after the processes
+}
+
+// onStop has Stop call stop after it has stopped the processes.
+func (s *Stack) onStop(stop func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stops = append(s.stops, stop)
 }
 
 // Start starts what opts asks for and waits until each part is healthy. On error it stops
@@ -183,11 +196,14 @@ func start(ctx context.Context, opts Options) (*Stack, error) {
 // removes what a real node left on the machine.
 func (s *Stack) Stop() {
 	s.mu.Lock()
-	procs := s.procs
-	s.procs = nil
+	procs, stops := s.procs, s.stops
+	s.procs, s.stops = nil, nil
 	s.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].stop(10 * time.Second)
+	}
+	for _, stop := range stops {
+		stop()
 	}
 	if s.Node != nil {
 		if err := s.Node.stop(); err != nil {

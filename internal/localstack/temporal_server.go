@@ -35,6 +35,7 @@ const TemporalServerVersion = "v1.29.1"
 // serverPorts are the environment variables of server-config.yaml that move its listeners.
 var serverPorts = []string{
 	"FRONTEND_GRPC_PORT", "FRONTEND_HTTP_PORT", "FRONTEND_MEMBERSHIP_PORT",
+	"INTERNAL_FRONTEND_GRPC_PORT", "INTERNAL_FRONTEND_HTTP_PORT", "INTERNAL_FRONTEND_MEMBERSHIP_PORT",
 	"HISTORY_GRPC_PORT", "HISTORY_MEMBERSHIP_PORT",
 	"MATCHING_GRPC_PORT", "MATCHING_MEMBERSHIP_PORT",
 	"WORKER_GRPC_PORT", "WORKER_MEMBERSHIP_PORT",
@@ -84,10 +85,17 @@ func (s *Stack) startTemporalServer(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if serverEnv, s.TemporalTLS, err = makeTemporalTLS(dir); err != nil {
+		if serverEnv, s.TemporalSecurity, err = makeTemporalTLS(dir); err != nil {
 			return err
 		}
-		setupEnv = temporalTLSEnv(s.TemporalTLS)
+	}
+	if t.APIKeys {
+		if err := s.requireAPIKeys(ov); err != nil {
+			return err
+		}
+	}
+	if s.TemporalSecurity != nil {
+		setupEnv = s.TemporalSecurity.Env()
 	}
 	if err := s.startServer(ctx, ov, serverBin, ports[:len(serverPorts)], serverEnv); err != nil {
 		return err
@@ -136,8 +144,8 @@ func (s *Stack) startServer(ctx context.Context, ov *overlay, bin string, ports 
 	}
 	s.TemporalAddress = fmt.Sprintf("127.0.0.1:%d", ports[0])
 	var tlsCfg *tls.Config
-	if s.TemporalTLS != nil {
-		if tlsCfg, err = s.TemporalTLS.TLSConfig(); err != nil {
+	if s.TemporalSecurity != nil {
+		if tlsCfg, err = s.TemporalSecurity.TLSConfig(); err != nil {
 			return err
 		}
 	}

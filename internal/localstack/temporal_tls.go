@@ -2,7 +2,7 @@
 // Temporal runs it: a CA of the stack's own signs the frontend's certificate (for 127.0.0.1
 // and localhost) and one client's, and the frontend requires a client certificate (mTLS).
 // The server reads them through the FRONTEND_TLS_* variables of deploy/temporal/postgres's
-// server-config.yaml; a client dials with Stack.TemporalTLS, the runner's own options.
+// server-config.yaml; a client dials with Stack.TemporalSecurity, the runner's own options.
 package localstack
 
 import (
@@ -22,12 +22,6 @@ import (
 	"liken.sh/runner/internal/app"
 )
 
-// temporalTLSEnv is what the temporal CLI reads to dial with sec's files.
-func temporalTLSEnv(sec *app.TemporalSecurity) []string {
-	return []string{"TEMPORAL_TLS_SERVER_CA_CERT_PATH=" + sec.CAFile, "TEMPORAL_TLS_CLIENT_CERT_PATH=" + sec.CertFile,
-		"TEMPORAL_TLS_CLIENT_KEY_PATH=" + sec.KeyFile, "TEMPORAL_TLS_SERVER_NAME=" + sec.ServerName}
-}
-
 // makeTemporalTLS writes a CA, the frontend's certificate and a client's into dir, and
 // returns the server's environment and the client's options.
 func makeTemporalTLS(dir string) (serverEnv []string, client *app.TemporalSecurity, err error) {
@@ -39,9 +33,7 @@ func makeTemporalTLS(dir string) (serverEnv []string, client *app.TemporalSecuri
 	}
 	frontend, err := NewCertificate("frontend", &ca, func(c *x509.Certificate) {
 		c.DNSNames, c.IPAddresses = []string{"localhost"}, []net.IP{net.IPv4(127, 0, 0, 1)}
-		// The server's own system worker dials the frontend with the server's certificate: it
-		// is a client's certificate too.
-		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
+		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 	})
 	if err != nil {
 		return nil, nil, err
@@ -59,7 +51,7 @@ func makeTemporalTLS(dir string) (serverEnv []string, client *app.TemporalSecuri
 		}
 	}
 	serverEnv = []string{"FRONTEND_TLS_CERT=" + f("frontend.crt"), "FRONTEND_TLS_KEY=" + f("frontend.key"),
-		"FRONTEND_TLS_CLIENT_CA=" + f("ca.crt"), "FRONTEND_TLS_CA=" + f("ca.crt"), "FRONTEND_TLS_SERVER_NAME=localhost"}
+		"FRONTEND_TLS_CLIENT_CA=" + f("ca.crt")}
 	return serverEnv, &app.TemporalSecurity{CAFile: f("ca.crt"), CertFile: f("client.crt"), KeyFile: f("client.key"), ServerName: "localhost"}, nil
 }
 

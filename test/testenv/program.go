@@ -36,8 +36,8 @@ func (e *Env) StartProgram(t testing.TB, bin string, extraEnv ...string) *Progra
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.Kubeconfig, "TEMPORAL_ADDRESS="+e.TemporalAddress,
-		"LIKEN_HEALTH_ADDRESS="+addr, "LIKEN_LOG_FORMAT=text")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.Kubeconfig, "LIKEN_HEALTH_ADDRESS="+addr, "LIKEN_LOG_FORMAT=text")
+	cmd.Env = append(cmd.Env, e.TemporalEnv()...)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

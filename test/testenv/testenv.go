@@ -73,8 +73,9 @@ type Env struct {
 	Dynamic    dynamic.Interface
 
 	TemporalAddress string
-	// Postgres says Temporal is its own server on PostgreSQL (LIKEN_TEMPORAL=postgres); the
-	// stack's process "postgres" is the database.
+	// Postgres says Temporal is its own server on PostgreSQL (LIKEN_TEMPORAL=postgres), secured
+	// as a site secures its own: mTLS and API keys. The stack's process "postgres" is the
+	// database.
 	Postgres bool
 	// NodeBuild is the build the real node's images were made of (Options.Node): the version
 	// their programs say, which names the INDI server image the node's runner runs.
@@ -159,6 +160,7 @@ func start(opts Options) (*Env, string, error) {
 		so.Temporal.SearchAttributes = opts.SearchAttributes
 		if postgres {
 			so.Temporal.Postgres = filepath.Join(root, "deploy", "temporal", "postgres")
+			so.Temporal.TLS, so.Temporal.APIKeys = true, true
 		} else if opts.TemporalDB {
 			so.Temporal.DBFile = filepath.Join(dir, "temporal.db")
 		}
