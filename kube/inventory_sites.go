@@ -1,8 +1,8 @@
 // The inventory's part of the statuses of what holds the devices (see inventory.go for who
 // writes what): a Telescope's phase and Ready from the reservation that holds it, where its
 // server runs, its tubes, trains, devices and Guider; an Observatory's phase from its
-// telescopes' reservations, its server, telescopes, devices and reservations and its place in
-// words; a Guider's phase while nothing runs it; and each one's ParentFound condition.
+// telescopes' reservations, its server, telescopes, devices and reservations, its place in
+// words and its sky (sky.go); a Guider's phase while nothing runs it; and each one's ParentFound condition.
 package kube
 
 import (
@@ -112,10 +112,11 @@ func (inv *Inventory) ObservatoryStatus(o obsv1.Observatory, now time.Time) obsv
 	if st.Weather == "" {
 		st.Weather = SafetyUnknown
 	}
-	st.Display = map[string]string{
-		DisplayLatitude:  hemisphere(o.Spec.Location.Latitude, "N", "S"),
-		DisplayLongitude: hemisphere(o.Spec.Location.Longitude, "E", "W"),
-	}
+	sky := SkyStatus(o.Spec.Location, now)
+	st.Sky = &sky
+	st.Display = SkyDisplay(sky)
+	st.Display[DisplayLatitude] = hemisphere(o.Spec.Location.Latitude, "N", "S")
+	st.Display[DisplayLongitude] = hemisphere(o.Spec.Location.Longitude, "E", "W")
 	return st
 }
 

@@ -116,7 +116,10 @@ func TestAnObservatorySumsUpItsSite(t *testing.T) {
 	assert.Nil(t, st.Reservations)
 	assert.Nil(t, st.Server)
 	assert.Equal(t, "Unknown", st.Weather, "no station reports before a reservation")
-	assert.Equal(t, map[string]string{"latitude": "52.2043° N", "longitude": "0.1149° W"}, st.Display)
+	assert.Equal(t, "52.2043° N", st.Display["latitude"])
+	assert.Equal(t, "0.1149° W", st.Display["longitude"])
+	require.NotNil(t, st.Sky, "the site's sky")
+	assert.Equal(t, SkyDisplay(*st.Sky)["sun"], st.Display["sun"], "in words too")
 
 	second := holding(obsv1.ReservationActivating)
 	second.Name, second.Spec.Telescope = "later", "west"

@@ -209,7 +209,16 @@ func TestAPassThatFindsNothingNewComposesTheStatusTheObjectHolds(t *testing.T) {
 	assert.Equal(t, tel.Status, inv.TelescopeStatus(tel, later))
 	obs := n.Observatories[0]
 	obs.Status = inv.ObservatoryStatus(obs, inventoryTime)
-	assert.Equal(t, obs.Status, inv.ObservatoryStatus(obs, later))
+	assert.Equal(t, obs.Status, inv.ObservatoryStatus(obs, inventoryTime.Add(SkyEvery-time.Second)), "the same sky within its few minutes")
+	moved := inv.ObservatoryStatus(obs, later)
+	assert.NotEqual(t, obs.Status.Sky, moved.Sky, "an hour later, the sky has moved")
+	for _, st := range []*obsv1.ObservatoryStatus{&obs.Status, &moved} {
+		st.Sky = nil
+		for _, k := range []string{DisplaySun, DisplayMoon, DisplayDusk, DisplayDawn} {
+			delete(st.Display, k)
+		}
+	}
+	assert.Equal(t, obs.Status, moved, "and nothing else")
 }
 
 func TestASiteDeviceIsRefusedInTheSitesOwnConnectOrder(t *testing.T) {

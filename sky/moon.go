@@ -84,3 +84,12 @@ func MoonIllumination(t time.Time) float64 {
 	phase := math.Atan2(r*math.Sin(elongation), moonDist-r*math.Cos(elongation))
 	return (1 + math.Cos(phase)) / 2
 }
+
+// MoonWaxing says whether the Moon's lit part grows at t: from new Moon to full, when the
+// Moon stands east of the Sun, less than half a turn ahead of it in ecliptic longitude.
+func MoonWaxing(t time.Time) bool {
+	tc := centuries(julianDay(t))
+	moonLon, _, _ := moonEcliptic(tc)
+	sunLon, _ := sunEcliptic(tc)
+	return norm360(moonLon-sunLon) < 180
+}

@@ -1,6 +1,6 @@
 // Unit tests of the pieces against worked values that do not need the reference file: Julian
-// days of known dates, the sidereal time, the Moon's series, and the nights that do not come or
-// never end near the poles.
+// days of known dates, the sidereal time, the Moon's series and whether it waxes, and the nights
+// that do not come or never end near the poles.
 package sky
 
 import (
@@ -109,5 +109,24 @@ func TestDateIsTakenAsACalendarDay(t *testing.T) {
 	b := Night(p, time.Date(2026, 3, 1, 23, 59, 0, 0, time.FixedZone("CET", 3600)), Civil)
 	if a != b {
 		t.Errorf("%+v != %+v", a, b)
+	}
+}
+
+// The Moon waxes from new to full and wanes after: around the new Moon of the total solar
+// eclipse of 2024-04-08 (18:21 UTC), the full Moon of 2024-04-23 (23:49 UTC) and the full Moon
+// of the total lunar eclipse of 2025-03-14 (06:58 UTC).
+func TestMoonWaxesFromNewToFull(t *testing.T) {
+	for _, c := range []struct {
+		at     string
+		waxing bool
+	}{
+		{"2024-04-08T12:00:00Z", false}, {"2024-04-09T00:00:00Z", true}, {"2024-04-16T00:00:00Z", true},
+		{"2024-04-23T18:00:00Z", true}, {"2024-04-24T06:00:00Z", false}, {"2024-04-30T00:00:00Z", false},
+		{"2025-03-13T18:00:00Z", true}, {"2025-03-14T18:00:00Z", false},
+	} {
+		at, _ := time.Parse(time.RFC3339, c.at)
+		if got := MoonWaxing(at); got != c.waxing {
+			t.Errorf("MoonWaxing(%s) = %v, want %v", c.at, got, c.waxing)
+		}
 	}
 }

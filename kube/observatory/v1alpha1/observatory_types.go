@@ -18,11 +18,16 @@ import (
 // +kubebuilder:resource:path=observatories,singular=observatory,shortName=obs,categories=astro
 // +kubebuilder:subresource:status
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 32",message="an Observatory name must be at most 32 characters"
-// +kubebuilder:printcolumn:name="Latitude",type=string,JSONPath=`.status.display.latitude`
-// +kubebuilder:printcolumn:name="Longitude",type=string,JSONPath=`.status.display.longitude`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Weather",type=string,JSONPath=`.status.weather`
+// +kubebuilder:printcolumn:name="Sky",type=string,JSONPath=`.status.sky.darkness`
+// +kubebuilder:printcolumn:name="Sun",type=string,JSONPath=`.status.display.sun`
+// +kubebuilder:printcolumn:name="Moon",type=string,JSONPath=`.status.display.moon`
+// +kubebuilder:printcolumn:name="Dusk",type=string,JSONPath=`.status.display.dusk`
+// +kubebuilder:printcolumn:name="Dawn",type=string,JSONPath=`.status.display.dawn`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Latitude",type=string,priority=1,JSONPath=`.status.display.latitude`
+// +kubebuilder:printcolumn:name="Longitude",type=string,priority=1,JSONPath=`.status.display.longitude`
 // +kubebuilder:printcolumn:name="Telescopes",type=string,priority=1,JSONPath=`.status.telescopes`
 // +kubebuilder:printcolumn:name="Reservations",type=string,priority=1,JSONPath=`.status.reservations`
 // +kubebuilder:printcolumn:name="Server",type=string,priority=1,JSONPath=`.status.server.host`
@@ -148,7 +153,13 @@ type ObservatoryStatus struct {
 	// +optional
 	Weather string `json:"weather,omitempty"`
 
-	// Values as text for people: latitude and longitude.
+	// The sky over the site, computed from spec.location and kept up to date every few
+	// minutes while the runner runs.
+	// +optional
+	Sky *Sky `json:"sky,omitempty"`
+
+	// Values as text for people: latitude and longitude; the Sun's altitude, the Moon's
+	// illumination and phase, and tonight's astronomical dusk and dawn (UTC).
 	// +optional
 	Display map[string]string `json:"display,omitempty"`
 
@@ -159,6 +170,36 @@ type ObservatoryStatus struct {
 	// The last time the site guard parked the site, as the runner reported it.
 	// +optional
 	LastSafetyPark *SafetyPark `json:"lastSafetyPark,omitempty"`
+}
+
+// Sky is the sky over a site at one time: where the Sun and the Moon stand, how dark it is,
+// and when tonight's astronomical darkness begins and ends. Altitudes are of the body's
+// centre in degrees, without refraction; times are UTC.
+type Sky struct {
+	// When the runner computed it.
+	Time metav1.Time `json:"time"`
+	// The Sun's altitude, to a tenth of a degree.
+	SunAltitude float64 `json:"sunAltitude"`
+	// The Moon's altitude, to a tenth of a degree.
+	MoonAltitude float64 `json:"moonAltitude"`
+	// The lit part of the Moon's disc in percent: 0 at new Moon, 100 at full.
+	MoonIllumination int32 `json:"moonIllumination"`
+	// The Moon's phase in words: New, Waxing Crescent, First Quarter, Waxing Gibbous, Full,
+	// Waning Gibbous, Last Quarter or Waning Crescent.
+	MoonPhase string `json:"moonPhase"`
+	// How dark it is: Day, Civil Twilight, Nautical Twilight, Astronomical Twilight, or Night
+	// (the Sun more than 18° below the horizon: dark enough to observe anything).
+	Darkness string `json:"darkness"`
+	// When tonight's astronomical darkness begins: tonight is the night under way, or by day
+	// the coming one. Absent when it has none (a summer night far from the equator, the
+	// polar day), or when it began before the night's local noon (the polar night).
+	// +optional
+	Dusk *metav1.Time `json:"dusk,omitempty"`
+	// When tonight's astronomical darkness ends; absent as dusk is.
+	// +optional
+	Dawn *metav1.Time `json:"dawn,omitempty"`
+	// Tonight in words: "astronomical night 17:58 to 05:50 UTC", or why there is none.
+	Tonight string `json:"tonight"`
 }
 
 // SafetyPark is one time the site guard parked the site.

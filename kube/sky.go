@@ -1,0 +1,139 @@
+// The sky over an Observatory, for its status: where the Sun and the Moon stand, how dark it
+// is, and tonight's astronomical dusk and dawn, from the sky package. The inventory puts it in
+// at each pass, and the watcher asks for a pass every few minutes (SkyEvery), so it is
+// computed for the start of the current few minutes: passes within them compose the same
+// sky and write nothing new.
+package kube
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/sky"
+)
+
+// SkyEvery is how often an Observatory's sky is computed again.
+const SkyEvery = 5 * time.Minute
+
+// The keys of the Observatory's status.display that say the sky.
+const (
+	DisplaySun  = "sun"
+	DisplayMoon = "moon"
+	DisplayDusk = "dusk"
+	DisplayDawn = "dawn"
+)
+
+// How dark it is, by the Sun's altitude.
+const (
+	DarknessDay          = "Day"
+	DarknessCivil        = "Civil Twilight"
+	DarknessNautical     = "Nautical Twilight"
+	DarknessAstronomical = "Astronomical Twilight"
+	DarknessNight        = "Night"
+)
+
+// SkyStatus is the sky over loc in the SkyEvery that holds now.
+func SkyStatus(loc obsv1.Location, now time.Time) obsv1.Sky {
+	at := now.UTC().Truncate(SkyEvery)
+	place := sky.Place{Latitude: loc.Latitude, Longitude: loc.Longitude}
+	sun := sky.Sun(place, at).Altitude
+	lit := sky.MoonIllumination(at)
+	st := obsv1.Sky{
+		Time:             metav1.NewTime(at),
+		SunAltitude:      tenth(sun),
+		MoonAltitude:     tenth(sky.Moon(place, at).Altitude),
+		MoonIllumination: int32(math.Round(lit * 100)),
+		MoonPhase:        moonPhase(lit, sky.MoonWaxing(at)),
+		Darkness:         darkness(sun),
+	}
+	night := tonight(place, at)
+	switch {
+	case night.Darkness == sky.NeverFalls:
+		st.Tonight = "no astronomical night: the Sun stays less than 18° below the horizon"
+	case night.Darkness == sky.AllDay:
+		st.Tonight = "polar night: astronomical darkness all day"
+	default:
+		if !night.Dusk.IsZero() {
+			st.Dusk = &metav1.Time{Time: night.Dusk}
+		}
+		if !night.Dawn.IsZero() {
+			st.Dawn = &metav1.Time{Time: night.Dawn}
+		}
+		st.Tonight = "astronomical night " + clock(st.Dusk, "from before noon") + " to " + clock(st.Dawn, "past the next noon")
+	}
+	return st
+}
+
+// SkyDisplay is the sky in the words of status.display.
+func SkyDisplay(s obsv1.Sky) map[string]string {
+	return map[string]string{
+		DisplaySun:  fmt.Sprintf("%.1f°", s.SunAltitude),
+		DisplayMoon: fmt.Sprintf("%d%% %s", s.MoonIllumination, s.MoonPhase),
+		DisplayDusk: clock(s.Dusk, "-"),
+		DisplayDawn: clock(s.Dawn, "-"),
+	}
+}
+
+// tonight is the astronomical night under way at t, or by day the coming one. The sky
+// package counts a night from one local noon to the next, by longitude.
+func tonight(p sky.Place, t time.Time) sky.NightTimes {
+	local := t.Add(time.Duration(p.Longitude / 15 * float64(time.Hour)))
+	date := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
+	if local.Hour() < 12 {
+		if last := sky.Night(p, date.AddDate(0, 0, -1), sky.Astronomical); last.Darkness == sky.Falls && (last.Dawn.IsZero() || t.Before(last.Dawn)) {
+			return last
+		}
+	}
+	return sky.Night(p, date, sky.Astronomical)
+}
+
+// darkness names how dark it is with the Sun's centre at altitude sun.
+func darkness(sun float64) string {
+	switch {
+	case sun >= sky.Sunset.Altitude():
+		return DarknessDay
+	case sun >= sky.Civil.Altitude():
+		return DarknessCivil
+	case sun >= sky.Nautical.Altitude():
+		return DarknessNautical
+	case sun >= sky.Astronomical.Altitude():
+		return DarknessAstronomical
+	}
+	return DarknessNight
+}
+
+// moonPhase names the Moon's phase from its lit fraction and whether it waxes: the quarters
+// within two percent of half lit, new and full within two percent of dark and of lit.
+func moonPhase(lit float64, waxing bool) string {
+	side := "Waning "
+	if waxing {
+		side = "Waxing "
+	}
+	switch {
+	case lit < 0.02:
+		return "New"
+	case lit > 0.98:
+		return "Full"
+	case math.Abs(lit-0.5) <= 0.02 && waxing:
+		return "First Quarter"
+	case math.Abs(lit-0.5) <= 0.02:
+		return "Last Quarter"
+	case lit < 0.5:
+		return side + "Crescent"
+	}
+	return side + "Gibbous"
+}
+
+func tenth(v float64) float64 { return math.Round(v*10) / 10 }
+
+// clock writes a time of day, or none when t is nil.
+func clock(t *metav1.Time, none string) string {
+	if t == nil {
+		return none
+	}
+	return t.UTC().Format("15:04 UTC")
+}
