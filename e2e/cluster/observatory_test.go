@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"liken.sh/runner/build/images"
+	"liken.sh/runner/contract"
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
@@ -51,9 +52,9 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 		`{"job":{"image":"`+images.JobImage+`","command":["sh","-c","echo job of $LIKEN_RESOURCE for $INDI_HOST:$INDI_PORT"]}},`+
 		`{"state":"Unparked","timeout":"5m"}]}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	createReservation(t, ctx)
+	createReservation(t, ctx, "tonight")
 
-	r := awaitPhase(t, obsv1.ReservationReady, 4*time.Minute)
+	r := awaitPhase(t, "tonight", obsv1.ReservationReady, 4*time.Minute)
 	require.NotNil(t, r.Status.Endpoint, "a Ready reservation says where its INDI server is")
 	t.Run("every pod runs real processes", func(t *testing.T) { podsAreReal(t, ctx) })
 	t.Run("the INDI and Job images were pulled from the registry", func(t *testing.T) {
@@ -63,8 +64,9 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
 	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })
 	t.Run("with the runner gone and the site's server pod deleted, it comes back; wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
-	t.Run("an upgrade to build b keeps tonight on its build, main", func(t *testing.T) { upgradeKeepsTonight(t, ctx) })
+	t.Run("an upgrade to build b keeps tonight on its build, main, which parks the mount in a storm", func(t *testing.T) { upgradeKeepsTonight(t, ctx) })
 	t.Run("the end releases it with no pod left", func(t *testing.T) { endReleases(t, ctx) })
+	t.Run("the next night runs on build b", func(t *testing.T) { nextNightOnB(t, ctx) })
 	t.Run("main's workers go once tonight has ended on them", func(t *testing.T) { oldWorkersGo(t, ctx) })
 }
 
@@ -72,25 +74,25 @@ func objects(k obsv1.Kind) dynamic.ResourceInterface {
 	return env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS)
 }
 
-func createReservation(t *testing.T, ctx context.Context) {
+func createReservation(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
-		"metadata": map[string]any{"name": "tonight"},
+		"metadata": map[string]any{"name": name},
 		"spec":     map[string]any{"telescope": "east", "holder": "ada"},
 	}}
 	_, err := objects(obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		res := objects(obsv1.KindReservation)
-		res.Patch(context.Background(), "tonight", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-		res.Delete(context.Background(), "tonight", metav1.DeleteOptions{})
+		res.Patch(context.Background(), name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		res.Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 }
 
-func reservation(t *testing.T, ctx context.Context) *obsv1.Reservation {
+func reservation(t *testing.T, ctx context.Context, name string) *obsv1.Reservation {
 	t.Helper()
-	u, err := objects(obsv1.KindReservation).Get(ctx, "tonight", metav1.GetOptions{})
+	u, err := objects(obsv1.KindReservation).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
 	var r obsv1.Reservation
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r))
@@ -98,12 +100,12 @@ func reservation(t *testing.T, ctx context.Context) *obsv1.Reservation {
 }
 
 // awaitPhase waits, at most within, for the reservation's phase, and fails with its steps.
-func awaitPhase(t *testing.T, phase obsv1.ReservationPhase, within time.Duration) *obsv1.Reservation {
+func awaitPhase(t *testing.T, name string, phase obsv1.ReservationPhase, within time.Duration) *obsv1.Reservation {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(within)
 	for {
-		r := reservation(t, ctx)
+		r := reservation(t, ctx, name)
 		if r.Status.Phase == phase {
 			return r
 		}
@@ -296,7 +298,7 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 		return false
 	}, 4*time.Minute, 250*time.Millisecond, "the Observatory says the site guard parked it while the runner was away")
 	if !ok {
-		t.Fatalf("the Observatory's last ParkedBySafety: %v", last)
+		t.Fatalf("the Observatory's last ParkedBySafety: %v; %s", last, pendingActivities(t, contract.ReservationID(obsNS, "tonight")))
 	}
 	for k, name := range map[obsv1.Kind]string{obsv1.KindMount: "east", obsv1.KindDome: "lab"} {
 		require.Eventually(t, func() bool { return condition(t, ctx, k, name, obsv1.ConditionParkedBySafety) == "True" },
@@ -395,7 +397,7 @@ func endReleases(t *testing.T, ctx context.Context) {
 	end := time.Now().UTC().Format(time.RFC3339)
 	_, err := objects(obsv1.KindReservation).Patch(ctx, "tonight", types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	r := awaitPhase(t, obsv1.ReservationReleased, 3*time.Minute)
+	r := awaitPhase(t, "tonight", obsv1.ReservationReleased, 3*time.Minute)
 	require.Eventually(t, func() bool { return len(managed(t, ctx)) == 0 }, time.Minute, 250*time.Millisecond, "no pod is left")
 	svcs, err := env.Kube.CoreV1().Services(obsNS).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=observatory-operator"})
 	require.NoError(t, err)
