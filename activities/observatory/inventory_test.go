@@ -5,6 +5,7 @@ package observatory
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +42,10 @@ func TestAPassGivesEveryResourceOfTheExampleItsStatusAndASecondWritesNothing(t *
 		Spec: obsv1.FocuserSpec{OpticalTrainParent: obsv1.OpticalTrainParent{OpticalTrain: "nosuch"},
 			DeviceSpec: obsv1.DeviceSpec{Driver: obsv1.Driver{Name: "indi_simulator_focus"}}}})
 	a := newActivities()
+	// One clock for both passes: the Observatory's sky moves every few minutes, and a pass
+	// in the next ones would rightly write it.
+	now := time.Now()
+	a.Clients.Now = func() time.Time { return now }
 	ctx := testContext(t)
 
 	res, err := a.TakeInventory(ctx, InventoryInput{Namespace: ns})
@@ -58,7 +63,14 @@ func TestAPassGivesEveryResourceOfTheExampleItsStatusAndASecondWritesNothing(t *
 	assert.Equal(t, []obsv1.DeviceSummary{{Kind: obsv1.KindMount, Name: "east", Phase: obsv1.DeviceIdle}}, tel.Devices)
 	var obs obsv1.ObservatoryStatus
 	readObjectStatus(t, ns, obsv1.KindObservatory, "lab", &obs)
-	assert.Equal(t, map[string]string{"latitude": "52.2043° N", "longitude": "0.1149° E"}, obs.Display)
+	assert.Equal(t, "52.2043° N", obs.Display["latitude"])
+	assert.Equal(t, "0.1149° E", obs.Display["longitude"])
+	require.NotNil(t, obs.Sky)
+	want, err := json.Marshal(kube.SkyStatus(obsv1.Location{Latitude: 52.2043, Longitude: 0.1149}, now))
+	require.NoError(t, err)
+	got, err := json.Marshal(obs.Sky)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got), "the sky over the site")
 	assert.Equal(t, "Unknown", obs.Weather)
 	assert.Equal(t, []string{"east"}, obs.Telescopes)
 	for _, d := range []struct {

@@ -4,6 +4,7 @@ package observatory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 )
 
@@ -115,7 +117,8 @@ func TestEveryResourceSaysWhereItStandsBeforeAnyReservation(t *testing.T) {
 
 // telescopeAndObservatoryListTheirParts: before any reservation, Telescope east is Idle with
 // its tube, its two trains (the refused Focuser among them), its Mount and its failing Guider,
-// and Observatory lab is Idle with its telescope, its three devices and where it is.
+// and Observatory lab is Idle with its telescope, its three devices, where it is and its sky,
+// which kubectl shows.
 func telescopeAndObservatoryListTheirParts(t *testing.T, ns string) {
 	t.Helper()
 	var tel obsv1.TelescopeStatus
@@ -144,5 +147,18 @@ func telescopeAndObservatoryListTheirParts(t *testing.T, ns string) {
 	assert.Equal(t, []string{"east"}, obs.Telescopes)
 	assert.Len(t, obs.Devices, 3)
 	assert.Equal(t, "Unknown", obs.Weather)
-	assert.Equal(t, map[string]string{"latitude": "52.2043° N", "longitude": "0.1149° E"}, obs.Display)
+	assert.Equal(t, "52.2043° N", obs.Display["latitude"])
+	assert.Equal(t, "0.1149° E", obs.Display["longitude"])
+	require.NotNil(t, obs.Sky, "the site's sky")
+	want, err := json.Marshal(kube.SkyStatus(obsv1.Location{Latitude: 52.2043, Longitude: 0.1149}, obs.Sky.Time.Time))
+	require.NoError(t, err)
+	got, err := json.Marshal(obs.Sky)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got), "the sky over the site")
+	out, err := env.Kubectl(context.Background(), "-n", ns, "get", "observatories")
+	require.NoError(t, err)
+	t.Logf("$ kubectl get observatories\n%s", out)
+	for _, col := range []string{"SKY", "SUN", "MOON", "DUSK", "DAWN", obs.Sky.Darkness, obs.Display["sun"]} {
+		assert.Contains(t, out, col)
+	}
 }

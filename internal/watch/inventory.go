@@ -5,8 +5,9 @@
 // or deleted, its spec changed (its generation), its delete begun, its finalizers changed (a
 // device a reservation runs holds one), or what other statuses show of it changed (its
 // summary: phase, a Guider's state, the status and reason of its conditions); and one of the
-// runner's pods created, deleted or placed on a node. A status update that changes nothing of
-// that (readings, properties, procedure records, messages) is ignored, and so are the
+// runner's pods created, deleted or placed on a node; and, every few minutes, each
+// Observatory, whose status shows the sky (kube/sky.go). A status update that changes nothing
+// of that (readings, properties, procedure records, messages) is ignored, and so are the
 // inventory's own writes once they change nothing more: a pass that converges writes nothing.
 package watch
 
@@ -14,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
@@ -53,6 +55,26 @@ func (r *observatoryRun) inventoryHandler(kind string) cache.ResourceEventHandle
 				r.inventory(u, kind, whyDeleted)
 			}
 		},
+	}
+}
+
+// whySky: the time moved the sky over an Observatory, which its status shows.
+const whySky = "sky"
+
+// skyMoves tells each Observatory's inventory that the sky moved, just after each SkyEvery
+// begins, until ctx ends: no informer sees the time pass.
+func (r *observatoryRun) skyMoves(ctx context.Context) {
+	every := r.cfg.SkyEvery
+	for {
+		now := time.Now()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(now.Truncate(every).Add(every).Sub(now) + time.Second):
+		}
+		for _, obj := range r.observatories.GetStore().List() {
+			r.inventory(obj, string(obsv1.KindObservatory), whySky)
+		}
 	}
 }
 

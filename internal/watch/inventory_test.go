@@ -1,6 +1,6 @@
 // The inventory's signals on the real stack, read back from the history of
-// inventory/<namespace> (no worker polls the tests' task queues), and a Reservation at rest,
-// whose workflow no change of its namespace starts again.
+// inventory/<namespace> (no worker polls the tests' task queues), the sky's ticks, and a
+// Reservation at rest, whose workflow no change of its namespace starts again.
 package watch_test
 
 import (
@@ -154,6 +154,18 @@ func TestEveryChangeThatMayChangeAStatusTellsTheNamespacesInventoryAndReadingsDo
 		got := invSaw(t, ctx, w, "pod/"+pod)
 		return len(got) > 0 && got[len(got)-1] == "deleted", fmt.Sprintf("the pod's changes: %v", got)
 	})
+}
+
+func TestTheSkyMovingTellsEachObservatorysInventoryEveryFewMinutes(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	astroAtEnd(t)
+	w := startObservatoryWatcher(t, taskQueue(t), 2*time.Second)
+	site := unique("site")
+	newAstro(t, ctx, obsv1.KindObservatory, site, map[string]any{"location": map[string]any{"latitude": 52.2, "longitude": 0.1}})
+	got := awaitInv(t, ctx, w, "Observatory/"+site, 3)
+	if got[0] != "added" || got[1] != "sky" || got[2] != "sky" {
+		t.Errorf("the Observatory's changes: %v, want added, then sky at each tick", got)
+	}
 }
 
 func TestAReleasedReservationRestsWhateverItsNamespaceDoes(t *testing.T) {

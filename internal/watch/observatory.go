@@ -75,7 +75,10 @@ type ObservatoryConfig struct {
 	// Resync re-signals every Reservation this often, the safety net under the events; 0
 	// turns it off.
 	Resync time.Duration
-	Log    *slog.Logger
+	// SkyEvery is how often each Observatory's inventory is told the sky moved; 0 means
+	// kube.SkyEvery, the step at which its status's sky changes.
+	SkyEvery time.Duration
+	Log      *slog.Logger
 }
 
 // Observatory is the observatory side of the watcher.
@@ -93,6 +96,9 @@ type Observatory struct {
 func NewObservatory(cfg ObservatoryConfig) *Observatory {
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
+	}
+	if cfg.SkyEvery <= 0 {
+		cfg.SkyEvery = kube.SkyEvery
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -193,6 +199,7 @@ func (r *observatoryRun) serve(ctx context.Context) {
 		defer close(done)
 		r.inv.work(ctx, inventoryWorkers, r.signalInventory)
 	}()
+	go r.skyMoves(ctx)
 	r.q.work(ctx, r.cfg.Workers, r.signal)
 	r.inv.shutDown()
 	<-done

@@ -197,13 +197,15 @@ type obsRunning struct{ *watch.Observatory }
 
 // startObservatoryWatcher runs the observatory side in the test process, without a Lease, on
 // its own task queue, and stops it when the test ends.
-func startObservatoryWatcher(t *testing.T, queue string) obsRunning {
+func startObservatoryWatcher(t *testing.T, queue string, skyEvery ...time.Duration) obsRunning {
 	t.Helper()
 	var o *watch.Observatory
 	runInProcess(t, func(tc client.Client) (func(context.Context) error, func() bool) {
-		o = watch.NewObservatory(watch.ObservatoryConfig{
-			Dynamic: env.Dynamic, Temporal: tc, TaskQueue: queue, Log: warnings(t),
-		})
+		cfg := watch.ObservatoryConfig{Dynamic: env.Dynamic, Temporal: tc, TaskQueue: queue, Log: warnings(t)}
+		if len(skyEvery) > 0 {
+			cfg.SkyEvery = skyEvery[0]
+		}
+		o = watch.NewObservatory(cfg)
 		return o.Run, o.Watching
 	})
 	return obsRunning{o}
