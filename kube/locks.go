@@ -29,6 +29,7 @@ const (
 	ReasonGuardRefused = "GuardRefused"
 	ReasonWeather      = "WeatherAlert"
 	ReasonHeartbeat    = "HeartbeatLost"
+	ReasonSunUp        = "SunUp"
 	ReasonSafetyPark   = "ParkedBySafety" // the Event's reason
 	// ReasonSafetyParking: the guard's trip is under way (ParkedBySafety=False).
 	ReasonSafetyParking = "SafetyParking"
@@ -160,11 +161,14 @@ func SafetyIdleCondition(observatory string) obsv1.Condition {
 }
 
 // ParkedBySafetyCondition is ParkedBySafety on the Observatory and on each Dome and Mount the
-// site guard parked: why (the cause, Weather or Heartbeat) and what it did, in its words.
+// site guard parked: why (the cause, Weather, Heartbeat or Sun) and what it did, in its words.
 func ParkedBySafetyCondition(cause, message string) obsv1.Condition {
 	reason := ReasonWeather
-	if cause == "Heartbeat" {
+	switch cause {
+	case "Heartbeat":
 		reason = ReasonHeartbeat
+	case "Sun":
+		reason = ReasonSunUp
 	}
 	return obsv1.Condition{Type: obsv1.ConditionParkedBySafety, Status: metav1.ConditionTrue, Reason: reason, Message: message}
 }

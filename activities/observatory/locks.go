@@ -120,7 +120,8 @@ type mountKey struct{ telescope, device string }
 
 // guardConfig is what the site guard is told: every telescope of the site whose reservation
 // holds its mounts (from its first step until its Deactivation has ended), with its server's
-// address while it runs and its mounts' INDI names, and the Observatory's heartbeat timeout.
+// address while it runs and its mounts' INDI names, the Observatory's heartbeat timeout, and
+// its place and the Sun's limit.
 // labels name the mounts for the Observatory's conditions ("Mount east").
 func (a *Activities) guardConfig(ctx context.Context, ns, observatory string) (cfg guard.Config, labels map[mountKey]string, _ error) {
 	obj, err := a.getTyped(ctx, obsv1.KindObservatory, ns, observatory)
@@ -133,6 +134,9 @@ func (a *Activities) guardConfig(ctx context.Context, ns, observatory string) (c
 	}
 	cfg.HeartbeatTimeoutSeconds = obs.Spec.Safety.HeartbeatTimeoutOrDefault().Seconds()
 	cfg.BeatEverySeconds = guardBeatEvery.Seconds()
+	cfg.Latitude, cfg.Longitude = obs.Spec.Location.Latitude, obs.Spec.Location.Longitude
+	limit := obs.Spec.Safety.SunAltitudeOrDefault()
+	cfg.SunAltitudeLimit = &limit
 	tels, err := a.telescopesAt(ctx, ns, observatory)
 	if err != nil {
 		return cfg, nil, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,6 +111,7 @@ func TestTheGuardIsToldTheHeldTelescopes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []guard.Telescope{{Name: "east", Address: resolver["east-telescope"], Mounts: []string{mount}}}, cfg.Telescopes)
 	assert.Equal(t, obsv1.DefaultHeartbeatTimeout.Seconds(), cfg.HeartbeatTimeoutSeconds)
+	assert.Equal(t, []float64{52, 4, 90}, []float64{cfg.Latitude, cfg.Longitude, *cfg.SunAltitudeLimit}, "the site's place and Sun limit")
 
 	_, err = site.SetDomeParked(ctx, dome, true)
 	var alert *indi.AlertError
@@ -161,7 +163,7 @@ func TestAGuardOfAnotherProtocolIsNotArmed(t *testing.T) {
 		}
 	}
 	assert.Equal(t, kube.ReasonGuardRefused, armed.Reason)
-	assert.Regexp(t, `^Not armed: the site guard v0\.1\.0 speaks protocol 0 and this runner \(\S+\) speaks 1: .*; `+
+	assert.Regexp(t, `^Not armed: the site guard v0\.1\.0 speaks protocol 0 and this runner \(\S+\) speaks `+strconv.Itoa(guard.Protocol)+`: .*; `+
 		`delete the pod lab-observatory so that it starts again from the image this runner names$`, armed.Message)
 	events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)

@@ -65,7 +65,7 @@ func TestTiersRunInOrderAndTheObservatorysOnlyWhenTheReservationRunsTheSite(t *t
 	img := "example.com/step:1"
 	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
 		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec: obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}, Procedures: obsv1.Procedures{
+		Spec: obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}, Safety: byDay, Procedures: obsv1.Procedures{
 			Activation: []obsv1.Action{jobAction(img)}, Deactivation: []obsv1.Action{jobAction(img)},
 		}},
 	})

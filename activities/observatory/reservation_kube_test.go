@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
@@ -35,14 +36,17 @@ func observatoryNamespace(t *testing.T, name string) string {
 // createObject creates an observatory object from its Go type and, when the test ends, lets
 // it go (its finalizers removed).
 // createLab creates the Observatory lab, with no procedures, that most tests need beside
-// the objects they are about.
+// the objects they are about. Its guard lets it open by day (byDay): the tests run at any hour.
 func createLab(t *testing.T, ns string) *unstructured.Unstructured {
 	t.Helper()
 	return createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{
 		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
-		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}},
+		Spec:       obsv1.ObservatorySpec{Location: obsv1.Location{Latitude: 52, Longitude: 4}, Safety: byDay},
 	})
 }
+
+// byDay is the safety of a test's site: the Sun never closes it.
+var byDay = obsv1.Safety{SunAltitude: ptr.To(90.0)}
 
 func createObject(t *testing.T, kind obsv1.Kind, ns string, obj any) *unstructured.Unstructured {
 	t.Helper()

@@ -39,7 +39,7 @@ func fakePowerBox(t *testing.T) *inditest.Fake {
 // Switch east, whose driver is indi_fake_power.
 func createTelescopeWithASwitch(t *testing.T, ns string) {
 	t.Helper()
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{ObjectMeta: metav1.ObjectMeta{Name: "lab"}})
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{ObjectMeta: metav1.ObjectMeta{Name: "lab"}, Spec: obsv1.ObservatorySpec{Safety: byDay}})
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{ObjectMeta: metav1.ObjectMeta{Name: "east"}, Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
 	createObject(t, obsv1.KindSwitch, ns, &obsv1.Switch{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},
@@ -88,7 +88,7 @@ func TestPowerOnTurnsOnTheOutputOfEachPoweredDeviceAndPowerOffTurnsItOff(t *test
 
 func TestAPowerSwitchThatIsNotThereFailsPowerOnNamingIt(t *testing.T) {
 	ns := observatoryNamespace(t, "steps-nopower-"+utilrand.String(5))
-	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{ObjectMeta: metav1.ObjectMeta{Name: "lab"}})
+	createObject(t, obsv1.KindObservatory, ns, &obsv1.Observatory{ObjectMeta: metav1.ObjectMeta{Name: "lab"}, Spec: obsv1.ObservatorySpec{Safety: byDay}})
 	createObject(t, obsv1.KindTelescope, ns, &obsv1.Telescope{ObjectMeta: metav1.ObjectMeta{Name: "east"}, Spec: obsv1.TelescopeSpec{Observatory: "lab"}})
 	createObject(t, obsv1.KindMount, ns, &obsv1.Mount{
 		ObjectMeta: metav1.ObjectMeta{Name: "east"},

@@ -100,7 +100,7 @@ metadata: {name: %[1]s}
 apiVersion: observatory.liken.sh/v1alpha1
 kind: Observatory
 metadata: {name: site, namespace: %[1]s}
-spec: {location: {latitude: 52.2, longitude: 0.1, elevation: 20}}
+spec: {location: {latitude: 52.2, longitude: 0.1, elevation: 20}, safety: {sunAltitude: 90}}
 ---
 apiVersion: observatory.liken.sh/v1alpha1
 kind: Dome

@@ -26,7 +26,7 @@ const Driver = "site-guard"
 // runner counts on it) takes the next number. The runner arms only a guard that speaks its
 // protocol (Report.Speaks): a site server still running another build's image is refused,
 // never half-armed.
-const Protocol = 1
+const Protocol = 2 // 2: the Sun's limit
 
 // The guard's properties and their elements.
 const (
@@ -57,6 +57,12 @@ type Config struct {
 	HeartbeatTimeoutSeconds float64 `json:"heartbeatTimeoutSeconds"`
 	// BeatEverySeconds is how often the runner beats; three missed beats mean it is away.
 	BeatEverySeconds float64 `json:"beatEverySeconds"`
+	// Latitude and Longitude are the site's place in degrees, for the Sun's altitude.
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	// SunAltitudeLimit is the Sun's altitude in degrees above which the guard parks the site;
+	// nil watches no Sun.
+	SunAltitudeLimit *float64 `json:"sunAltitudeLimit,omitempty"`
 	// WrittenAt is when the runner wrote it: every config is new, so the guard looks at the
 	// site again before it answers, and the report after its answer is as fresh as the write.
 	WrittenAt time.Time `json:"writtenAt"`

@@ -22,6 +22,7 @@ import (
 	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/indi/prop"
+	"liken.sh/runner/sky"
 )
 
 func TestMain(m *testing.M) {
@@ -53,9 +54,10 @@ type site struct {
 }
 
 // startSite starts a site of n telescopes with the locks set as the runner sets them, tells
-// the guard the telescopes, opens the dome and unparks every mount. With a heartbeat timeout,
+// the guard the telescopes (and what shape adds to its config), opens the dome and unparks
+// every mount. With a heartbeat timeout,
 // a runner beats for every telescope from the config on, until s.beats.stop.
-func startSite(t *testing.T, ctx context.Context, n int, heartbeat time.Duration) *site {
+func startSite(t *testing.T, ctx context.Context, n int, heartbeat time.Duration, shape ...func(*guard.Config)) *site {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	link := filepath.Join(t.TempDir(), guard.Driver)
@@ -63,6 +65,9 @@ func startSite(t *testing.T, ctx context.Context, n int, heartbeat time.Duration
 
 	s := &site{site: dial(t, ctx, inditest.Start(t, "indi_simulator_dome", "indi_simulator_weather", link)), link: link}
 	s.cfg = guard.Config{HeartbeatTimeoutSeconds: heartbeat.Seconds(), BeatEverySeconds: 1}
+	for _, f := range shape {
+		f(&s.cfg)
+	}
 	for i := range n {
 		srv := inditest.StartServer(t, "indi_simulator_telescope")
 		c := dial(t, ctx, srv.Addr)
@@ -414,4 +419,53 @@ func TestAMountUnparkedUnderTheStormIsParkedAgain(t *testing.T) {
 	p, ok := s.tels[0].Property(mount, guard.MountParkProp)
 	require.True(t, ok)
 	assert.True(t, p.SwitchOn("PARK"))
+}
+
+// TestDawnParksEveryMountThenTheDomeAndKeepsThemSo places the site on the equator where the
+// Sun passes the limit half a minute after the test starts: with no runner, the guard parks
+// every mount, then closes the dome, and parks again a mount unparked while the Sun is up.
+func TestDawnParksEveryMountThenTheDomeAndKeepsThemSo(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	limit := -6.0
+	dawn := time.Now().Add(30 * time.Second)
+	lon := longitudeOfDawn(t, limit, dawn)
+	s := startSite(t, ctx, 1, 0, func(c *guard.Config) { c.Latitude, c.Longitude, c.SunAltitudeLimit = 0, lon, &limit })
+	require.Empty(t, s.report(t).Trips, "the site opened before dawn")
+	w := s.watch(ctx)
+	mounts, closed := w.ParkedThenClosed(t, dawn, 90*time.Second)
+	t.Logf("from the Sun passing %g°: the mount parked in %.1f s, the dome closed in %.1f s", limit, mounts, closed)
+	trip := s.lastTrip(t, 1)
+	assert.Equal(t, guard.CauseSun, trip.Kind)
+	assert.Equal(t, "the Sun is above the site's limit of -6°", trip.Reason)
+
+	_, err := s.tels[0].SetDomePolicy(ctx, mount, false)
+	require.NoError(t, err)
+	_, err = s.tels[0].SetMountParked(ctx, mount, false)
+	require.NoError(t, err)
+	trip = s.lastTrip(t, 2)
+	assert.Equal(t, guard.CauseSun, trip.Kind, "the Sun is still up: the guard parked it again")
+}
+
+// longitudeOfDawn is the longitude on the equator where the Sun rises through limit at at.
+func longitudeOfDawn(t *testing.T, limit float64, at time.Time) float64 {
+	alt := func(lon float64) float64 { return sky.Sun(sky.Place{Longitude: lon}, at).Altitude - limit }
+	// Eastward the hour angle grows: the Sun is further on its way. Find the morning side,
+	// where one degree east finds it higher, then bisect the crossing.
+	for lon := -180.0; lon < 180; lon++ {
+		if a, b := alt(lon), alt(lon+1); a <= 0 && b > 0 {
+			lo, hi := lon, lon+1
+			for hi-lo > 1e-4 {
+				if mid := (lo + hi) / 2; alt(mid) <= 0 {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			return lo
+		}
+	}
+	t.Fatal("no longitude where the Sun rises through the limit")
+	return 0
 }

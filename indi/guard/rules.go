@@ -1,5 +1,5 @@
 // The site guard's rules, pure: what the dome is told of the mounts, what the mounts are told
-// of the dome, and when the guard parks the site. The runtime (guard.go) reads the servers
+// of the dome, and when the guard parks the site (a storm, the runner silent, the Sun up). The runtime (guard.go) reads the servers
 // into a View and does what these functions say.
 package guard
 
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"liken.sh/runner/sky"
 )
 
 // Park is what a dome or a mount reports of its park vector.
@@ -73,6 +75,7 @@ type Cause struct {
 const (
 	CauseWeather   = "Weather"
 	CauseHeartbeat = "Heartbeat"
+	CauseSun       = "Sun"
 )
 
 // Alerts are the stations that report Alert, sorted.
@@ -116,10 +119,16 @@ func (v View) RunnerAway() bool {
 	return v.Now.Sub(v.LastWord) > 3*every
 }
 
+// SunUp says whether the Sun stands above the site's limit now; never without a limit.
+func (v View) SunUp() bool {
+	limit := v.Config.SunAltitudeLimit
+	return limit != nil && sky.Sun(sky.Place{Latitude: v.Config.Latitude, Longitude: v.Config.Longitude}, v.Now).Altitude > *limit
+}
+
 // Causes are the causes to park the site that hold now: each station in Alert, each
-// telescope whose runner fell silent. The guard acts on them for as long as they hold, as a
-// level, not once per change: a park that fails is tried again, and a mount that unparks
-// under a storm is parked again.
+// telescope whose runner fell silent, the Sun above the site's limit. The guard acts on them
+// for as long as they hold, as a level, not once per change: a park that fails is tried
+// again, and a mount that unparks under a storm, or by day, is parked again.
 func Causes(v View) []Cause {
 	var out []Cause
 	for _, s := range v.Alerts() {
@@ -128,6 +137,9 @@ func Causes(v View) []Cause {
 	for _, tel := range v.Silent() {
 		out = append(out, Cause{Kind: CauseHeartbeat,
 			Reason: fmt.Sprintf("no heartbeat from the runner for Telescope %s in %s", tel, v.Config.HeartbeatTimeout())})
+	}
+	if v.SunUp() {
+		out = append(out, Cause{Kind: CauseSun, Reason: fmt.Sprintf("the Sun is above the site's limit of %g°", *v.Config.SunAltitudeLimit)})
 	}
 	return out
 }
@@ -195,6 +207,9 @@ func Armed(v View) (armed bool, message string) {
 		on = append(on, "the heartbeat watch ("+t.String()+")")
 	} else {
 		missing = append(missing, "the heartbeat timeout is 0")
+	}
+	if limit := v.Config.SunAltitudeLimit; limit != nil && *limit < 90 {
+		on = append(on, fmt.Sprintf("the Sun watch (closed while the Sun is above %g°)", *limit))
 	}
 	if len(missing) > 0 {
 		return false, "Not armed: " + strings.Join(missing, "; ") + ". Armed: " + orNothing(on)

@@ -48,6 +48,30 @@ func TestACauseHoldsForAsLongAsItsLevelDoes(t *testing.T) {
 	assert.Empty(t, Causes(v), "calm, and the runner spoke")
 }
 
+// At Cambridge on 2030-01-01 the Sun is 26° below the horizon at 02:00 UTC and 14° above it
+// at noon; civil dawn (-6°) is near 07:20.
+func TestTheSunAboveTheSitesLimitIsACauseUntilItSetsAgain(t *testing.T) {
+	limit := -6.0
+	v := View{Armed: true, Config: Config{Latitude: 52.2, Longitude: 0.12, SunAltitudeLimit: &limit}}
+	sunUp := Cause{Kind: CauseSun, Reason: "the Sun is above the site's limit of -6°"}
+	for _, c := range []struct {
+		at   string
+		want []Cause
+	}{
+		{"2030-01-01T02:00:00Z", nil}, {"2030-01-01T07:00:00Z", nil}, {"2030-01-01T07:40:00Z", []Cause{sunUp}},
+		{"2030-01-01T12:00:00Z", []Cause{sunUp}}, {"2030-01-01T16:20:00Z", []Cause{sunUp}}, {"2030-01-01T17:00:00Z", nil},
+	} {
+		v.Now, _ = time.Parse(time.RFC3339, c.at)
+		assert.Equal(t, c.want, Causes(v), c.at)
+	}
+	v.Config.SunAltitudeLimit = nil
+	v.Now, _ = time.Parse(time.RFC3339, "2030-01-01T12:00:00Z")
+	assert.Empty(t, Causes(v), "no limit, no Sun watch")
+	limit = 90
+	v.Config.SunAltitudeLimit = &limit
+	assert.Empty(t, Causes(v), "90°: the Sun never passes it")
+}
+
 func TestTheDriveParksEveryMountThenEveryDomeOnceItsLockHeardThem(t *testing.T) {
 	mount := func(name string, parked, moving bool) Mount {
 		return Mount{Telescope: name, Park: Park{Device: "Telescope Simulator", Reported: true, Parked: parked, Moving: moving}}
@@ -136,12 +160,13 @@ func TestTheGuardConnectsTheSitesDevicesOnlyWhileArmedAndTheRunnerIsAway(t *test
 }
 
 func TestArmedNamesEachLayerAndWhatIsMissing(t *testing.T) {
+	limit := -6.0
 	v := View{Armed: true, Domes: []Park{{Device: "Dome Simulator"}}, Weather: map[string]bool{"Weather Simulator": false},
-		Config: Config{HeartbeatTimeoutSeconds: 120}}
+		Config: Config{HeartbeatTimeoutSeconds: 120, SunAltitudeLimit: &limit}}
 	armed, msg := Armed(v)
 	assert.True(t, armed)
 	assert.Equal(t, "Armed: the dome lock (Dome Simulator closes only once every mount is parked); "+
-		"the weather interlock on Weather Simulator; the heartbeat watch (2m0s)", msg)
+		"the weather interlock on Weather Simulator; the heartbeat watch (2m0s); the Sun watch (closed while the Sun is above -6°)", msg)
 	v.Weather = nil
 	armed, msg = Armed(v)
 	assert.False(t, armed)

@@ -61,7 +61,8 @@ type ObservatorySpec struct {
 
 // Safety sets the site guard, the INDI driver on the site's server that guards the site in
 // real time: it parks every mount and then closes every dome when a weather station reports
-// Alert, or when the runner's heartbeat stops for longer than heartbeatTimeout.
+// Alert, when the runner's heartbeat stops for longer than heartbeatTimeout, or while the Sun
+// is above sunAltitude.
 type Safety struct {
 	// How long the runner's heartbeat may stop while a reservation is Ready before the site
 	// guard parks every mount and then closes every dome, as a Go duration ("5m"). A worker
@@ -71,6 +72,30 @@ type Safety struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration
 	HeartbeatTimeout *metav1.Duration `json:"heartbeatTimeout,omitempty"`
+
+	// The Sun's altitude in degrees (its centre, without refraction) above which the site
+	// guard parks every mount and then closes every dome, and keeps them so until the Sun is
+	// below it again: direct sunlight through an open telescope can ruin a camera, and dawn
+	// comes whatever the schedule says. The guard computes it from spec.location and its own
+	// clock, with the runner gone as with it there. Defaults to -6, civil dawn: about half an
+	// hour before sunrise at mid-latitudes, time to park and close. Raise it toward 0 to take
+	// twilight flats; 90 turns the watch off (a solar telescope, or simulators observing by
+	// day).
+	// +optional
+	// +kubebuilder:validation:Minimum=-18
+	// +kubebuilder:validation:Maximum=90
+	SunAltitude *float64 `json:"sunAltitude,omitempty"`
+}
+
+// DefaultSunAltitude is Safety.SunAltitude when it is not set: civil dawn.
+const DefaultSunAltitude = -6.0
+
+// SunAltitudeOrDefault is the Sun's altitude limit in force.
+func (s Safety) SunAltitudeOrDefault() float64 {
+	if s.SunAltitude == nil {
+		return DefaultSunAltitude
+	}
+	return *s.SunAltitude
 }
 
 // DefaultHeartbeatTimeout is Safety.HeartbeatTimeout when it is not set: long enough for a
@@ -206,7 +231,8 @@ type Sky struct {
 type SafetyPark struct {
 	// When the guard began to park.
 	Time metav1.Time `json:"time"`
-	// Why: Weather (a station reported Alert) or Heartbeat (the runner's stopped).
+	// Why: Weather (a station reported Alert), Heartbeat (the runner's stopped) or Sun (it
+	// rose above spec.safety.sunAltitude).
 	Cause string `json:"cause"`
 	// What it did, when and why, in words.
 	Message string `json:"message"`
