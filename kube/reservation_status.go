@@ -49,6 +49,8 @@ type ReservationFacts struct {
 	Generation int64
 	// Endpoint is the telescope's INDI server, shown while Ready.
 	Endpoint *obsv1.Endpoint
+	// Night is when spec.night's dusk and dawn fall; nil for a reservation by the clock.
+	Night *obsv1.ReservationNight
 }
 
 // ReservationBegun is the status when the runner first takes a reservation on: the steps
@@ -209,7 +211,7 @@ func ComposeReservation(old obsv1.ReservationStatus, f ReservationFacts, now tim
 	st := *old.DeepCopy()
 	st.ObservedGeneration = f.Generation
 	st.Phase, st.Step = PhaseOf(&st)
-	st.Endpoint = nil
+	st.Endpoint, st.Night = nil, f.Night.DeepCopy()
 	if st.Phase == obsv1.ReservationReady && f.Endpoint != nil {
 		ep := *f.Endpoint
 		st.Endpoint = &ep
@@ -407,6 +409,10 @@ func SameReservationStatus(a, b *obsv1.ReservationStatus) bool {
 		return false
 	}
 	if (a.Endpoint == nil) != (b.Endpoint == nil) || (a.Endpoint != nil && *a.Endpoint != *b.Endpoint) {
+		return false
+	}
+	if (a.Night == nil) != (b.Night == nil) || (a.Night != nil && (!a.Night.Start.Equal(&b.Night.Start) ||
+		!a.Night.End.Equal(&b.Night.End) || a.Night.Between != b.Night.Between)) {
 		return false
 	}
 	for i := range a.Conditions {

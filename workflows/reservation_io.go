@@ -104,6 +104,9 @@ func (r *reservation) read() error {
 // search attributes up to date.
 func (r *reservation) write() error {
 	f := kube.ReservationFacts{Telescope: r.telescope, Holder: r.holder, Generation: r.state.Generation, Endpoint: r.endpoint}
+	if r.state.Night != nil {
+		f.Night = r.state.Night.Window
+	}
 	if f.Endpoint == nil && r.telescope != "" {
 		f.Endpoint = telescopeEndpoint(r.in.Namespace, r.telescope)
 	}

@@ -99,6 +99,46 @@ func TestAReservationThatStartsLaterWaitsOnADurableTimer(t *testing.T) {
 	assert.Equal(t, "Waiting until 2030-01-01T22:00:00Z", ready(waiting).Message)
 }
 
+// A night booked by the sky, as ReadReservation resolves it: the Wait says for which dusk,
+// the first working step runs at it, the reservation ends at the dawn, and the status says
+// when both fall. A night that can never start says why, until the spec changes.
+func TestANightBookedByTheSkyRunsFromItsDuskToItsDawn(t *testing.T) {
+	f := newFakeCluster()
+	dusk, dawn := rt0.Add(2*time.Hour), rt0.Add(12*time.Hour)
+	f.res.Spec.Night = "2030-01-01"
+	f.res.Night = &kube.NightPlan{Refused: "No astronomical night at the site on 2030-01-01: book another night"}
+	night := &obsv1.ReservationNight{Start: metav1.NewTime(dusk), End: metav1.NewTime(dawn), Between: "astronomical dusk to astronomical dawn"}
+	env := newReservationEnv(t, f)
+	f.change(time.Hour, "updated", func(s *observatory.ReservationState) {
+		s.Spec.Start, s.Spec.End = night.Start.DeepCopy(), night.End.DeepCopy()
+		s.Night = &kube.NightPlan{Window: night, Dusk: "astronomical dusk"}
+	})
+	run(t, env)
+
+	assert.Equal(t, "No astronomical night at the site on 2030-01-01: book another night", summaryOf(f.writes[1], kube.StepWait))
+	var waiting *obsv1.ReservationStatus
+	for i := range f.writes {
+		if summaryOf(f.writes[i], kube.StepWait) == "Waiting for astronomical dusk at 2030-01-01 22:00 UTC" {
+			waiting = &f.writes[i]
+			break
+		}
+	}
+	require.NotNil(t, waiting, "the Wait says for which dusk")
+	require.NotNil(t, waiting.Night, "the status says when the night falls")
+	assert.True(t, waiting.Night.Start.Equal(&night.Start) && waiting.Night.End.Equal(&night.End), "%+v", waiting.Night)
+	assert.Equal(t, night.Between, waiting.Night.Between)
+	assert.Equal(t, kube.StepStartSite, f.calls[0].Step)
+	assert.Equal(t, dusk, f.calls[0].At, "the first working step ran at dusk")
+	var abort stepCall
+	for _, c := range f.calls {
+		if c.Step == kube.StepAbort {
+			abort = c
+		}
+	}
+	assert.Equal(t, dawn, abort.At, "it ended at dawn")
+	assert.Equal(t, obsv1.ReservationReleased, f.last().Phase)
+}
+
 func TestTheEndOfAReservationTakesTheTelescopeDownAndLeavesItReleased(t *testing.T) {
 	f := newFakeCluster()
 	end := rt0.Add(3 * time.Hour)

@@ -1,7 +1,8 @@
-// The Wait step of a reservation: its spec.start, a Telescope and an Observatory that exist
-// and are not being deleted, and then the telescope's lock (telescope_lock.go), which grants one
-// reservation at a time. While it waits, the step's summary says for what; a reservation
-// that ends first gives its place in the lock's queue back.
+// The Wait step of a reservation: its spec.start (or its night's dusk), a Telescope and an
+// Observatory that exist and are not being deleted, and then the telescope's lock
+// (telescope_lock.go), which grants one reservation at a time. While it waits, the step's
+// summary says for what; a reservation that ends first gives its place in the lock's queue
+// back.
 package workflows
 
 import (
@@ -99,6 +100,8 @@ func (r *reservation) waitingFor(w *telescopeWait) (summary string, free bool) {
 	st := r.state
 	tel, obs := "Telescope "+st.Telescope.Name, "Observatory "+st.Observatory.Name
 	switch {
+	case st.Night != nil && st.Night.Refused != "":
+		return st.Night.Refused, false
 	case st.Spec.Start != nil && now.Before(st.Spec.Start.Time):
 		start := st.Spec.Start.UTC()
 		if w.start == nil || !w.startArmed.Equal(start) {
@@ -107,6 +110,9 @@ func (r *reservation) waitingFor(w *telescopeWait) (summary string, free bool) {
 			}
 			w.start, w.startCancel = timer(r.ctx, start.Sub(now), "start at "+contract.At(start))
 			w.startArmed = start
+		}
+		if st.Night != nil {
+			return "Waiting for " + st.Night.Dusk + " at " + start.Format("2006-01-02 15:04 UTC"), false
 		}
 		return "Waiting until " + start.Format(time.RFC3339), false
 	case !st.Telescope.Exists:

@@ -113,7 +113,8 @@ type ReservationState struct {
 	Generation int64  `json:",omitempty"`
 	// Created is metadata.creationTimestamp, which orders reservations that start together.
 	Created time.Time
-	Spec    obsv1.ReservationSpec
+	// Spec is the Reservation's, with a night's start and end put in (Night).
+	Spec obsv1.ReservationSpec
 	// Deleting: metadata.deletionTimestamp is set.
 	Deleting bool `json:",omitempty"`
 	// HasFinalizer: the deactivate finalizer is on the Reservation.
@@ -127,6 +128,9 @@ type ReservationState struct {
 	// Name when the Telescope is missing).
 	Telescope   TargetState
 	Observatory TargetState
+	// Night is spec.night resolved at the Observatory's place; nil for a reservation by the
+	// clock, or while the Observatory is missing.
+	Night *kube.NightPlan `json:",omitempty"`
 }
 
 // TargetState is whether a Telescope or Observatory a reservation needs is there.

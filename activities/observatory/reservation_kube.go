@@ -76,6 +76,17 @@ func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (R
 		return st, fmt.Errorf("read the Observatory %s/%s: %w", ref.Namespace, obs, err)
 	}
 	st.Observatory.Exists, st.Observatory.Deleting = true, o.GetDeletionTimestamp() != nil
+	if r.Spec.Night != "" {
+		var site obsv1.Observatory
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &site); err != nil {
+			return st, fmt.Errorf("read the Observatory %s/%s: %w", ref.Namespace, obs, err)
+		}
+		plan := kube.PlanNight(r.Spec, site.Spec.Location)
+		st.Night = &plan
+		if w := plan.Window; w != nil {
+			st.Spec.Start, st.Spec.End = w.Start.DeepCopy(), w.End.DeepCopy()
+		}
+	}
 	return st, nil
 }
 

@@ -123,6 +123,34 @@ func TestReadReservationReadsTheReservationAndWhatItNeeds(t *testing.T) {
 	assert.True(t, st.Gone)
 }
 
+// A night booked by the sky is resolved at the Observatory's place (lab stands at 52° N,
+// 4° E): its dusk and dawn become the start and end the workflow waits for. The API server
+// refuses a night given with clock times.
+func TestReadReservationResolvesANightAtTheSite(t *testing.T) {
+	ns := observatoryNamespace(t, "rsv-night")
+	reservationFixture(t, ns)
+	createObject(t, obsv1.KindReservation, ns, &obsv1.Reservation{ObjectMeta: metav1.ObjectMeta{Name: "xmas"},
+		Spec: obsv1.ReservationSpec{Telescope: "east", Holder: "ada", Night: "2030-12-24", Twilight: obsv1.TwilightNautical}})
+	st, err := newActivities().ReadReservation(testContext(t), ReservationRef{Namespace: ns, Name: "xmas"})
+	require.NoError(t, err)
+	want := kube.PlanNight(obsv1.ReservationSpec{Night: "2030-12-24", Twilight: obsv1.TwilightNautical}, obsv1.Location{Latitude: 52, Longitude: 4})
+	require.NotNil(t, st.Night)
+	require.NotNil(t, st.Night.Window)
+	assert.Equal(t, "nautical dusk", st.Night.Dusk)
+	assert.True(t, st.Spec.Start.Equal(&want.Window.Start) && st.Spec.End.Equal(&want.Window.End),
+		"start %v and end %v, want the night's %v", st.Spec.Start, st.Spec.End, want.Window)
+
+	start := metav1.NewTime(time.Date(2030, 12, 24, 17, 0, 0, 0, time.UTC))
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&obsv1.Reservation{ObjectMeta: metav1.ObjectMeta{Name: "both"},
+		Spec: obsv1.ReservationSpec{Telescope: "east", Holder: "ada", Night: "2030-12-24", Start: &start}})
+	require.NoError(t, err)
+	obj := &unstructured.Unstructured{Object: u}
+	obj.SetAPIVersion(obsv1.SchemeGroupVersion.String())
+	obj.SetKind("Reservation")
+	_, err = env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Create(testContext(t), obj, metav1.CreateOptions{})
+	require.ErrorContains(t, err, "spec.night replaces spec.start and spec.end")
+}
+
 func TestReadReservationSaysWhenTheTelescopeIsMissing(t *testing.T) {
 	ns := observatoryNamespace(t, "rsv-missing")
 	createObject(t, obsv1.KindReservation, ns, &obsv1.Reservation{

@@ -35,7 +35,8 @@ import (
 // emptyAtReady are the columns that have no value while the example's tonight is Ready,
 // by CRD plural and column, with why. Every other column of every row must show something.
 var emptyAtReady = map[string]map[string]string{
-	"reservations": {"Step": "step is emptied once Ready", "Start": "tonight has no start", "End": "tonight has no end"},
+	"reservations": {"Step": "step is emptied once Ready", "Start": "tonight has no start", "End": "tonight has no end",
+		"Night": "tonight is booked by the clock"},
 	"telescopes":   {"Guider": "the example has no Guider"},
 	"people": {"UID": "the example Person sets no spec.uid",
 		"Message": "AvatarReady's message is empty on success"},

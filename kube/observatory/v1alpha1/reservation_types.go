@@ -27,6 +27,7 @@ import (
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Start",type=string,priority=1,JSONPath=`.spec.start`
 // +kubebuilder:printcolumn:name="End",type=string,priority=1,JSONPath=`.spec.end`
+// +kubebuilder:printcolumn:name="Night",type=string,priority=1,JSONPath=`.spec.night`
 // +kubebuilder:printcolumn:name="Host",type=string,priority=1,JSONPath=`.status.endpoint.host`
 // +kubebuilder:printcolumn:name="Port",type=integer,priority=1,JSONPath=`.status.endpoint.port`
 type Reservation struct {
@@ -46,6 +47,8 @@ type Reservation struct {
 // ReservationSpec is a Reservation's spec.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.start) || !has(self.end) || self.end > self.start",message="spec.end must be after spec.start"
+// +kubebuilder:validation:XValidation:rule="!has(self.night) || (!has(self.start) && !has(self.end))",message="spec.night replaces spec.start and spec.end: give the night, or the times"
+// +kubebuilder:validation:XValidation:rule="!has(self.twilight) || has(self.night)",message="spec.twilight says which dusk and dawn of spec.night: give spec.night too"
 type ReservationSpec struct {
 	// The Telescope, in this namespace, to hold. It cannot change: create another Reservation
 	// for another telescope.
@@ -71,7 +74,32 @@ type ReservationSpec struct {
 	// deletes it.
 	// +optional
 	End *metav1.Time `json:"end,omitempty"`
+
+	// The night to hold the telescope, by the sky instead of the clock: the date of its
+	// evening at the site (YYYY-MM-DD, the site's solar day, by its longitude). The
+	// reservation starts at that evening's dusk and ends at the next morning's dawn, of the
+	// twilight spec.twilight names, at the Observatory's spec.location; status.night says
+	// when they fall. Instead of start and end. A night with no such darkness (a summer
+	// night far from the equator has no astronomical night) waits, saying so, until the
+	// spec changes.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date
+	Night string `json:"night,omitempty"`
+
+	// Which dusk and dawn bound spec.night: astronomical (the Sun 18° below the horizon: the
+	// dark sky that faint objects need; the default), nautical (12°) or civil (6°).
+	// +optional
+	// +kubebuilder:validation:Enum=astronomical;nautical;civil
+	Twilight string `json:"twilight,omitempty"`
 }
+
+// The twilights of ReservationSpec.Twilight.
+const (
+	TwilightAstronomical = "astronomical"
+	TwilightNautical     = "nautical"
+	TwilightCivil        = "civil"
+)
 
 // ReservationPhase is where a reservation is in its life.
 //
@@ -112,6 +140,20 @@ type ReservationStatus struct {
 	// Ready.
 	// +optional
 	Endpoint *Endpoint `json:"endpoint,omitempty"`
+
+	// When spec.night's dusk and dawn fall at the site; set for a reservation by the sky.
+	// +optional
+	Night *ReservationNight `json:"night,omitempty"`
+}
+
+// ReservationNight is the night a reservation holds, resolved at its site.
+type ReservationNight struct {
+	// Its start: the evening's dusk.
+	Start metav1.Time `json:"start"`
+	// Its end: the morning's dawn.
+	End metav1.Time `json:"end"`
+	// The dusk and dawn it runs between, in words: "astronomical dusk to astronomical dawn".
+	Between string `json:"between"`
 }
 
 // StepRecord is the record of one step of a reservation.
