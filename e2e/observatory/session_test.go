@@ -37,7 +37,7 @@ import (
 var emptyAtReady = map[string]map[string]string{
 	"reservations": {"Step": "step is emptied once Ready", "Start": "tonight has no start", "End": "tonight has no end",
 		"Night": "tonight is booked by the clock"},
-	"telescopes":   {"Guider": "the example has no Guider"},
+	"telescopes": {"Guider": "the example has no Guider"},
 	"people": {"UID": "the example Person sets no spec.uid",
 		"Message": "AvatarReady's message is empty on success"},
 }
