@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,7 +117,7 @@ func upgradeKeepsTonight(t *testing.T, ctx context.Context) {
 		return rec != nil && rec.Since != nil && !rec.Since.Time.Before(upgraded.Truncate(time.Second)) && rec.State == obsv1.RunDone
 	}, 2*time.Minute, 250*time.Millisecond, "the storm trigger parked the mount during the upgrade")
 	blow(t, ctx, site, 0)
-	requireActivitiesOn(t, tc, tonight, upgraded, "@liken-worker-main-")
+	testenv.RequireActivitiesSince(t, tc, tonight, upgraded, func(id string) bool { return strings.Contains(id, "@liken-worker-main-") })
 }
 
 // blow sets the wind on the site's weather simulator.
@@ -124,25 +125,6 @@ func blow(t *testing.T, ctx context.Context, site *indi.Client, kph float64) {
 	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": kph}, 0)
 	require.NoError(t, err)
 	require.NoError(t, site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH"))
-}
-
-// requireActivitiesOn waits until activities of the workflow id have completed since since,
-// and checks that each ran on a worker whose identity holds on (its pod's name): a pinned
-// night's steps stay on its build.
-func requireActivitiesOn(t *testing.T, c client.Client, id string, since time.Time, on string) {
-	testenv.Eventually(t, time.Minute, "activities of "+id+" completed after the upgrade", func() (bool, string) {
-		var seen []string
-		it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			e, err := it.Next()
-			require.NoError(t, err)
-			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && e.GetEventTime().AsTime().After(since) {
-				seen = append(seen, a.GetIdentity())
-				require.Contains(t, a.GetIdentity(), on, "an activity of %s ran on another build's worker after the upgrade", id)
-			}
-		}
-		return len(seen) > 0, fmt.Sprintf("completed on %v", seen)
-	})
 }
 
 // nextNightOnB books the next night once tonight has ended: it runs on build b, as does the

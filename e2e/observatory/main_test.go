@@ -104,6 +104,17 @@ func namespace(t *testing.T, prefix string) string {
 
 func temporal(t *testing.T) client.Client { return env.Temporal(t) }
 
+// endNightAtEnd terminates, when the test ends, the workflows a night of the example's east
+// leaves running in ns: its reservation's, east's lock, the site's turns and the inventory.
+func endNightAtEnd(t *testing.T, c client.Client, ns, reservation string) {
+	t.Cleanup(func() {
+		for _, id := range []string{contract.ReservationID(ns, reservation), contract.TelescopeLockID(ns, "east"),
+			contract.SiteTurnsID(ns, "lab"), contract.InventoryID(ns)} {
+			_ = c.TerminateWorkflow(context.Background(), id, "", "test over")
+		}
+	})
+}
+
 // eventually polls cond until it holds, failing with the last state it saw.
 func eventually(t *testing.T, limit time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"liken.sh/runner/contract"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/sky"
@@ -26,12 +25,7 @@ func TestANightBookedByTheSkyWaitsForItsDuskAndEndsAtItsDawn(t *testing.T) {
 	startSystem(t)
 	ns := namespace(t, "dusk")
 	c := temporal(t)
-	t.Cleanup(func() {
-		for _, id := range []string{contract.ReservationID(ns, "dark"), contract.TelescopeLockID(ns, "east"),
-			contract.SiteTurnsID(ns, "lab"), contract.InventoryID(ns)} {
-			_ = c.TerminateWorkflow(context.Background(), id, "", "test over")
-		}
-	})
+	endNightAtEnd(t, c, ns, "dark")
 	dusk := time.Now().Add(50 * time.Second)
 	lon := longitudeOfDusk(t, sky.Astronomical.Altitude(), dusk)
 	night := dusk.Add(time.Duration(lon / 15 * float64(time.Hour))).Format(time.DateOnly) // the evening's solar date

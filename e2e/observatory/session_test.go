@@ -179,12 +179,7 @@ func TestTheExampleSaysWhereItStandsWhileTonightIsReadyAndAfter(t *testing.T) {
 	startSystem(t)
 	ns := namespace(t, "night")
 	c := temporal(t)
-	t.Cleanup(func() {
-		for _, id := range []string{contract.ReservationID(ns, "tonight"), contract.TelescopeLockID(ns, "east"),
-			contract.SiteTurnsID(ns, "lab"), contract.InventoryID(ns)} {
-			_ = c.TerminateWorkflow(context.Background(), id, "", "test over")
-		}
-	})
+	endNightAtEnd(t, c, ns, "tonight")
 	person := createPerson(t)
 	env.ApplyObservatory(t, "examples/observatory.yaml", ns)
 	eventually(t, 3*time.Minute, "tonight became Ready", func() (bool, string) {

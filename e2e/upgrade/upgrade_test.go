@@ -77,7 +77,8 @@ func TestANightUnderWayEndsOnItsBuildWhileTheNextRunsOnTheNew(t *testing.T) {
 	upgraded := time.Now()
 	storm(t, s.indiDir, ns)
 	testenv.RequireRunsOn(t, s.c, tonight, enumspb.VERSIONING_BEHAVIOR_PINNED, "a")
-	requireActivitiesSince(t, s.c, tonight, upgraded, workerA.Cmd.Process.Pid)
+	pid := strconv.Itoa(workerA.Cmd.Process.Pid) + "@"
+	testenv.RequireActivitiesSince(t, s.c, tonight, upgraded, func(id string) bool { return strings.HasPrefix(id, pid) })
 
 	remove(t, ns, "tonight")
 	env.CreateObservatoryYAML(t, ns, "kind: Reservation\nmetadata: {name: next}\nspec: {telescope: east, holder: ada}")
@@ -161,26 +162,6 @@ func remove(t *testing.T, ns, name string) {
 		_, err := res.Get(context.Background(), name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	}, 3*time.Minute, 200*time.Millisecond, "Reservation %s was released and went", name)
-}
-
-// requireActivitiesSince waits until activities of the workflow id have completed since since,
-// and checks that each ran on the worker of pid: a pinned night's steps stay on its build's
-// workers. (A started event is written only when its activity ends.)
-func requireActivitiesSince(t *testing.T, c client.Client, id string, since time.Time, pid int) {
-	testenv.Eventually(t, time.Minute, "activities of "+id+" completed after the upgrade", func() (bool, string) {
-		var on []string
-		it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			e, err := it.Next()
-			require.NoError(t, err)
-			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && e.GetEventTime().AsTime().After(since) {
-				on = append(on, a.GetIdentity())
-				require.True(t, strings.HasPrefix(a.GetIdentity(), strconv.Itoa(pid)+"@"),
-					"an activity of %s ran on %s after the upgrade, not on its build's worker (pid %d)", id, a.GetIdentity(), pid)
-			}
-		}
-		return len(on) > 0, fmt.Sprintf("completed on %v", on)
-	})
 }
 
 // awaitDrained waits until Temporal says no pinned workflow is open on build.
