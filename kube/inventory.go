@@ -20,8 +20,9 @@
 //	             server, reservation, tubes, trains, devices, guider,
 //	             display
 //	Observatory  observedGeneration, phase, server, telescopes,        Active, LocksRelayed, weather,
-//	             devices, reservations, sky, display; weather only     procedures
-//	             while it has none ("Unknown")
+//	             devices, reservations, sky, display, the sky's        procedures
+//	             conditions; weather only while it has none
+//	             ("Unknown")
 //	Guider       observedGeneration; ParentFound; and, while no        phase, Ready, endpoint, pod, node
 //	             pod runs it (status.pod empty): phase, Ready          while it runs; state, calibrated,
 //	                                                                   pixelScale, rms, star,

@@ -114,6 +114,7 @@ func (inv *Inventory) ObservatoryStatus(o obsv1.Observatory, now time.Time) obsv
 	}
 	sky := SkyStatus(o.Spec.Location, now)
 	st.Sky = &sky
+	st.Conditions = SkyConditions(st.Conditions, sky, o.Generation, now)
 	st.Display = SkyDisplay(sky)
 	st.Display[DisplayLatitude] = hemisphere(o.Spec.Location.Latitude, "N", "S")
 	st.Display[DisplayLongitude] = hemisphere(o.Spec.Location.Longitude, "E", "W")

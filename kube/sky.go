@@ -1,5 +1,6 @@
 // The sky over an Observatory, for its status: where the Sun and the Moon stand, how dark it
-// is, and tonight's astronomical dusk and dawn, from the sky package. The inventory puts it in
+// is, tonight's astronomical dusk and dawn, and the conditions triggers name, from the sky
+// package. The inventory puts it in
 // at each pass, and the watcher asks for a pass every few minutes (SkyEvery), so it is
 // computed for the start of the current few minutes: passes within them compose the same
 // sky and write nothing new.
@@ -35,6 +36,42 @@ const (
 	DarknessAstronomical = "Astronomical Twilight"
 	DarknessNight        = "Night"
 )
+
+// The Observatory's conditions of the sky, which triggers name (kind: Observatory): each
+// night while the Sun is below its twilight's level, and MoonUp while the Moon's centre is
+// above the horizon. They change at the pass that first sees the sky past the level, within
+// SkyEvery.
+const (
+	ConditionAstronomicalNight = "AstronomicalNight"
+	ConditionNauticalNight     = "NauticalNight"
+	ConditionCivilNight        = "CivilNight"
+	ConditionMoonUp            = "MoonUp"
+)
+
+// SkyConditionTypes are the sky's condition types, in the order they are written.
+var SkyConditionTypes = []string{ConditionAstronomicalNight, ConditionNauticalNight, ConditionCivilNight, ConditionMoonUp}
+
+// SkyConditions are conds with the sky's conditions of s put in; a condition whose status
+// stays keeps its transition time.
+func SkyConditions(conds []obsv1.Condition, s obsv1.Sky, generation int64, now time.Time) []obsv1.Condition {
+	for _, n := range []struct {
+		typ   string
+		level sky.Twilight
+	}{{ConditionAstronomicalNight, sky.Astronomical}, {ConditionNauticalNight, sky.Nautical}, {ConditionCivilNight, sky.Civil}} {
+		below := fmt.Sprintf("%g°", -n.level.Altitude())
+		c := obsv1.Condition{Type: n.typ, Status: metav1.ConditionFalse, Reason: "SunAbove",
+			Message: "The Sun is less than " + below + " below the horizon"}
+		if s.SunAltitude < n.level.Altitude() {
+			c.Status, c.Reason, c.Message = metav1.ConditionTrue, "SunBelow", "The Sun is more than "+below+" below the horizon"
+		}
+		conds = WithCondition(conds, c, generation, now)
+	}
+	moon := obsv1.Condition{Type: ConditionMoonUp, Status: metav1.ConditionFalse, Reason: "MoonBelow", Message: "The Moon is below the horizon"}
+	if s.MoonAltitude > 0 {
+		moon.Status, moon.Reason, moon.Message = metav1.ConditionTrue, "MoonAbove", "The Moon is above the horizon"
+	}
+	return WithCondition(conds, moon, generation, now)
+}
 
 // SkyStatus is the sky over loc in the SkyEvery that holds now.
 func SkyStatus(loc obsv1.Location, now time.Time) obsv1.Sky {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/sky"
@@ -90,4 +91,21 @@ func TestTheMoonsPhaseInWords(t *testing.T) {
 	st := SkyStatus(cambridge, time.Date(2030, 1, 1, 20, 0, 0, 0, time.UTC))
 	assert.Equal(t, "-35.7°", SkyDisplay(st)[DisplaySun])
 	assert.Equal(t, "7% Waning Crescent", SkyDisplay(st)[DisplayMoon])
+}
+
+func TestTheSkysConditionsSayWhichNightsHoldAndKeepTheirTransitionTimes(t *testing.T) {
+	evening := time.Date(2030, 1, 1, 17, 0, 0, 0, time.UTC) // the Sun about 9° below at Cambridge
+	conds := SkyConditions(nil, SkyStatus(cambridge, evening), 1, evening)
+	status := func(typ string) metav1.ConditionStatus { return ConditionOf(conds, typ).Status }
+	assert.Equal(t, metav1.ConditionFalse, status(ConditionAstronomicalNight))
+	assert.Equal(t, metav1.ConditionFalse, status(ConditionNauticalNight))
+	assert.Equal(t, metav1.ConditionTrue, status(ConditionCivilNight))
+	assert.Equal(t, "The Sun is more than 6° below the horizon", ConditionOf(conds, ConditionCivilNight).Message)
+
+	later := evening.Add(2 * time.Hour)
+	conds = SkyConditions(conds, SkyStatus(cambridge, later), 1, later)
+	assert.Equal(t, metav1.ConditionTrue, status(ConditionAstronomicalNight), "dark two hours later")
+	assert.Equal(t, later, ConditionOf(conds, ConditionAstronomicalNight).LastTransitionTime.Time)
+	assert.Equal(t, evening, ConditionOf(conds, ConditionCivilNight).LastTransitionTime.Time, "civil night held all along")
+	assert.NotNil(t, ConditionOf(conds, ConditionMoonUp))
 }

@@ -89,7 +89,7 @@ func (a *Activities) TakeInventory(ctx context.Context, in InventoryInput) (Inve
 		p.write(ctx, obsv1.KindObservatory, o.Name, func(u *unstructured.Unstructured) error {
 			return inventoryWrite(ctx, p, obsv1.KindObservatory, u, func(st obsv1.ObservatoryStatus, m metav1.Object) (obsv1.ObservatoryStatus, []string) {
 				o.Status, o.Generation = st, m.GetGeneration()
-				return inv.ObservatoryStatus(o, now), nil
+				return inv.ObservatoryStatus(o, now), kube.SkyConditionTypes
 			})
 		})
 	}

@@ -267,7 +267,7 @@ func (r *observatoryRun) watchReservations(factory dynamicinformer.DynamicShared
 		{obsv1.KindTelescope, r.telescopes, byObservatory, "observatory", cache.ResourceEventHandlerFuncs{
 			UpdateFunc: r.parentUpdated(r.telescopeEnding), DeleteFunc: r.parentDeleted(r.telescopeEnding)}},
 		{obsv1.KindObservatory, r.observatories, "", "", cache.ResourceEventHandlerFuncs{
-			UpdateFunc: r.parentUpdated(r.observatoryEnding), DeleteFunc: r.parentDeleted(r.observatoryEnding)}},
+			UpdateFunc: r.observatoryUpdated, DeleteFunc: r.parentDeleted(r.observatoryEnding)}},
 	} {
 		// Metadata, spec and the summary of the status (a Reservation's phase: whether it
 		// rests), as for the devices.

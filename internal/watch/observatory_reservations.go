@@ -87,6 +87,16 @@ func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) 
 	}
 }
 
+// observatoryUpdated does what parentUpdated does, and tells the Reservations of the
+// namespace of a change of the Observatory's conditions (the sky's, the site guard's): their
+// triggers may name them.
+func (r *observatoryRun) observatoryUpdated(oldObj, newObj any) {
+	r.parentUpdated(r.observatoryEnding)(oldObj, newObj)
+	if o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj); ok && summary(o) != summary(n) {
+		r.namespaceReservations(n.GetNamespace(), contract.WhyCondition)
+	}
+}
+
 // retryAsked says whether an update of a device, Telescope or Observatory asks for a retry:
 // its retry annotation now has a value, and not the one it had. The worker removing it, a
 // status write, another annotation or a resync (the same object again) do not.

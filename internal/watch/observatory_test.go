@@ -307,6 +307,29 @@ func TestTheRetryAnnotationAndASpecChangeEachSendOneSignal(t *testing.T) {
 	}
 }
 
+// A change of an Observatory's conditions (the sky's, the site guard's) tells the
+// Reservations of its namespace, whose triggers may name them, that a condition changed; a
+// status write that changes no condition tells them nothing.
+func TestAnObservatorysConditionChangeTellsTheReservationsTriggers(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	w, name := aSignalledReservation(t, ctx)
+	site := unique("site")
+	newAstro(t, ctx, obsv1.KindObservatory, site, map[string]any{"location": map[string]any{"latitude": 52.2, "longitude": 0.1}})
+	night := func(status, message string) map[string]any {
+		return map[string]any{"conditions": []any{map[string]any{"type": kube.ConditionAstronomicalNight,
+			"status": status, "reason": "Sun", "message": message, "lastTransitionTime": "2030-01-01T00:00:00Z"}}}
+	}
+	updateStatus(t, ctx, obsv1.KindObservatory, site, night("False", "light"))
+	got := exactlyResSignals(t, ctx, w, name, 2)
+	if got[1].Change.Why != contract.WhyCondition {
+		t.Errorf("the condition's signal: %+v", got[1].Change)
+	}
+	updateStatus(t, ctx, obsv1.KindObservatory, site, night("False", "still light"))
+	exactlyResSignals(t, ctx, w, name, 2)
+	updateStatus(t, ctx, obsv1.KindObservatory, site, night("True", "dark"))
+	exactlyResSignals(t, ctx, w, name, 3)
+}
+
 func TestADeleteSendsOneSignalWhetherOrNotAFinalizerHoldsTheReservation(t *testing.T) {
 	ctx := timeout(t, time.Minute)
 	astroAtEnd(t)

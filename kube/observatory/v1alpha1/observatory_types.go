@@ -154,7 +154,8 @@ type ObservatoryStatus struct {
 	// telescope's activation to its last one's deactivation), LocksRelayed (absent
 	// without a Dome), SafetyArmed (which of the site guard's layers are on, while the site
 	// runs) and ParkedBySafety (the site guard's last park: True once it has finished, False
-	// with reason SafetyParking or SafetyParkFailing while the guard parks the site).
+	// with reason SafetyParking or SafetyParkFailing while the guard parks the site); and the
+	// sky's, for triggers: AstronomicalNight, NauticalNight, CivilNight and MoonUp.
 	// +optional
 	Phase ActivationPhase `json:"phase,omitempty"`
 

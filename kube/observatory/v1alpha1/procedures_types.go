@@ -113,7 +113,10 @@ type ConditionRef struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	Name string `json:"name,omitempty"`
 
-	// The condition type, such as Safe or Parked.
+	// The condition type, such as Safe or Parked. An Observatory has the sky's too:
+	// AstronomicalNight, NauticalNight and CivilNight (True while the Sun is more than 18,
+	// 12 or 6 degrees below the horizon) and MoonUp, updated every 5 minutes, so a trigger
+	// can park at nautical dawn or close when the Moon rises.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=316
