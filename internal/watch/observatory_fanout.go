@@ -30,13 +30,26 @@ func (r *observatoryRun) siteReservations(obs *unstructured.Unstructured, why st
 // namespaceReservations queues each Reservation of a namespace (one site) with why, but
 // those at rest.
 func (r *observatoryRun) namespaceReservations(namespace, why string) {
+	r.reservationsWhere(namespace, why, func(res *unstructured.Unstructured) bool { return !rests(res) })
+}
+
+// readyReservations queues the Ready Reservations of a namespace: those whose triggers run.
+func (r *observatoryRun) readyReservations(namespace, why string) {
+	r.reservationsWhere(namespace, why, func(res *unstructured.Unstructured) bool {
+		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
+		return phase == string(obsv1.ReservationReady)
+	})
+}
+
+// reservationsWhere queues the Reservations of a namespace that keep says.
+func (r *observatoryRun) reservationsWhere(namespace, why string, keep func(*unstructured.Unstructured) bool) {
 	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	if err != nil {
 		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
 		return
 	}
 	for _, obj := range objs {
-		if res, ok := obj.(*unstructured.Unstructured); ok && !rests(res) {
+		if res, ok := obj.(*unstructured.Unstructured); ok && keep(res) {
 			r.q.add(cache.MetaObjectToName(res), why)
 		}
 	}

@@ -87,13 +87,14 @@ func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) 
 	}
 }
 
-// observatoryUpdated does what parentUpdated does, and tells the Reservations of the
+// observatoryUpdated does what parentUpdated does, and tells the Ready Reservations of the
 // namespace of a change of the Observatory's conditions (the sky's, the site guard's): their
-// triggers may name them.
+// triggers may name them. Only a Ready reservation runs triggers; a signal to one that has
+// just ended would start its workflow again.
 func (r *observatoryRun) observatoryUpdated(oldObj, newObj any) {
 	r.parentUpdated(r.observatoryEnding)(oldObj, newObj)
 	if o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj); ok && summary(o) != summary(n) {
-		r.namespaceReservations(n.GetNamespace(), contract.WhyCondition)
+		r.readyReservations(n.GetNamespace(), contract.WhyCondition)
 	}
 }
 

@@ -307,10 +307,11 @@ func TestTheRetryAnnotationAndASpecChangeEachSendOneSignal(t *testing.T) {
 	}
 }
 
-// A change of an Observatory's conditions (the sky's, the site guard's) tells the
+// A change of an Observatory's conditions (the sky's, the site guard's) tells the Ready
 // Reservations of its namespace, whose triggers may name them, that a condition changed; a
-// status write that changes no condition tells them nothing.
-func TestAnObservatorysConditionChangeTellsTheReservationsTriggers(t *testing.T) {
+// status write that changes no condition tells them nothing, nor does any change tell a
+// Reservation that is not Ready.
+func TestAnObservatorysConditionChangeTellsTheReadyReservationsTriggers(t *testing.T) {
 	ctx := timeout(t, time.Minute)
 	w, name := aSignalledReservation(t, ctx)
 	site := unique("site")
@@ -319,6 +320,9 @@ func TestAnObservatorysConditionChangeTellsTheReservationsTriggers(t *testing.T)
 		return map[string]any{"conditions": []any{map[string]any{"type": kube.ConditionAstronomicalNight,
 			"status": status, "reason": "Sun", "message": message, "lastTransitionTime": "2030-01-01T00:00:00Z"}}}
 	}
+	updateStatus(t, ctx, obsv1.KindObservatory, site, night("True", "dark"))
+	exactlyResSignals(t, ctx, w, name, 1)
+	updateStatus(t, ctx, obsv1.KindReservation, name, map[string]any{"phase": "Ready"})
 	updateStatus(t, ctx, obsv1.KindObservatory, site, night("False", "light"))
 	got := exactlyResSignals(t, ctx, w, name, 2)
 	if got[1].Change.Why != contract.WhyCondition {
