@@ -98,7 +98,7 @@ func TestTheServerOnPostgresIsSetUpServesMTLSWithAPIKeysAndDiesWithTheProcessTha
 	require.ErrorContains(t, err, "--temporal-api-key-file", "and told which option to give")
 	foreign, err := newJWTIssuer()
 	require.NoError(t, err)
-	noKey.APIKey, err = foreign.Token("intruder", "default:admin")
+	noKey.APIKey, err = foreign.token("intruder", "default:admin")
 	require.NoError(t, err)
 	_, err = dial(noKey)
 	require.ErrorContains(t, err, "Request unauthorized.", "a key the server's issuer did not sign is refused")

@@ -36,9 +36,9 @@ func newJWTIssuer() (*jwtIssuer, error) {
 	return &jwtIssuer{key: key, kid: "liken-stack"}, nil
 }
 
-// Token signs an ES256 token for subject with the server's permissions claim
+// token signs an ES256 token for subject with the server's permissions claim
 // ("<namespace>:<role>"), valid for a day.
-func (j *jwtIssuer) Token(subject string, permissions ...string) (string, error) {
+func (j *jwtIssuer) token(subject string, permissions ...string) (string, error) {
 	header, _ := json.Marshal(map[string]string{"alg": "ES256", "typ": "JWT", "kid": j.kid})
 	claims, _ := json.Marshal(map[string]any{"sub": subject, "permissions": permissions,
 		"iat": time.Now().Unix(), "exp": time.Now().Add(24 * time.Hour).Unix()})
@@ -105,11 +105,11 @@ func (s *Stack) requireAPIKeys(ov *overlay) error {
 		return err
 	}
 	// The runner needs no more than write; the setup script creates the namespace.
-	runner, err := issuer.Token("liken-runner", "default:write")
+	runner, err := issuer.token("liken-runner", "default:write")
 	if err != nil {
 		return err
 	}
-	setup, err := issuer.Token("liken-setup", "default:admin")
+	setup, err := issuer.token("liken-setup", "default:admin")
 	if err != nil {
 		return err
 	}
