@@ -1,9 +1,8 @@
 // The sky over an Observatory, for its status: where the Sun and the Moon stand, how dark it
 // is, tonight's astronomical dusk and dawn, and the conditions triggers name, from the sky
-// package. The inventory puts it in
-// at each pass, and the watcher asks for a pass every few minutes (SkyEvery), so it is
-// computed for the start of the current few minutes: passes within them compose the same
-// sky and write nothing new.
+// package. The inventory puts it in at each pass, and the watcher asks for a pass every few
+// minutes (SkyEvery), so it is computed for the start of the current few minutes: passes
+// within them compose the same sky and write nothing new.
 package kube
 
 import (
