@@ -1,6 +1,6 @@
 // The site guard's rules, pure: what the dome is told of the mounts, what the mounts are told
-// of the dome, and when the guard parks the site (a storm, the runner silent, the Sun up). The runtime (guard.go) reads the servers
-// into a View and does what these functions say.
+// of the dome, and when the guard parks the site (a storm, the runner silent, the Sun up).
+// The runtime (guard.go) reads the servers into a View and does what these functions say.
 package guard
 
 import (
