@@ -47,7 +47,7 @@ func PlanNight(spec obsv1.ReservationSpec, loc obsv1.Location) NightPlan {
 		i++
 	}
 	level := twilights[i].level
-	place := sky.Place{Latitude: loc.Latitude, Longitude: loc.Longitude}
+	place := placeOf(loc)
 	n := sky.Night(place, date, level)
 	if n.Darkness == sky.NeverFalls {
 		instead := "another night"
@@ -57,7 +57,7 @@ func PlanNight(spec obsv1.ReservationSpec, loc obsv1.Location) NightPlan {
 		return NightPlan{Refused: fmt.Sprintf("No %s night at the site on %s: the Sun stays less than %g° below the horizon; book %s",
 			name, spec.Night, -level.Altitude(), instead)}
 	}
-	noon := date.Add(12*time.Hour - time.Duration(loc.Longitude/15*float64(time.Hour)))
+	noon := sky.Noon(place, date)
 	start, end := n.Dusk, n.Dawn
 	if start.IsZero() {
 		start = noon

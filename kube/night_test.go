@@ -15,7 +15,7 @@ import (
 )
 
 func TestANightRunsFromItsDuskToItsDawn(t *testing.T) {
-	place := sky.Place{Latitude: cambridge.Latitude, Longitude: cambridge.Longitude}
+	place := placeOf(cambridge)
 	christmas := time.Date(2026, 12, 24, 0, 0, 0, 0, time.UTC)
 	for twilight, level := range map[string]sky.Twilight{"": sky.Astronomical, "astronomical": sky.Astronomical,
 		"nautical": sky.Nautical, "civil": sky.Civil} {

@@ -75,7 +75,7 @@ func SkyConditions(conds []obsv1.Condition, s obsv1.Sky, generation int64, now t
 // SkyStatus is the sky over loc in the SkyEvery that holds now.
 func SkyStatus(loc obsv1.Location, now time.Time) obsv1.Sky {
 	at := now.UTC().Truncate(SkyEvery)
-	place := sky.Place{Latitude: loc.Latitude, Longitude: loc.Longitude}
+	place := placeOf(loc)
 	sun := sky.Sun(place, at).Altitude
 	lit := sky.MoonIllumination(at)
 	st := obsv1.Sky{
@@ -117,9 +117,8 @@ func SkyDisplay(s obsv1.Sky) map[string]string {
 // tonight is the astronomical night under way at t, or by day the coming one. The sky
 // package counts a night from one local noon to the next, by longitude.
 func tonight(p sky.Place, t time.Time) sky.NightTimes {
-	local := t.Add(time.Duration(p.Longitude / 15 * float64(time.Hour)))
-	date := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
-	if local.Hour() < 12 {
+	date := sky.SolarDate(p, t)
+	if t.Before(sky.Noon(p, date)) {
 		if last := sky.Night(p, date.AddDate(0, 0, -1), sky.Astronomical); last.Darkness == sky.Falls && (last.Dawn.IsZero() || t.Before(last.Dawn)) {
 			return last
 		}
@@ -162,6 +161,11 @@ func moonPhase(lit float64, waxing bool) string {
 		return side + "Crescent"
 	}
 	return side + "Gibbous"
+}
+
+// placeOf is where a Location is, as the sky package takes it.
+func placeOf(loc obsv1.Location) sky.Place {
+	return sky.Place{Latitude: loc.Latitude, Longitude: loc.Longitude}
 }
 
 func tenth(v float64) float64 { return math.Round(v*10) / 10 }

@@ -20,7 +20,7 @@ var cambridge = obsv1.Location{Latitude: 52.2043, Longitude: 0.1149}
 
 func TestTonightIsTheNightUnderWayOrByDayTheComingOne(t *testing.T) {
 	at := func(s string) time.Time { v, _ := time.Parse(time.RFC3339, s); return v }
-	place := sky.Place{Latitude: cambridge.Latitude, Longitude: cambridge.Longitude}
+	place := placeOf(cambridge)
 	newYear := sky.Night(place, at("2030-01-01T00:00:00Z"), sky.Astronomical)
 	next := sky.Night(place, at("2030-01-02T00:00:00Z"), sky.Astronomical)
 	for _, c := range []struct {
@@ -64,7 +64,7 @@ func TestTheSkyIsTheSameForEveryPassWithinAFewMinutes(t *testing.T) {
 	assert.Equal(t, st, SkyStatus(cambridge, start.Add(SkyEvery-time.Second)))
 	assert.Equal(t, start, st.Time.Time)
 	assert.NotEqual(t, st.SunAltitude, SkyStatus(cambridge, start.Add(SkyEvery)).SunAltitude)
-	place := sky.Place{Latitude: cambridge.Latitude, Longitude: cambridge.Longitude}
+	place := placeOf(cambridge)
 	assert.InDelta(t, sky.Sun(place, start).Altitude, st.SunAltitude, 0.05)
 	assert.InDelta(t, sky.Moon(place, start).Altitude, st.MoonAltitude, 0.05)
 }

@@ -67,9 +67,7 @@ const sampling = 10 * time.Minute
 // day, local by longitude (solar time, not a time zone): the search runs from that day's local
 // noon to the next.
 func Night(p Place, date time.Time, level Twilight) NightTimes {
-	y, m, d := date.Date()
-	offset := time.Duration(p.Longitude / 15 * float64(time.Hour))
-	noon := time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Add(-offset)
+	noon := Noon(p, date)
 	next := noon.Add(24 * time.Hour)
 	below := func(t time.Time) float64 { return level.Altitude() - Sun(p, t).Altitude }
 
@@ -94,6 +92,23 @@ func Night(p Place, date time.Time, level Twilight) NightTimes {
 	}
 	return n
 }
+
+// Noon is the local noon of date's calendar day at p, by longitude (solar time, not a time
+// zone): where Night's search for that day's night begins.
+func Noon(p Place, date time.Time) time.Time {
+	y, m, d := date.Date()
+	return time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Add(-solarOffset(p))
+}
+
+// SolarDate is the calendar day at p at t by its solar time, as midnight UTC of that day:
+// the date Night takes for the night that begins that evening.
+func SolarDate(p Place, t time.Time) time.Time {
+	local := t.UTC().Add(solarOffset(p))
+	return time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// solarOffset is how far p's solar time runs ahead of UTC: an hour each 15° east.
+func solarOffset(p Place) time.Duration { return time.Duration(p.Longitude / 15 * float64(time.Hour)) }
 
 // crossing is when f changes sign between a and b, by bisection to under a second.
 func crossing(f func(time.Time) float64, a, b time.Time) time.Time {

@@ -130,3 +130,17 @@ func TestMoonWaxesFromNewToFull(t *testing.T) {
 		}
 	}
 }
+
+// A place's solar day runs an hour ahead of UTC for each 15° east.
+func TestTheSolarDayAndItsNoonGoByLongitude(t *testing.T) {
+	late := time.Date(2030, 1, 1, 23, 0, 0, 0, time.UTC)
+	if got := SolarDate(Place{Longitude: 30}, late); !got.Equal(time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("30° east at 23:00 UTC is on %s, want the next day", got)
+	}
+	if got := SolarDate(Place{Longitude: -30}, late); !got.Equal(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("30° west at 23:00 UTC is on %s, want the same day", got)
+	}
+	if got := Noon(Place{Longitude: 90}, late); !got.Equal(time.Date(2030, 1, 1, 6, 0, 0, 0, time.UTC)) {
+		t.Errorf("noon at 90° east is %s, want 06:00 UTC", got)
+	}
+}

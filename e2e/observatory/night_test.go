@@ -19,6 +19,7 @@ import (
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	"liken.sh/runner/sky"
+	"liken.sh/runner/sky/skytest"
 )
 
 func TestANightBookedByTheSkyWaitsForItsDuskAndEndsAtItsDawn(t *testing.T) {
@@ -27,10 +28,11 @@ func TestANightBookedByTheSkyWaitsForItsDuskAndEndsAtItsDawn(t *testing.T) {
 	c := temporal(t)
 	endNightAtEnd(t, c, ns, "dark")
 	dusk := time.Now().Add(50 * time.Second)
-	lon := longitudeOfDusk(t, sky.Astronomical.Altitude(), dusk)
-	night := dusk.Add(time.Duration(lon / 15 * float64(time.Hour))).Format(time.DateOnly) // the evening's solar date
+	lon, err := skytest.Longitude(sky.Astronomical.Altitude(), dusk, false)
+	require.NoError(t, err)
+	night := sky.SolarDate(sky.Place{Longitude: lon}, dusk).Format(time.DateOnly)
 	env.ApplyObservatory(t, "examples/observatory.yaml", ns, obsv1.KindReservation)
-	_, err := env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).Patch(context.Background(), "lab",
+	_, err = env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).Patch(context.Background(), "lab",
 		types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"location":{"latitude":0,"longitude":%f}}}`, lon)), metav1.PatchOptions{})
 	require.NoError(t, err)
 	create(t, ns, "kind: Reservation\nmetadata: {name: dark}\nspec: {telescope: east, holder: ada, night: \""+night+"\"}")
@@ -65,25 +67,4 @@ func TestANightBookedByTheSkyWaitsForItsDuskAndEndsAtItsDawn(t *testing.T) {
 		r, ok := reservation(t, ns, "dark")
 		return !ok, fmt.Sprintf("%s %s", r.Status.Phase, r.Status.Step)
 	})
-}
-
-// longitudeOfDusk is the longitude on the equator where the Sun sets through level at at.
-// Eastward the Sun is further on its way; in the evening, lower.
-func longitudeOfDusk(t *testing.T, level float64, at time.Time) float64 {
-	alt := func(lon float64) float64 { return sky.Sun(sky.Place{Longitude: lon}, at).Altitude - level }
-	for lon := -180.0; lon < 180; lon++ {
-		if alt(lon) > 0 && alt(lon+1) <= 0 {
-			lo, hi := lon, lon+1
-			for hi-lo > 1e-5 {
-				if mid := (lo + hi) / 2; alt(mid) > 0 {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			return lo
-		}
-	}
-	t.Fatal("no longitude where the Sun sets through the level")
-	return 0
 }

@@ -22,7 +22,7 @@ import (
 	"liken.sh/runner/indi/indiserver"
 	"liken.sh/runner/indi/inditest"
 	"liken.sh/runner/indi/prop"
-	"liken.sh/runner/sky"
+	"liken.sh/runner/sky/skytest"
 )
 
 func TestMain(m *testing.M) {
@@ -430,7 +430,8 @@ func TestDawnParksEveryMountThenTheDomeAndKeepsThemSo(t *testing.T) {
 	defer cancel()
 	limit := -6.0
 	dawn := time.Now().Add(30 * time.Second)
-	lon := longitudeOfDawn(t, limit, dawn)
+	lon, err := skytest.Longitude(limit, dawn, true)
+	require.NoError(t, err)
 	s := startSite(t, ctx, 1, 0, func(c *guard.Config) { c.Latitude, c.Longitude, c.SunAltitudeLimit = 0, lon, &limit })
 	require.Empty(t, s.report(t).Trips, "the site opened before dawn")
 	w := s.watch(ctx)
@@ -440,32 +441,10 @@ func TestDawnParksEveryMountThenTheDomeAndKeepsThemSo(t *testing.T) {
 	assert.Equal(t, guard.CauseSun, trip.Kind)
 	assert.Equal(t, "the Sun is above the site's limit of -6°", trip.Reason)
 
-	_, err := s.tels[0].SetDomePolicy(ctx, mount, false)
+	_, err = s.tels[0].SetDomePolicy(ctx, mount, false)
 	require.NoError(t, err)
 	_, err = s.tels[0].SetMountParked(ctx, mount, false)
 	require.NoError(t, err)
 	trip = s.lastTrip(t, 2)
 	assert.Equal(t, guard.CauseSun, trip.Kind, "the Sun is still up: the guard parked it again")
-}
-
-// longitudeOfDawn is the longitude on the equator where the Sun rises through limit at at.
-func longitudeOfDawn(t *testing.T, limit float64, at time.Time) float64 {
-	alt := func(lon float64) float64 { return sky.Sun(sky.Place{Longitude: lon}, at).Altitude - limit }
-	// Eastward the hour angle grows: the Sun is further on its way. Find the morning side,
-	// where one degree east finds it higher, then bisect the crossing.
-	for lon := -180.0; lon < 180; lon++ {
-		if a, b := alt(lon), alt(lon+1); a <= 0 && b > 0 {
-			lo, hi := lon, lon+1
-			for hi-lo > 1e-4 {
-				if mid := (lo + hi) / 2; alt(mid) <= 0 {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			return lo
-		}
-	}
-	t.Fatal("no longitude where the Sun rises through the limit")
-	return 0
 }
