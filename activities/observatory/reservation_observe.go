@@ -39,7 +39,8 @@ var observeEvery = time.Second
 const observeSyncTimeout = 3 * time.Second
 
 // observeRereadEvery is how often the observer reads again which devices each server runs,
-// so a device that joins a Ready reservation is shown, and one that leaves is let go. A
+// so a device that joins a Ready reservation is shown, and one that leaves is let go, and
+// the Observatory, so a change of its place or safety limits reaches the site guard. A
 // variable so tests can shorten it.
 var observeRereadEvery = time.Minute
 
@@ -93,7 +94,10 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 		stepHeartbeat(ctx, "observing "+strconv.Itoa(len(watched))+" INDI servers")
 		select {
 		case <-reread.C:
-			guider = a.rereadServers(ctx, watched, guider)
+			var siteMoved bool
+			if guider, siteMoved = a.rereadServers(ctx, watched, guider); siteMoved {
+				arm()
+			}
 		default:
 		}
 		for _, o := range watched {
@@ -140,7 +144,7 @@ func (a *Activities) followServers(ctx context.Context, servers []stepServer, lo
 		if err != nil {
 			return watched, err
 		}
-		o := &observedServer{client: c, owner: s.Owner, name: s.Name, changed: map[string]bool{}, deleted: map[string]bool{}}
+		o := &observedServer{client: c, owner: s.Owner, name: s.Name, generation: s.Generation, changed: map[string]bool{}, deleted: map[string]bool{}}
 		o.setDevices(s.Devices)
 		o.sub = c.Subscribe(indi.Filter{})
 		go o.follow(ctx, o.sub, lost)
@@ -158,8 +162,9 @@ func closeAll(watched []*observedServer) {
 }
 
 // rereadServers reads each server's devices again, and the telescope's Guider; a server that
-// cannot be read keeps its last list.
-func (a *Activities) rereadServers(ctx context.Context, watched []*observedServer, guider *observedGuider) *observedGuider {
+// cannot be read keeps its last list. siteMoved says the Observatory's spec changed (its place,
+// its safety limits), which the site guard must be told.
+func (a *Activities) rereadServers(ctx context.Context, watched []*observedServer, guider *observedGuider) (_ *observedGuider, siteMoved bool) {
 	for _, o := range watched {
 		s, err := a.readObservedServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
 		if err != nil {
@@ -171,8 +176,12 @@ func (a *Activities) rereadServers(ctx context.Context, watched []*observedServe
 		if o.owner.Kind == obsv1.KindTelescope {
 			guider = guiderOf(s, guider)
 		}
+		if o.owner.Kind == obsv1.KindObservatory && s.Generation != o.generation {
+			siteMoved = true
+		}
+		o.generation = s.Generation
 	}
-	return guider
+	return guider, siteMoved
 }
 
 // leaveOnPurpose tells the site guard to stop watching this telescope's heartbeat when the

@@ -26,6 +26,9 @@ type observedServer struct {
 	owner   kube.ResourceID // the Telescope or Observatory
 	name    string
 	devices []*observedDevice
+	// generation is the owner's as last read: the site guard is armed again when the
+	// Observatory's moves (its place, its safety limits).
+	generation int64
 
 	// weather is the Observatory's status.weather as last written ("" before).
 	weather string

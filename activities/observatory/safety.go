@@ -64,36 +64,47 @@ type safetyWatch struct {
 	shown string
 }
 
-// lookAtSafety shows the guard's last trip if it is new to this observer: while it is under
-// way, and once it has finished. A trip no newer than the Observatory's lastSafetyPark was
-// reported whole already, by this site's other observer or one before.
+// lookAtSafety reports the guard's trips that are new to this observer, oldest first (more
+// than one when the runner was away: a park at dawn, then a dome opened and closed again), and
+// shows the one under way. A trip no newer than the Observatory's lastSafetyPark was reported
+// whole already, by this site's other observer or one before.
 func (a *Activities) lookAtSafety(ctx context.Context, in StepInput, site *observedServer, w *safetyWatch) {
 	p, ok := site.client.Property(guard.Device, guard.PropStatus)
 	if !ok {
 		return
 	}
-	r := guard.ReportOf(p)
-	if len(r.Trips) == 0 {
-		return
-	}
-	trip := r.Trips[len(r.Trips)-1]
-	at := trip.Time.Truncate(time.Second) // as lastSafetyPark keeps it
-	if !at.After(w.seen) {
-		return
-	}
-	if !trip.Finished {
-		a.showTripUnderWay(ctx, in, trip, w)
-		return
-	}
-	if a.seenSafetyPark(ctx, in.Namespace, in.Observatory).Before(at) { // not reported whole yet
-		if err := a.reportSafetyPark(ctx, in, trip); err != nil {
-			logFor(ctx).Warn("the site guard's park could not be reported in full; the next look tries again",
-				"observatory", in.Observatory, "namespace", in.Namespace, "err", err)
-			return
+	finished, underWay := newTrips(guard.ReportOf(p).Trips, w.seen)
+	for _, trip := range finished {
+		// Not reported whole yet: newer than lastSafetyPark, which keeps whole seconds.
+		at := trip.Time.Truncate(time.Second)
+		if a.seenSafetyPark(ctx, in.Namespace, in.Observatory).Before(at) {
+			if err := a.reportSafetyPark(ctx, in, trip); err != nil {
+				logFor(ctx).Warn("the site guard's park could not be reported in full; the next look tries again",
+					"observatory", in.Observatory, "namespace", in.Namespace, "err", err)
+				return
+			}
 		}
+		w.seen, w.shown = at, ""
+		a.tellWorkflowOfSafety(ctx, in, "The site guard "+guard.TripWords(trip))
 	}
-	w.seen, w.shown = at, ""
-	a.tellWorkflowOfSafety(ctx, in, "The site guard "+guard.TripWords(trip))
+	if underWay != nil {
+		a.showTripUnderWay(ctx, in, *underWay, w)
+	}
+}
+
+// newTrips are the finished trips after seen, oldest first, and the trip under way after
+// them (nil when none is). Times count in whole seconds, as lastSafetyPark keeps them.
+func newTrips(trips []guard.Trip, seen time.Time) (finished []guard.Trip, underWay *guard.Trip) {
+	for i, trip := range trips {
+		if !trip.Time.Truncate(time.Second).After(seen) {
+			continue
+		}
+		if !trip.Finished {
+			return finished, &trips[i]
+		}
+		finished = append(finished, trip)
+	}
+	return finished, nil
 }
 
 // showTripUnderWay writes the Observatory's ParkedBySafety for a trip under way. The write

@@ -118,3 +118,18 @@ func TestTheFinishedReportReplacesWhatTheTripSaidWhileItFailed(t *testing.T) {
 	assert.Equal(t, metav1.NewTime(tripTime.Add(time.Minute)), done.Conditions[0].LastTransitionTime, "False to True is a transition")
 	assert.Nil(t, failing.LastSafetyPark, "the input is not changed")
 }
+
+func TestEveryTripSinceTheLastSeenIsReportedOldestFirstThenTheOneUnderWay(t *testing.T) {
+	at := func(minutes int) guard.Trip {
+		return guard.Trip{Time: tripTime.Add(time.Duration(minutes)*time.Minute + 300*time.Millisecond), Finished: true}
+	}
+	dawn, reopened, storm := at(0), at(5), at(9)
+	storm.Finished = false
+	finished, underWay := newTrips([]guard.Trip{at(-60), dawn, reopened, storm}, at(-60).Time.Truncate(time.Second))
+	assert.Equal(t, []guard.Trip{dawn, reopened}, finished)
+	assert.Equal(t, &storm, underWay)
+
+	finished, underWay = newTrips([]guard.Trip{dawn, reopened}, reopened.Time.Truncate(time.Second))
+	assert.Empty(t, finished, "a trip recorded in whole seconds is seen")
+	assert.Nil(t, underWay)
+}

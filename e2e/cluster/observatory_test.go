@@ -1,10 +1,11 @@
 // The example observatory on real pods of the installed runner, from Ready to Released: the
-// pods are real, a client reads the mount, a deleted device pod comes back and the weather
-// parks the site with the runner gone.
+// pods are real, a client reads the mount, a deleted device pod comes back and dawn parks the
+// site with the runner gone.
 package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"
@@ -28,9 +29,9 @@ import (
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest"
-	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/test/testenv"
 )
 
 const obsNS = "observatory"
@@ -39,7 +40,7 @@ const obsNS = "observatory"
 // (it has no Guider: PHD2 has no Debian package) in a namespace that enforces the restricted
 // standard, with a Job action in the dome's activation, and does to it what a night does:
 // a client in a pod reads the mount, a device pod dies, the operator's pods roll and one
-// crashes, the weather turns while the runner is gone, and the reservation ends.
+// crashes, dawn comes while the runner is gone, and the reservation ends.
 func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	install(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
@@ -63,7 +64,7 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
 	t.Run("the operator rolls and crashes without a step twice", func(t *testing.T) { operatorRollsAndCrashes(t, ctx) })
-	t.Run("with the runner gone and the site's server pod deleted, it comes back; wind parks the mount, then the dome closes", func(t *testing.T) { weatherParksWithTheRunnerGone(t, ctx) })
+	t.Run("with the runner gone and the site's server pod deleted, it comes back; at dawn the mount parks, then the dome closes", func(t *testing.T) { sunParksWithTheRunnerGone(t, ctx) })
 	t.Run("an upgrade to build b keeps tonight on its build, main, which parks the mount in a storm", func(t *testing.T) { upgradeKeepsTonight(t, ctx) })
 	t.Run("the end releases it with no pod left", func(t *testing.T) { endReleases(t, ctx) })
 	t.Run("the next night runs on build b", func(t *testing.T) { nextNightOnB(t, ctx) })
@@ -247,17 +248,20 @@ func condition(t *testing.T, ctx context.Context, k obsv1.Kind, name, typ string
 	return ""
 }
 
-// weatherParksWithTheRunnerGone: every worker gone (the Deployment scaled to 0, its pods
-// killed) and Temporal too, the site's server pod deleted and made again by its StatefulSet,
-// then wind turns the weather station to Alert and the new pod's guard parks the mount, then
-// closes the dome, read through INDI from outside the runner.
-// When the runner is back, the Observatory says what the guard did.
-func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
+// sunParksWithTheRunnerGone: the site moved to where dawn is minutes away (the runner tells
+// its guard), then every worker gone (the Deployment scaled to 0, its pods killed) and
+// Temporal too, the site's server pod deleted and made again by its StatefulSet, and at dawn
+// the new pod's guard parks the mount, then closes the dome, read through INDI from outside
+// the runner. When the runner is back, the Observatory says what the guard did, and the site
+// goes back to the example's sky. (The weather with the runner gone is e2e/faults'; here the
+// weather parks the mount in the upgrade's storm.)
+func sunParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	site := serviceClient(t, ctx, "lab-observatory")
 	tel := serviceClient(t, ctx, "east-telescope")
 	for c, dev := range map[*indi.Client]string{site: guard.Device, tel: "Telescope Simulator"} {
 		require.NoError(t, c.Sync(ctx, dev))
 	}
+	staged := stageDawn(t, ctx, site, 4*time.Minute)
 	workers := scaleDown(t, ctx, "liken-worker-main")
 	temporal := scaleDown(t, ctx, "temporal")
 	require.Eventually(t, func() bool { return guardReport(site).RunnerAway }, time.Minute, 250*time.Millisecond,
@@ -266,13 +270,10 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	site = sitePodComesBack(t, ctx)
 
 	parks := inditest.WatchParks(ctx, site, "Dome Simulator", []*indi.Client{tel}, "Telescope Simulator")
-	_, err := site.SetNumber(ctx, "Weather Simulator", "WEATHER_CONTROL", map[string]float64{"Wind": 40}, 0)
-	require.NoError(t, err)
-	require.NoError(t, site.Press(ctx, "Weather Simulator", "WEATHER_REFRESH", "REFRESH"))
-	_, err = site.Wait(ctx, "Weather Simulator", guard.WeatherProp, func(p prop.Property) bool { return p.State == prop.Alert })
-	require.NoError(t, err)
-	mounts, closed := parks.ParkedThenClosed(t, time.Now(), 60*time.Second)
-	t.Logf("runner gone, from the Alert: the mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
+	require.Empty(t, guardReport(site).Trips, "dawn came before the site's server pod was back: stage it later")
+	t.Logf("the site's server pod is back %s before dawn", time.Until(staged.dawn).Round(time.Second))
+	mounts, closed := parks.ParkedThenClosed(t, staged.dawn, time.Until(staged.dawn)+time.Minute)
+	t.Logf("runner gone, from the Sun passing %g°: the mount parked in %.1f s, the dome closed in %.1f s", testenv.DawnLimit, mounts, closed)
 
 	// The workers come back before Temporal, as after a site's power cut: they wait for it,
 	// unready, and none restarts.
@@ -292,7 +293,7 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 		for _, c := range conds {
 			if m, ok := c.(map[string]any); ok && m["type"] == obsv1.ConditionParkedBySafety {
 				last = m
-				return m["reason"] == kube.ReasonWeather && strings.Contains(fmt.Sprint(m["message"]), "while the runner was away")
+				return m["reason"] == kube.ReasonSunUp && strings.Contains(fmt.Sprint(m["message"]), "while the runner was away")
 			}
 		}
 		return false
@@ -304,6 +305,43 @@ func weatherParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 		require.Eventually(t, func() bool { return condition(t, ctx, k, name, obsv1.ConditionParkedBySafety) == "True" },
 			time.Minute, 250*time.Millisecond, "%s %s says the site guard parked it", k, name)
 	}
+	staged.sky(t, ctx, site)
+}
+
+// stagedDawn is a dawn staged at the site, and the site as it was before.
+type stagedDawn struct {
+	dawn  time.Time
+	place obsv1.Location
+	back  []byte // a merge patch back to the Observatory's place and safety
+}
+
+// stageDawn moves the Observatory to where the Sun passes its default limit after lead
+// (testenv.DawnPatch), and waits until the runner has told the site guard (its observer reads
+// the Observatory again every minute).
+func stageDawn(t *testing.T, ctx context.Context, site *indi.Client, lead time.Duration) stagedDawn {
+	u, err := objects(obsv1.KindObservatory).Get(ctx, "lab", metav1.GetOptions{})
+	require.NoError(t, err)
+	var obs obsv1.Observatory
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &obs))
+	back, err := json.Marshal(map[string]any{"spec": map[string]any{"location": obs.Spec.Location, "safety": obs.Spec.Safety}})
+	require.NoError(t, err)
+	staged := stagedDawn{dawn: time.Now().Add(lead), place: obs.Spec.Location, back: back}
+	patch, lon := testenv.DawnPatch(t, staged.dawn)
+	_, err = objects(obsv1.KindObservatory).Patch(ctx, "lab", types.MergePatchType, patch, metav1.PatchOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return testenv.GuardTold(site, lon) }, 90*time.Second, 250*time.Millisecond,
+		"the runner tells the site guard the Observatory's new place and limit")
+	return staged
+}
+
+// sky puts the Observatory back where it was, and waits until the runner has told the guard.
+func (s stagedDawn) sky(t *testing.T, ctx context.Context, site *indi.Client) {
+	_, err := objects(obsv1.KindObservatory).Patch(ctx, "lab", types.MergePatchType, s.back, metav1.PatchOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		cfg := testenv.GuardConfig(site)
+		return cfg.Latitude == s.place.Latitude && cfg.Longitude == s.place.Longitude
+	}, 90*time.Second, 250*time.Millisecond, "the runner tells the site guard the Observatory's place again")
 }
 
 // guardReport is the site guard's report as its server last sent it; empty while it has none.

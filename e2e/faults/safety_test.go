@@ -1,16 +1,18 @@
 // Safety with the runner gone: a site of two telescopes, both reserved and Ready, then every
 // worker and the watcher SIGKILLed, Temporal and the API server stopped, with the dev mode's
 // indiservers left running as pods would be. The site guard on the site's server parks both
-// mounts, then closes the dome, on the weather station's Alert (or once the runner's heartbeat
-// has stopped), read through INDI from outside the runner; a guard killed meanwhile and
-// started again by its indiserver resumes what the runner armed it with. When the runner comes back, the
-// Observatory, the Dome and the Mounts say what the guard did, and the reservations end as usual.
+// mounts, then closes the dome, on the weather station's Alert, once the runner's heartbeat
+// has stopped, or at dawn (and keeps it closed while the Sun is up), read through INDI from
+// outside the runner; a guard killed meanwhile and started again by its indiserver resumes
+// what the runner armed it with. When the runner comes back, the Observatory, the Dome and
+// the Mounts say what the guard did, and the reservations end as usual.
 package faults
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,6 +34,7 @@ import (
 	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/test/testenv"
 )
 
 // west is a second telescope of the example's site, with a mount of its own and a
@@ -100,6 +103,51 @@ func TestAStoppedHeartbeatParksTheSiteWithinItsTimeout(t *testing.T) {
 	r.runnerComesBack(t, ctx)
 	r.reported(t, ctx, kube.ReasonHeartbeat, "because no heartbeat from the runner for Telescope east in 20s")
 	r.released(t, ctx)
+}
+
+func TestTheSunParksTheSiteWithTheRunnerGoneAndNothingOpensItWhileItIsUp(t *testing.T) {
+	ctx := timeout(t, 12*time.Minute)
+	r := startGuardedSite(t, ctx, "", "tonight")
+	dawn := r.dawnIn(t, ctx, 100*time.Second) // the observer reads the Observatory every minute
+	r.runnerGoes(t, ctx)
+	w := r.watch(ctx)
+	mounts, closed := w.ParkedThenClosed(t, dawn, time.Until(dawn)+time.Minute)
+	t.Logf("runner gone, from the Sun passing -6°: the mount parked in %.1f s, the dome closed in %.1f s", mounts, closed)
+
+	// A client opens the dome while the Sun is up: the guard closes it again, in a new trip.
+	trips := len(r.finishedTrips(t, 0))
+	require.NoError(t, r.site.Press(ctx, "Dome Simulator", guard.DomeParkProp, "UNPARK"))
+	again := r.finishedTrips(t, trips)
+	last := again[len(again)-1]
+	assert.Equal(t, guard.CauseSun, last.Kind)
+	assert.Len(t, last.Closed, 1, "the guard closed the dome: %+v", last)
+
+	r.runnerComesBack(t, ctx)
+	r.reported(t, ctx, kube.ReasonSunUp, "because the Sun is above the site's limit of -6°, while the runner was away")
+	r.released(t, ctx)
+}
+
+// dawnIn stages a dawn after lead (testenv.DawnPatch) and waits until the runner has told the
+// site guard (the observer reads the Observatory again every minute). It returns that dawn.
+func (r *guardedSite) dawnIn(t *testing.T, ctx context.Context, lead time.Duration) time.Time {
+	dawn := time.Now().Add(lead)
+	patch, lon := testenv.DawnPatch(t, dawn)
+	_, err := env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(r.ns).Patch(ctx, "lab", types.MergePatchType, patch, metav1.PatchOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return testenv.GuardTold(r.site, lon) }, 90*time.Second, 200*time.Millisecond,
+		"the runner tells the site guard the Observatory's new place and limit")
+	require.Empty(t, r.report(t).Trips, "the site guard parked before dawn")
+	return dawn
+}
+
+// finishedTrips are the guard's trips once there are more than before and the last has ended.
+func (r *guardedSite) finishedTrips(t *testing.T, before int) []guard.Trip {
+	var trips []guard.Trip
+	require.Eventually(t, func() bool {
+		trips = r.report(t).Trips
+		return len(trips) > before && trips[len(trips)-1].Finished
+	}, time.Minute, 200*time.Millisecond, "the site guard parks the site again, and its trip ends")
+	return trips
 }
 
 // guardedSite is the example's site run by one watcher and one dev-mode worker, whose local
@@ -224,8 +272,8 @@ func (r *guardedSite) report(t *testing.T) guard.Report {
 }
 
 // reported checks what the runner says once it is back: ParkedBySafety on the Observatory,
-// the Dome and each Mount, one Warning Event on each, and the guard's words in each
-// reservation's history.
+// the Dome and each Mount, a Warning Event on each for every trip of the guard that touched it
+// (on the Observatory, every trip), and the guard's words in each reservation's history.
 func (r *guardedSite) reported(t *testing.T, ctx context.Context, reason, words string) {
 	mounts := []string{"east", "west"}[:len(r.reservations)]
 	objects := append([][2]string{{string(obsv1.KindObservatory), "lab"}, {string(obsv1.KindDome), "lab"}},
@@ -241,16 +289,29 @@ func (r *guardedSite) reported(t *testing.T, ctx context.Context, reason, words 
 			return c != nil && c.Reason == reason && strings.Contains(c.Message, words), fmt.Sprintf("%+v", c)
 		})
 	}
-	events, err := env.Kube.CoreV1().Events(r.ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + kube.ReasonSafetyPark})
-	require.NoError(t, err)
-	got := map[string]int32{}
-	for _, e := range events.Items {
-		assert.Equal(t, corev1.EventTypeWarning, e.Type)
-		got[e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name] += max(e.Count, 1)
+	want := map[string]int32{}
+	for _, trip := range r.report(t).Trips {
+		if !trip.RunnerAway {
+			continue // the triggers' own Events tell those
+		}
+		want["Observatory/lab"]++
+		for _, p := range trip.Parked {
+			want["Mount/"+p.Telescope]++ // each telescope's mount has its name
+		}
+		for range trip.Closed {
+			want["Dome/lab"]++
+		}
 	}
-	for _, o := range objects {
-		assert.Equal(t, int32(1), got[o[0]+"/"+o[1]], "one ParkedBySafety Event on %s %s: %v", o[0], o[1], got)
-	}
+	eventually(t, time.Minute, "a ParkedBySafety Warning Event on each object for each of the guard's trips that touched it", func() (bool, string) {
+		events, err := env.Kube.CoreV1().Events(r.ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + kube.ReasonSafetyPark})
+		require.NoError(t, err)
+		got := map[string]int32{}
+		for _, e := range events.Items {
+			assert.Equal(t, corev1.EventTypeWarning, e.Type)
+			got[e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name] += max(e.Count, 1)
+		}
+		return maps.Equal(got, want), fmt.Sprintf("got %v, want %v", got, want)
+	})
 	c := temporal(t)
 	for _, name := range r.reservations {
 		id := contract.ReservationID(r.ns, name)

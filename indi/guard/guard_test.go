@@ -447,4 +447,10 @@ func TestDawnParksEveryMountThenTheDomeAndKeepsThemSo(t *testing.T) {
 	require.NoError(t, err)
 	trip = s.lastTrip(t, 2)
 	assert.Equal(t, guard.CauseSun, trip.Kind, "the Sun is still up: the guard parked it again")
+
+	require.NoError(t, s.site.Press(ctx, dome, guard.DomeParkProp, "UNPARK"))
+	trip = s.lastTrip(t, 3)
+	assert.Equal(t, guard.CauseSun, trip.Kind, "the Sun is still up: the guard closed the dome again")
+	require.Len(t, trip.Closed, 1)
+	assert.Equal(t, dome, trip.Closed[0].Device)
 }
