@@ -261,7 +261,7 @@ func sunParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	for c, dev := range map[*indi.Client]string{site: guard.Device, tel: "Telescope Simulator"} {
 		require.NoError(t, c.Sync(ctx, dev))
 	}
-	staged := stageDawn(t, ctx, site, 4*time.Minute)
+	staged := stageDawn(t, ctx, site, 150*time.Second)
 	workers := scaleDown(t, ctx, "liken-worker-main")
 	temporal := scaleDown(t, ctx, "temporal")
 	require.Eventually(t, func() bool { return guardReport(site).RunnerAway }, time.Minute, 250*time.Millisecond,
@@ -331,6 +331,7 @@ func stageDawn(t *testing.T, ctx context.Context, site *indi.Client, lead time.D
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return testenv.GuardTold(site, lon) }, 90*time.Second, 250*time.Millisecond,
 		"the runner tells the site guard the Observatory's new place and limit")
+	t.Logf("the runner told the site guard of dawn %s before it", time.Until(staged.dawn).Round(time.Second))
 	return staged
 }
 
