@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"liken.sh/runner/contract"
 	"liken.sh/runner/indi"
@@ -39,10 +40,14 @@ var observeEvery = time.Second
 const observeSyncTimeout = 3 * time.Second
 
 // observeRereadEvery is how often the observer reads again which devices each server runs,
-// so a device that joins a Ready reservation is shown, and one that leaves is let go, and
-// the Observatory, so a change of its place or safety limits reaches the site guard. A
+// so a device that joins a Ready reservation is shown, and one that leaves is let go. A
 // variable so tests can shorten it.
 var observeRereadEvery = time.Minute
+
+// observeSiteEvery is how often the observer reads the Observatory's generation, so a change
+// of its place or safety limits reaches the site guard within seconds. A variable so tests
+// can shorten it.
+var observeSiteEvery = 10 * time.Second
 
 // observeWriteTimeout bounds one device's read and write, so a slow API server delays the
 // next heartbeat by no more than this.
@@ -90,12 +95,15 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	defer tick.Stop()
 	reread := time.NewTicker(observeRereadEvery)
 	defer reread.Stop()
+	siteRead := time.NewTicker(observeSiteEvery)
+	defer siteRead.Stop()
 	for {
 		stepHeartbeat(ctx, "observing "+strconv.Itoa(len(watched))+" INDI servers")
 		select {
 		case <-reread.C:
-			var siteMoved bool
-			if guider, siteMoved = a.rereadServers(ctx, watched, guider); siteMoved {
+			guider = a.rereadServers(ctx, watched, guider)
+		case <-siteRead.C:
+			if site != nil && a.siteMoved(ctx, site) {
 				arm()
 			}
 		default:
@@ -162,9 +170,8 @@ func closeAll(watched []*observedServer) {
 }
 
 // rereadServers reads each server's devices again, and the telescope's Guider; a server that
-// cannot be read keeps its last list. siteMoved says the Observatory's spec changed (its place,
-// its safety limits), which the site guard must be told.
-func (a *Activities) rereadServers(ctx context.Context, watched []*observedServer, guider *observedGuider) (_ *observedGuider, siteMoved bool) {
+// cannot be read keeps its last list.
+func (a *Activities) rereadServers(ctx context.Context, watched []*observedServer, guider *observedGuider) *observedGuider {
 	for _, o := range watched {
 		s, err := a.readObservedServer(ctx, o.owner.Namespace, o.owner.Kind, o.owner.Name)
 		if err != nil {
@@ -176,12 +183,21 @@ func (a *Activities) rereadServers(ctx context.Context, watched []*observedServe
 		if o.owner.Kind == obsv1.KindTelescope {
 			guider = guiderOf(s, guider)
 		}
-		if o.owner.Kind == obsv1.KindObservatory && s.Generation != o.generation {
-			siteMoved = true
-		}
-		o.generation = s.Generation
 	}
-	return guider, siteMoved
+	return guider
+}
+
+// siteMoved reads the site's Observatory and says whether its spec changed since the last
+// read (metadata.generation): the site guard must be told its new place or limits. One that
+// cannot be read has not moved; the next read tries again.
+func (a *Activities) siteMoved(ctx context.Context, site *observedServer) bool {
+	u, err := a.resource(obsv1.KindObservatory, site.owner.Namespace).Get(ctx, site.owner.Name, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	moved := u.GetGeneration() != site.generation
+	site.generation = u.GetGeneration()
+	return moved
 }
 
 // leaveOnPurpose tells the site guard to stop watching this telescope's heartbeat when the

@@ -261,7 +261,7 @@ func sunParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	for c, dev := range map[*indi.Client]string{site: guard.Device, tel: "Telescope Simulator"} {
 		require.NoError(t, c.Sync(ctx, dev))
 	}
-	staged := stageDawn(t, ctx, site, 150*time.Second)
+	staged := stageDawn(t, ctx, site, 90*time.Second)
 	workers := scaleDown(t, ctx, "liken-worker-main")
 	temporal := scaleDown(t, ctx, "temporal")
 	require.Eventually(t, func() bool { return guardReport(site).RunnerAway }, time.Minute, 250*time.Millisecond,
@@ -315,9 +315,7 @@ type stagedDawn struct {
 	back  []byte // a merge patch back to the Observatory's place and safety
 }
 
-// stageDawn moves the Observatory to where the Sun passes its default limit after lead
-// (testenv.DawnPatch), and waits until the runner has told the site guard (its observer reads
-// the Observatory again every minute).
+// stageDawn stages a dawn after lead (testenv.StageDawn), keeping the site as it was.
 func stageDawn(t *testing.T, ctx context.Context, site *indi.Client, lead time.Duration) stagedDawn {
 	u, err := objects(obsv1.KindObservatory).Get(ctx, "lab", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -325,14 +323,7 @@ func stageDawn(t *testing.T, ctx context.Context, site *indi.Client, lead time.D
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &obs))
 	back, err := json.Marshal(map[string]any{"spec": map[string]any{"location": obs.Spec.Location, "safety": obs.Spec.Safety}})
 	require.NoError(t, err)
-	staged := stagedDawn{dawn: time.Now().Add(lead), place: obs.Spec.Location, back: back}
-	patch, lon := testenv.DawnPatch(t, staged.dawn)
-	_, err = objects(obsv1.KindObservatory).Patch(ctx, "lab", types.MergePatchType, patch, metav1.PatchOptions{})
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return testenv.GuardTold(site, lon) }, 90*time.Second, 250*time.Millisecond,
-		"the runner tells the site guard the Observatory's new place and limit")
-	t.Logf("the runner told the site guard of dawn %s before it", time.Until(staged.dawn).Round(time.Second))
-	return staged
+	return stagedDawn{dawn: testenv.StageDawn(t, ctx, objects(obsv1.KindObservatory), "lab", site, lead), place: obs.Spec.Location, back: back}
 }
 
 // sky puts the Observatory back where it was, and waits until the runner has told the guard.
@@ -342,7 +333,7 @@ func (s stagedDawn) sky(t *testing.T, ctx context.Context, site *indi.Client) {
 	require.Eventually(t, func() bool {
 		cfg := testenv.GuardConfig(site)
 		return cfg.Latitude == s.place.Latitude && cfg.Longitude == s.place.Longitude
-	}, 90*time.Second, 250*time.Millisecond, "the runner tells the site guard the Observatory's place again")
+	}, 30*time.Second, 250*time.Millisecond, "the runner tells the site guard the Observatory's place again")
 }
 
 // guardReport is the site guard's report as its server last sent it; empty while it has none.

@@ -108,7 +108,7 @@ func TestAStoppedHeartbeatParksTheSiteWithinItsTimeout(t *testing.T) {
 func TestTheSunParksTheSiteWithTheRunnerGoneAndNothingOpensItWhileItIsUp(t *testing.T) {
 	ctx := timeout(t, 12*time.Minute)
 	r := startGuardedSite(t, ctx, "", "tonight")
-	dawn := r.dawnIn(t, ctx, 100*time.Second) // the observer reads the Observatory every minute
+	dawn := r.dawnIn(t, ctx, 40*time.Second)
 	r.runnerGoes(t, ctx)
 	w := r.watch(ctx)
 	mounts, closed := w.ParkedThenClosed(t, dawn, time.Until(dawn)+time.Minute)
@@ -127,15 +127,9 @@ func TestTheSunParksTheSiteWithTheRunnerGoneAndNothingOpensItWhileItIsUp(t *test
 	r.released(t, ctx)
 }
 
-// dawnIn stages a dawn after lead (testenv.DawnPatch) and waits until the runner has told the
-// site guard (the observer reads the Observatory again every minute). It returns that dawn.
+// dawnIn stages a dawn after lead (testenv.StageDawn) and returns it.
 func (r *guardedSite) dawnIn(t *testing.T, ctx context.Context, lead time.Duration) time.Time {
-	dawn := time.Now().Add(lead)
-	patch, lon := testenv.DawnPatch(t, dawn)
-	_, err := env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(r.ns).Patch(ctx, "lab", types.MergePatchType, patch, metav1.PatchOptions{})
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return testenv.GuardTold(r.site, lon) }, 90*time.Second, 200*time.Millisecond,
-		"the runner tells the site guard the Observatory's new place and limit")
+	dawn := testenv.StageDawn(t, ctx, env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(r.ns), "lab", r.site, lead)
 	require.Empty(t, r.report(t).Trips, "the site guard parked before dawn")
 	return dawn
 }
