@@ -43,14 +43,15 @@ test-faults:
 	$(TOOLS) $(RUN_TOOLS) > /dev/null
 	$(GO) test -race -count=1 -timeout 30m -v ./e2e/faults
 
-## check: formatting, vet, workflow determinism, generated files up to date, deploy/ renders,
-## the pipeline's workflows (actionlint)
+## check: formatting, vet, workflow determinism, generated files up to date, the versions the
+## runner and hack/kubebins share aligned, deploy/ renders, the pipeline's workflows (actionlint)
 check:
 	$(TOOLS) kube > /dev/null
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt would change: $$bad"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(WORKFLOWCHECK) ./workflows/...
 	bash hack/generate.sh --check
+	bash hack/aligned.sh
 	$(KUBECTL) kustomize deploy/ > /dev/null
 	$(KUBECTL) kustomize deploy/temporal/postgres > /dev/null
 	$(GO) run $(ACTIONLINT)

@@ -28,7 +28,7 @@
 set -euo pipefail
 
 KUBE_VERSION=v1.37.2
-KWOK_VERSION=v0.8.0
+KWOK_VERSION=v0.8.0 # hack/kubebins/go.mod pins the same
 TEMPORAL_VERSION=v1.5.1
 LOOPBACK_VERSION=v1
 TEMPORAL_SERVER_VERSION=v1.29.1 # hack/temporalbins/go.mod pins the same
@@ -87,15 +87,19 @@ kube_ldflags() {
     "-X k8s.io/component-base/version.gitMinor=$(echo "$v" | cut -d. -f2)"
 }
 
+# The control plane and kwok are built as `make build` builds the runner (static, -trimpath),
+# from hack/kubebins, which requires the runner's versions of the modules both use
+# (hack/aligned.sh checks it): the Go build cache then compiles the packages they share
+# (client-go, the API types, gRPC) once for both, which saves minutes of a first `make run`.
 kube() {
-  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$(kube_ldflags)" -o "$out/" \
+  (cd "$root/hack/kubebins" && CGO_ENABLED=0 go build -trimpath -ldflags "$(kube_ldflags)" -o "$out/" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3)
   mv "$out/v3" "$out/etcd" 2>/dev/null || mv "$out/server" "$out/etcd"
 }
 
 kwok() {
-  GOBIN=$out go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  (cd "$root/hack/kubebins" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out/" sigs.k8s.io/kwok/cmd/kwok)
   local dir
   dir=$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
   # kwok's own stages: a node becomes Ready and keeps its Lease; pods become Ready, Jobs' pods
@@ -111,7 +115,7 @@ kwok() {
 }
 
 temporal() {
-  GOBIN=$out go install -trimpath -ldflags "-s -w" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"
+  CGO_ENABLED=0 GOBIN=$out go install -trimpath -ldflags "-s -w" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"
 }
 
 # The server's own schemas are embedded in temporal-sql-tool (--schema-name), as in the
