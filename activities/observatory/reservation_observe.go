@@ -189,8 +189,11 @@ func (a *Activities) rereadServers(ctx context.Context, watched []*observedServe
 
 // siteMoved reads the site's Observatory and says whether its spec changed since the last
 // read (metadata.generation): the site guard must be told its new place or limits. One that
-// cannot be read has not moved; the next read tries again.
+// cannot be read (in observeWriteTimeout, so a slow API server does not hold the heartbeat)
+// has not moved; the next read tries again.
 func (a *Activities) siteMoved(ctx context.Context, site *observedServer) bool {
+	ctx, cancel := context.WithTimeout(ctx, observeWriteTimeout)
+	defer cancel()
 	u, err := a.resource(obsv1.KindObservatory, site.owner.Namespace).Get(ctx, site.owner.Name, metav1.GetOptions{})
 	if err != nil {
 		return false
