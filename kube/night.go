@@ -14,6 +14,10 @@ import (
 	"liken.sh/runner/sky"
 )
 
+// ReasonNightRefused is the Warning Event's reason on a Reservation whose night can never
+// start (NightPlan.Refused).
+const ReasonNightRefused = "NightRefused"
+
 // NightPlan is spec.night at the site: its window, or why it has none.
 type NightPlan struct {
 	// Window is when it starts and ends; nil when Refused.

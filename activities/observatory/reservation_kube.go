@@ -14,6 +14,7 @@ import (
 	"maps"
 
 	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -86,8 +87,19 @@ func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (R
 		if w := plan.Window; w != nil {
 			st.Spec.Start, st.Spec.End = w.Start.DeepCopy(), w.End.DeepCopy()
 		}
+		if plan.Refused != "" {
+			a.refuseNight(ctx, kube.ResourceID{Kind: obsv1.KindReservation, Namespace: ref.Namespace, Name: ref.Name, UID: r.UID}, plan.Refused)
+		}
 	}
 	return st, nil
+}
+
+// refuseNight says why a Reservation's night can never start, besides its Wait step and
+// Ready condition (which the workflow writes): a log line and a Warning Event, counted
+// again at each read while the spec stays so.
+func (a *Activities) refuseNight(ctx context.Context, id kube.ResourceID, why string) {
+	logFor(ctx).Warn("a Reservation's night can never start", "reservation", id.Name, "namespace", id.Namespace, "why", why)
+	a.postObsEvent(ctx, id, kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonNightRefused, Message: why})
 }
 
 // AddDeactivateFinalizer adds the deactivate finalizer to a Reservation, Telescope or

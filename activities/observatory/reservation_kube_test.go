@@ -140,6 +140,21 @@ func TestReadReservationResolvesANightAtTheSite(t *testing.T) {
 	assert.True(t, st.Spec.Start.Equal(&want.Window.Start) && st.Spec.End.Equal(&want.Window.End),
 		"start %v and end %v, want the night's %v", st.Spec.Start, st.Spec.End, want.Window)
 
+	// Midsummer at 52° N has no astronomical night: the Reservation waits, saying so.
+	createObject(t, obsv1.KindReservation, ns, &obsv1.Reservation{ObjectMeta: metav1.ObjectMeta{Name: "midsummer"},
+		Spec: obsv1.ReservationSpec{Telescope: "east", Holder: "ada", Night: "2030-06-21"}})
+	st, err = newActivities().ReadReservation(testContext(t), ReservationRef{Namespace: ns, Name: "midsummer"})
+	require.NoError(t, err)
+	require.NotNil(t, st.Night)
+	assert.Nil(t, st.Night.Window)
+	assert.Contains(t, st.Night.Refused, "No astronomical night at the site on 2030-06-21")
+	events, err := env.Kube.CoreV1().Events(ns).List(testContext(t), metav1.ListOptions{FieldSelector: "reason=" + kube.ReasonNightRefused})
+	require.NoError(t, err)
+	require.Len(t, events.Items, 1, "a Warning Event says why the night never starts")
+	assert.Equal(t, "midsummer", events.Items[0].InvolvedObject.Name)
+	assert.Equal(t, corev1.EventTypeWarning, events.Items[0].Type)
+	assert.Equal(t, st.Night.Refused, events.Items[0].Message)
+
 	start := metav1.NewTime(time.Date(2030, 12, 24, 17, 0, 0, 0, time.UTC))
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&obsv1.Reservation{ObjectMeta: metav1.ObjectMeta{Name: "both"},
 		Spec: obsv1.ReservationSpec{Telescope: "east", Holder: "ada", Night: "2030-12-24", Start: &start}})
