@@ -1,7 +1,8 @@
 // The nights of each twilight: when the Sun's centre goes below a level in the evening and comes
 // back above it in the morning. The times are found on the Sun's altitude itself, sampled across
-// the day and refined by bisection, so the polar day and the polar night, when the Sun never
-// crosses the level, come out of the same search instead of needing special cases.
+// the day and refined by bisection (and, where the Sun only grazes the level between two
+// samples, by finding its lowest point), so the polar day and the polar night, when the Sun
+// never crosses the level, come out of the same search instead of needing special cases.
 package sky
 
 import (
@@ -60,7 +61,9 @@ type NightTimes struct {
 }
 
 // sampling is the step of the search: short enough that the Sun cannot go below a level and
-// come back above it between two samples, except by grazing it.
+// come back above it between two samples, except by grazing it; where the samples pass the
+// Sun's lowest point without a crossing, that point is found and looked at (a night of
+// minutes, at the latitude where the night of that twilight begins or ends for the year).
 const sampling = 10 * time.Minute
 
 // Night is the night of the given twilight at p that starts in the evening of date's calendar
@@ -73,16 +76,23 @@ func Night(p Place, date time.Time, level Twilight) NightTimes {
 
 	var n NightTimes
 	wasDark := below(noon) > 0
+	prev, last := below(noon.Add(-sampling)), below(noon)
 	for t := noon; t.Before(next); t = t.Add(sampling) {
 		u := t.Add(sampling)
-		dark := below(u) > 0
+		b := below(u)
+		dark := b > 0
 		switch {
 		case dark && !wasDark && n.Dusk.IsZero() && n.Dawn.IsZero():
 			n.Dusk = crossing(below, t, u)
 		case !dark && wasDark && n.Dawn.IsZero():
 			n.Dawn = crossing(below, t, u)
+		case !dark && !wasDark && last > prev && last >= b && n.Dusk.IsZero() && n.Dawn.IsZero():
+			// The Sun was lowest near t: a night too short for the samples to see?
+			if lowest := highest(below, t.Add(-sampling), u); below(lowest) > 0 {
+				n.Dusk, n.Dawn = crossing(below, t.Add(-sampling), lowest), crossing(below, lowest, u)
+			}
 		}
-		wasDark = dark
+		wasDark, prev, last = dark, last, b
 	}
 	if n.Dusk.IsZero() && n.Dawn.IsZero() {
 		n.Darkness = NeverFalls
@@ -109,6 +119,26 @@ func SolarDate(p Place, t time.Time) time.Time {
 
 // solarOffset is how far p's solar time runs ahead of UTC: an hour each 15° east.
 func solarOffset(p Place) time.Duration { return time.Duration(p.Longitude / 15 * float64(time.Hour)) }
+
+// highest is when f is highest between a and b, where it rises and then falls, by
+// golden-section search to under a second.
+func highest(f func(time.Time) float64, a, b time.Time) time.Time {
+	const golden = 0.6180339887498949
+	inner := func(a, b time.Time) (time.Time, time.Time) {
+		d := time.Duration(golden * float64(b.Sub(a)))
+		return b.Add(-d), a.Add(d)
+	}
+	c, d := inner(a, b)
+	for b.Sub(a) > 500*time.Millisecond {
+		if f(c) > f(d) {
+			b = d
+		} else {
+			a = c
+		}
+		c, d = inner(a, b)
+	}
+	return a.Add(b.Sub(a) / 2)
+}
 
 // crossing is when f changes sign between a and b, by bisection to under a second.
 func crossing(f func(time.Time) float64, a, b time.Time) time.Time {
