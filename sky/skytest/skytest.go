@@ -14,24 +14,13 @@ import (
 
 // Longitude is the longitude on the equator where the Sun's altitude passes level at at,
 // rising or setting. Eastward the Sun is further on its way: higher in the morning, lower in
-// the evening; the crossing is found in steps of a degree, then bisected.
+// the evening.
 func Longitude(level float64, at time.Time, rising bool) (float64, error) {
-	above := func(lon float64) bool { return sky.Sun(sky.Place{Longitude: lon}, at).Altitude > level }
-	for lon := -180.0; lon < 180; lon++ {
-		if above(lon) == rising || above(lon+1) != rising {
-			continue
-		}
-		lo, hi := lon, lon+1
-		for hi-lo > 1e-5 {
-			if mid := (lo + hi) / 2; above(mid) == rising {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		return lo, nil
+	lon, ok := turn(-180, 180, rising, func(lon float64) bool { return sky.Sun(sky.Place{Longitude: lon}, at).Altitude > level })
+	if !ok {
+		return 0, fmt.Errorf("no longitude on the equator where the Sun passes %g° at %s", level, at)
 	}
-	return 0, fmt.Errorf("no longitude on the equator where the Sun passes %g° at %s", level, at)
+	return lon, nil
 }
 
 // Grazing is a place where the Sun is lowest at at, depth degrees below level: where the
