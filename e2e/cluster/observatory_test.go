@@ -248,13 +248,14 @@ func condition(t *testing.T, ctx context.Context, k obsv1.Kind, name, typ string
 	return ""
 }
 
-// sunParksWithTheRunnerGone: the site moved to where dawn is minutes away (the runner tells
-// its guard), then every worker gone (the Deployment scaled to 0, its pods killed) and
-// Temporal too, the site's server pod deleted and made again by its StatefulSet, and at dawn
-// the new pod's guard parks the mount, then closes the dome, read through INDI from outside
-// the runner. When the runner is back, the Observatory says what the guard did, and the site
-// goes back to the example's sky. (The weather with the runner gone is e2e/faults'; here the
-// weather parks the mount in the upgrade's storm.)
+// sunParksWithTheRunnerGone: the site moved to where dawn is a minute and a half away (the
+// runner tells its guard), then every worker gone (the Deployment scaled to 0, its pods
+// killed) and Temporal too, the site's server pod deleted and made again by its StatefulSet,
+// and at dawn the new pod's guard parks the mount, then closes the dome, and closes it again
+// when a client opens it, read through INDI from outside the runner. When the runner is back,
+// the Observatory says what the guard did, and the site goes back to the example's sky. (The
+// weather with the runner gone is e2e/faults'; here the weather parks the mount in the
+// upgrade's storm.)
 func sunParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	site := serviceClient(t, ctx, "lab-observatory")
 	tel := serviceClient(t, ctx, "east-telescope")
@@ -274,6 +275,14 @@ func sunParksWithTheRunnerGone(t *testing.T, ctx context.Context) {
 	t.Logf("the site's server pod is back %s before dawn", time.Until(staged.dawn).Round(time.Second))
 	mounts, closed := parks.ParkedThenClosed(t, staged.dawn, time.Until(staged.dawn)+time.Minute)
 	t.Logf("runner gone, from the Sun passing %g°: the mount parked in %.1f s, the dome closed in %.1f s", testenv.DawnLimit, mounts, closed)
+	// A client opens the dome while the Sun is up: the guard closes it again, in a new trip.
+	require.Eventually(t, func() bool { r := guardReport(site); return len(r.Trips) == 1 && r.Trips[0].Finished },
+		time.Minute, 250*time.Millisecond, "the guard's park at dawn ends")
+	require.NoError(t, site.Press(ctx, "Dome Simulator", guard.DomeParkProp, "UNPARK"))
+	require.Eventually(t, func() bool {
+		r := guardReport(site)
+		return len(r.Trips) == 2 && r.Trips[1].Finished && r.Trips[1].Kind == guard.CauseSun && len(r.Trips[1].Closed) == 1
+	}, time.Minute, 250*time.Millisecond, "the guard closes a dome opened while the Sun is up")
 
 	// The workers come back before Temporal, as after a site's power cut: they wait for it,
 	// unready, and none restarts.
