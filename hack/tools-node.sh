@@ -16,8 +16,9 @@
 CONTAINERD_VERSION=v2.4.2
 COREDNS_VERSION=v1.15.0
 
+# Static, as tools.sh builds the control plane: the two share their compiled packages.
 node_kube() {
-  (cd "$root/hack/kubebins" && go build -trimpath -ldflags "$(kube_ldflags)" -o "$out/" \
+  (cd "$root/hack/kubebins" && CGO_ENABLED=0 go build -trimpath -ldflags "$(kube_ldflags)" -o "$out/" \
     k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)
   # The sandbox every pod starts with. Static, so the image is this one file.
   local kdir
