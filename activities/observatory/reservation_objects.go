@@ -58,8 +58,6 @@ func (d stepDevice) Label() string { return string(d.Kind) + " " + d.Name }
 type stepServer struct {
 	Owner kube.ResourceID // the Telescope or Observatory, with its UID
 	Name  string          // <tel>-telescope or <obs>-observatory
-	// Generation is the owner's metadata.generation: it moves when its spec changes.
-	Generation int64
 	// Devices in connect order (Switches first).
 	Devices []stepDevice
 	// Guider is the telescope's Guider, or nil.
@@ -226,9 +224,8 @@ func (a *Activities) readServer(ctx context.Context, ns string, kind obsv1.Kind,
 		return stepServer{}, fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
 	}
 	s := stepServer{
-		Owner:      kube.ResourceID{Kind: kind, Namespace: ns, Name: name, UID: u.GetUID()},
-		Generation: u.GetGeneration(),
-		Trains:     map[string]*obsv1.OpticalTrain{},
+		Owner:  kube.ResourceID{Kind: kind, Namespace: ns, Name: name, UID: u.GetUID()},
+		Trains: map[string]*obsv1.OpticalTrain{},
 	}
 	if s.Name, err = kube.ValidObjectName(kind, name); err != nil {
 		s.Invalid = err

@@ -89,6 +89,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 	var beaten time.Time
 	if site != nil {
 		defer leaveOnPurpose(ctx, in, site)
+		a.siteMoved(ctx, site) // the generation the guard is armed with from here on
 	}
 
 	tick := time.NewTicker(observeEvery)
@@ -152,7 +153,7 @@ func (a *Activities) followServers(ctx context.Context, servers []stepServer, lo
 		if err != nil {
 			return watched, err
 		}
-		o := &observedServer{client: c, owner: s.Owner, name: s.Name, generation: s.Generation, changed: map[string]bool{}, deleted: map[string]bool{}}
+		o := &observedServer{client: c, owner: s.Owner, name: s.Name, changed: map[string]bool{}, deleted: map[string]bool{}}
 		o.setDevices(s.Devices)
 		o.sub = c.Subscribe(indi.Filter{})
 		go o.follow(ctx, o.sub, lost)
