@@ -38,12 +38,10 @@ func StageDawn(t testing.TB, ctx context.Context, observatories dynamic.Resource
 	if _, err := observatories.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for !told(GuardConfig(site), lon) {
-		if time.Now().After(dawn) {
-			t.Fatalf("the runner did not tell the site guard of the Observatory's new place before its dawn; it has %+v", GuardConfig(site))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	Eventually(t, time.Until(dawn), "the runner tells the site guard the Observatory's new place before its dawn", func() (bool, string) {
+		cfg := GuardConfig(site)
+		return told(cfg, lon), fmt.Sprintf("it has %+v", cfg)
+	})
 	t.Logf("the runner told the site guard of dawn %s before it", time.Until(dawn).Round(time.Second))
 	return dawn
 }
