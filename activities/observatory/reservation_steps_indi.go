@@ -143,6 +143,9 @@ func (a *Activities) connectAll(ctx context.Context, s stepServer, devices []ste
 			return "", err
 		}
 		stepHeartbeat(ctx, "connecting "+d.Label())
+		if err := setConnection(ctx, c, name, d); err != nil {
+			return "", err
+		}
 		if _, err := c.Connect(ctx, name); err != nil {
 			return "", indiStepError(d, err)
 		}

@@ -62,6 +62,53 @@ type DeviceSpec struct {
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Type=object
 	Claim *runtime.RawExtension `json:"claim,omitempty"`
+
+	// How the driver reaches the hardware: its serial port and speed, and the INDI properties
+	// the runner sets before it connects the device.
+	// +optional
+	Connection *Connection `json:"connection,omitempty"`
+}
+
+// Connection is how a driver reaches its hardware. The runner sets it over INDI before each
+// connect, in this order: the port (and serial mode, for a driver that also speaks TCP), the
+// baud rate, then each setting; a driver's refusal fails the Connect step with the property's
+// name and the driver's words.
+type Connection struct {
+	// The serial port the driver opens (INDI's DEVICE_PORT). With a claim of the DeviceClass
+	// serial.liken.sh, it is the claimed device's link attribute, such as
+	// /dev/serial/by-id/usb-FTDI_FT232R_USB_UART_A50285BI-if00-port0: the name the device
+	// keeps whatever tty number it gets.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^/dev/[A-Za-z0-9_./:+-]+$`
+	Port string `json:"port,omitempty"`
+
+	// The serial port's speed in baud (INDI's DEVICE_BAUD_RATE).
+	// +optional
+	// +kubebuilder:validation:Enum=9600;19200;38400;57600;115200;230400
+	BaudRate int32 `json:"baudRate,omitempty"`
+
+	// INDI properties to set before connecting, in order, such as an EQMod mount's or a
+	// CloudWatcher's settings.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Settings []Setting `json:"settings,omitempty"`
+}
+
+// Setting is one INDI property to set: some of its elements, each to a value written as INDI
+// writes it (a number, a text, or On/Off for a switch).
+type Setting struct {
+	// The property's name, such as TELESCOPE_INFO or WEATHER_PARAMETERS.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_]+$`
+	Property string `json:"property"`
+
+	// The elements to set, by name, such as {"TELESCOPE_FOCAL_LENGTH": "800"}.
+	// +required
+	// +kubebuilder:validation:MinProperties=1
+	Values map[string]string `json:"values"`
 }
 
 // DevicePhase is where a device is in its life.
