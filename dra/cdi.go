@@ -31,17 +31,21 @@ func CDIDeviceID(claimUID string, d Device) string {
 func cdiName(claimUID string, d Device) string { return claimUID + "-" + d.Name }
 
 // cdiSpec is the spec of a claim's devices. A device node is made in the container at the
-// name the driver opens (Device.Link), with the device cgroup opened for it. A pseudo-terminal
-// is bind-mounted instead: the kernel opens a pty's far side only through its devpts entry,
-// and a copy of the node elsewhere gives EIO (the tests stand one in for a USB adapter).
+// name the driver opens (Device.Link), owned by the host node's group, which the container's
+// user joins, with the device cgroup opened for it. A pseudo-terminal is bind-mounted instead:
+// the kernel opens a pty's far side only through its devpts entry, and a copy of the node
+// elsewhere gives EIO (the tests stand one in for a USB adapter).
 func cdiSpec(claimUID string, devices []Device) cdi.Spec {
-	spec := cdi.Spec{Version: "0.6.0", Kind: cdiKind}
+	spec := cdi.Spec{Version: "0.7.0", Kind: cdiKind}
 	for _, d := range devices {
 		var edits cdi.ContainerEdits
 		if strings.HasPrefix(d.Path, "/dev/pts/") {
 			edits.Mounts = []*cdi.Mount{{HostPath: d.Path, ContainerPath: d.Link, Options: []string{"bind"}}}
 		} else {
-			edits.DeviceNodes = []*cdi.DeviceNode{{Path: d.Link, HostPath: d.Path}}
+			edits.DeviceNodes = []*cdi.DeviceNode{{Path: d.Link, HostPath: d.Path, GID: &d.GID}}
+		}
+		if d.GID != 0 {
+			edits.AdditionalGIDs = []uint32{d.GID}
 		}
 		spec.Devices = append(spec.Devices, cdi.Device{Name: cdiName(claimUID, d), ContainerEdits: edits})
 	}

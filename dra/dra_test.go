@@ -109,14 +109,14 @@ func TestDeviceNamesAreDNSLabelsThatKeepLongNamesApart(t *testing.T) {
 
 func TestAPortGetsADeviceNodeAndAPseudoTerminalABindMount(t *testing.T) {
 	port := Device{Name: "mount", Path: "/dev/ttyUSB0", Link: "/dev/serial/by-id/" + adapterLink}
-	pty := Device{Name: "test", Path: "/dev/pts/7", Link: "/dev/serial/by-id/usb-test"}
+	pty := Device{Name: "test", Path: "/dev/pts/7", Link: "/dev/serial/by-id/usb-test", GID: 20}
 	spec := cdiSpec("uid1", []Device{port, pty})
 	b, _ := json.Marshal(spec)
 	got := string(b)
 	for _, want := range []string{
 		`"kind":"liken.sh/serial"`, `"name":"uid1-mount"`,
-		`"deviceNodes":[{"path":"/dev/serial/by-id/` + adapterLink + `","hostPath":"/dev/ttyUSB0"}]`,
-		`"mounts":[{"hostPath":"/dev/pts/7","containerPath":"/dev/serial/by-id/usb-test","options":["bind"]}]`,
+		`"deviceNodes":[{"path":"/dev/serial/by-id/` + adapterLink + `","hostPath":"/dev/ttyUSB0","gid":0}]`,
+		`"mounts":[{"hostPath":"/dev/pts/7","containerPath":"/dev/serial/by-id/usb-test","options":["bind"]}],"additionalGids":[20]`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the spec %s lacks %s", got, want)

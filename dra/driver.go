@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -34,9 +36,27 @@ type Driver struct {
 	Every      time.Duration // how often to look for devices
 	Log        *slog.Logger
 
-	fatal func(error)
-	mu    sync.Mutex
-	seen  []Device
+	fatal    func(error)
+	mu       sync.Mutex
+	seen     []Device
+	notReady atomic.Pointer[string] // why the driver is not ready; nil once it is
+}
+
+// Ready says whether the kubelet has registered the driver and its slice is published, and
+// if not, why: what a readiness probe reports.
+func (d *Driver) Ready() error {
+	if why := d.notReady.Load(); why != nil {
+		return errors.New(*why)
+	}
+	return nil
+}
+
+func (d *Driver) setNotReady(why string) {
+	if why == "" {
+		d.notReady.Store(nil)
+		return
+	}
+	d.notReady.Store(&why)
 }
 
 // Run registers with the kubelet and keeps the node's slice current until ctx ends or the
@@ -45,12 +65,17 @@ func (d *Driver) Run(ctx context.Context, kube kubernetes.Interface) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	d.fatal = cancel
+	d.setNotReady("starting")
+	plugin := filepath.Join(d.KubeletDir, "plugins", DriverName)
+	if err := os.MkdirAll(plugin, 0o750); err != nil {
+		return fmt.Errorf("make the driver's folder for the kubelet: %w", err)
+	}
 	helper, err := kubeletplugin.Start(ctx, d,
 		kubeletplugin.DriverName(DriverName),
 		kubeletplugin.KubeClient(kube),
 		kubeletplugin.NodeName(d.Node),
 		kubeletplugin.RegistrarDirectoryPath(filepath.Join(d.KubeletDir, "plugins_registry")),
-		kubeletplugin.PluginDataDirectoryPath(filepath.Join(d.KubeletDir, "plugins", DriverName)),
+		kubeletplugin.PluginDataDirectoryPath(plugin),
 		kubeletplugin.HealthService(false),
 	)
 	if err != nil {
@@ -66,6 +91,7 @@ func (d *Driver) Run(ctx context.Context, kube kubernetes.Interface) error {
 			}
 			published = true
 		}
+		d.setNotReady(registration(helper))
 		select {
 		case <-ctx.Done():
 			if err := context.Cause(ctx); !errors.Is(err, context.Canceled) {
@@ -75,6 +101,17 @@ func (d *Driver) Run(ctx context.Context, kube kubernetes.Interface) error {
 		case <-time.After(d.Every):
 		}
 	}
+}
+
+// registration says why the kubelet has not registered the driver yet, "" once it has.
+func registration(h *kubeletplugin.Helper) string {
+	switch st := h.RegistrationStatus(); {
+	case st == nil:
+		return "waiting for the kubelet to register the driver"
+	case !st.PluginRegistered:
+		return "the kubelet refused the driver: " + st.Error
+	}
+	return ""
 }
 
 // rescan looks at the node's devices and says whether they changed since the last look,

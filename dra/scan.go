@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Kinds of device.
@@ -29,6 +30,10 @@ const (
 type Device struct {
 	Name string // the device's name in the slice: a DNS label, stable across plugs
 	Kind string
+	// GID is the group that owns the device node on the host (udev gives serial ports
+	// dialout): the driver's container joins it, so a driver that does not run as root
+	// opens the device as a member, as on any Linux machine.
+	GID uint32
 	// Path is the device node on the host, such as /dev/ttyUSB0 or /dev/bus/usb/001/004;
 	// Link is where a driver opens it in the container: the by-id link for a serial port
 	// (the same name as on the host), else Path.
@@ -83,7 +88,7 @@ func scanSerial(r Roots) ([]Device, error) {
 		if err != nil || strings.HasPrefix(tty, "..") {
 			continue // not a device node
 		}
-		d := Device{Name: DeviceName(e.Name()), Kind: KindSerial, Path: target, Link: filepath.Join(HostRoots.ByID, e.Name())}
+		d := Device{Name: DeviceName(e.Name()), Kind: KindSerial, Path: target, Link: filepath.Join(HostRoots.ByID, e.Name()), GID: groupOf(target)}
 		// The kernel names a class device with a slash in its name with a '!' instead.
 		usbAttributes(&d, usbParent(filepath.Join(r.Sys, "class", "tty", strings.ReplaceAll(tty, "/", "!"), "device")))
 		out = append(out, d)
@@ -146,6 +151,7 @@ func scanUSB(r Roots) ([]Device, error) {
 		}
 		d.Path = filepath.Join(r.Dev, "bus", "usb", fmt.Sprintf("%03d", bus), fmt.Sprintf("%03d", num))
 		d.Link = filepath.Join(HostRoots.Dev, "bus", "usb", fmt.Sprintf("%03d", bus), fmt.Sprintf("%03d", num))
+		d.GID = groupOf(d.Path)
 		// By its serial number where it has one, else by the port it is plugged into.
 		id := d.Serial
 		if id == "" {
@@ -155,6 +161,18 @@ func scanUSB(r Roots) ([]Device, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// groupOf is the group owning a file, 0 when it cannot be read.
+func groupOf(path string) uint32 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Gid
+	}
+	return 0
 }
 
 func readInt(path string) (int, error) {

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -43,6 +44,7 @@ func run(args []string) error {
 	fs.StringVar(&d.Roots.ByID, "by-id", d.Roots.ByID, "the folder of the serial ports' stable links")
 	fs.DurationVar(&d.Every, "every", 2*time.Second, "how often to look for devices plugged in or pulled out")
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "a kubeconfig, outside a cluster")
+	health := fs.String("health-address", ":8081", "where /healthz and /readyz (registered with the kubelet, devices published) answer")
 	printVersion := fs.Bool("version", false, "print the build and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -66,7 +68,25 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	d.Log.Info("starting", "version", version.Get().String(), "node", d.Node)
+	go serveHealth(*health, &d)
 	return d.Run(ctx, kube)
+}
+
+// serveHealth answers the kubelet's probes: /readyz says why the driver is not ready.
+func serveHealth(addr string, d *dra.Driver) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if err := d.Ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		d.Log.Error("cannot serve the health endpoints", "address", addr, "err", err)
+	}
 }
 
 func restConfig(kubeconfig string) (*rest.Config, error) {
