@@ -75,9 +75,10 @@ func TestTheWholeBaseRendersAndAppliesToARealAPIServer(t *testing.T) {
 	for _, o := range objs {
 		kinds[o.GetKind()]++
 	}
-	// The CRDs, the operator and the bundled Temporal, from one base.
-	if kinds["CustomResourceDefinition"] == 0 || kinds["Namespace"] != 1 || kinds["PodDisruptionBudget"] != 1 {
-		t.Errorf("deploy/ renders %v; want the CRDs, one Namespace and one PodDisruptionBudget", kinds)
+	// The CRDs, the operator, the DRA driver and the bundled Temporal, from one base.
+	if kinds["CustomResourceDefinition"] == 0 || kinds["Namespace"] != 2 || kinds["PodDisruptionBudget"] != 1 ||
+		kinds["DaemonSet"] != 1 || kinds["DeviceClass"] != 1 {
+		t.Errorf("deploy/ renders %v; want the CRDs, two Namespaces (the runner's and its DRA driver's), one PodDisruptionBudget, one DaemonSet and one DeviceClass", kinds)
 	}
 	for _, name := range append(slices.Clone(runnerDeployments), "temporal") {
 		findObject(t, objs, "Deployment", name, &appsv1.Deployment{})
@@ -89,6 +90,7 @@ func TestTheWholeBaseRendersAndAppliesToARealAPIServer(t *testing.T) {
 	// Namespace is not created by a dry run), so the namespace comes first, as a real apply
 	// makes it.
 	ensureNamespace(t, operatorNamespace)
+	ensureNamespace(t, "liken-devices")
 	out, err := env.Kubectl(ctx, "apply", "--server-side", "--dry-run=server", "-k", "deploy/")
 	if err != nil {
 		t.Fatalf("the server-side dry run failed: %v\n%s", err, out)
@@ -100,6 +102,7 @@ func TestTheWholeBaseRendersAndAppliesToARealAPIServer(t *testing.T) {
 		"deployment.apps/people-operator", "deployment.apps/observatory-operator",
 		"deployment.apps/liken-worker-main", "deployment.apps/temporal",
 		"poddisruptionbudget.policy/liken-worker-main", "persistentvolumeclaim/temporal-data",
+		"daemonset.apps/serial-devices", "deviceclass.resource.k8s.io/serial.liken.sh",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the apply did not apply %s:\n%s", want, out)

@@ -47,7 +47,7 @@ func TestAReleasePinsDeployToItsVersionAndTagsThatCommit(t *testing.T) {
 	require.NoError(t, err, out)
 	assert.Equal(t, run(t, dir, "git", "rev-parse", "HEAD"), run(t, dir, "git", "rev-parse", next+"^{commit}"), "the tag is on the release commit")
 	assert.Empty(t, run(t, dir, "git", "status", "--porcelain"))
-	for _, k := range []string{"deploy/kustomization.yaml", "deploy/people/kustomization.yaml", "deploy/observatory/kustomization.yaml"} {
+	for _, k := range []string{"deploy/kustomization.yaml", "deploy/people/kustomization.yaml", "deploy/observatory/kustomization.yaml", "deploy/devices/kustomization.yaml"} {
 		b, err := os.ReadFile(filepath.Join(dir, k))
 		require.NoError(t, err)
 		assert.Contains(t, string(b), "newTag: "+next, k) // the pipeline's check of a tag
@@ -59,6 +59,9 @@ func TestAReleasePinsDeployToItsVersionAndTagsThatCommit(t *testing.T) {
 	for name, image := range images {
 		assert.Equal(t, "ghcr.io/liken-sh/people-operator:"+next, image, name)
 	}
+	rendered, err := env.Kubectl(timeout(t), "kustomize", filepath.Join(dir, "deploy"))
+	require.NoError(t, err)
+	assert.Contains(t, rendered, "image: ghcr.io/liken-sh/serial-devices:"+next, "the DRA driver's DaemonSet")
 	// The build's workers in a Deployment of their own, beside the last release's during an
 	// upgrade; the watcher makes the same build current (internal/rollout).
 	assert.Contains(t, images, "liken-worker-"+next+"/worker")

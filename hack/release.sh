@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cuts a release on main, as one commit and its tag: deploy/ pins the runner's image to the
+# Cuts a release on main, as one commit and its tag: deploy/ pins the runner's and the DRA driver's images to the
 # version (so `deploy?ref=vX.Y.Z` installs the images that release pushed, every time),
 # CHANGELOG.md's "(unreleased)" section gets the day, and the workflow histories recorded since
 # the last release (testdata/histories/unreleased/) become the release's own, which every later
@@ -20,6 +20,9 @@ for k in deploy/kustomization.yaml deploy/people/kustomization.yaml deploy/obser
   sed -i -E "/name: ghcr.io\/liken-sh\/people-operator/{n;s/newTag: .*/newTag: $version/}" "$k"
   grep -q "newTag: $version" "$k" || { echo "$k: no runner image entry to pin" >&2; exit 1; }
 done
+sed -i -E "/name: ghcr.io\/liken-sh\/serial-devices/{n;s/newTag: .*/newTag: $version/}" deploy/kustomization.yaml deploy/devices/kustomization.yaml
+grep -A1 "name: ghcr.io/liken-sh/serial-devices" deploy/devices/kustomization.yaml | grep -q "newTag: $version" ||
+  { echo "deploy/devices/kustomization.yaml: no driver image entry to pin" >&2; exit 1; }
 # The build the watcher makes current, and the worker Deployment of that build (internal/rollout).
 sed -i -E "s/(liken.sh\/build:) .*/\1 $version/" deploy/people/watcher.yaml deploy/people/worker/kustomization.yaml
 sed -i -E "s/^nameSuffix: .*/nameSuffix: -$version/" deploy/people/worker/kustomization.yaml

@@ -64,7 +64,7 @@ func VersionOf(root string) string {
 
 func (b Builder) programs(ctx context.Context, out, arch, v string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w "+version.LinkFlags(v), "-o", out+"/",
-		"./cmd/worker", "./cmd/watcher", "./cmd/indi-shim")
+		"./cmd/worker", "./cmd/watcher", "./cmd/indi-shim", "./cmd/serial-devices")
 	cmd.Dir = b.Root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
 	if o, err := cmd.CombinedOutput(); err != nil {

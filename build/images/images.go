@@ -34,6 +34,9 @@ const (
 	JobImage = "busybox:1.35"
 	// RunnerRepository is the runner's image without its tag (deploy/'s images: entry).
 	RunnerRepository = "ghcr.io/liken-sh/people-operator"
+	// DevicesRepository is the DRA driver's image without its tag (deploy/devices), tagged
+	// as the runner's.
+	DevicesRepository = "ghcr.io/liken-sh/serial-devices"
 )
 
 // Source is the images' org.opencontainers.image.source: the project, by its module path.
@@ -88,7 +91,8 @@ func Labels(version, revision string) map[string]string {
 // Platform is what one platform's images are built from.
 type Platform struct {
 	Arch string // GOARCH
-	// Programs holds the project's programs built for Arch: worker, watcher, indi-shim.
+	// Programs holds the project's programs built for Arch: worker, watcher, indi-shim,
+	// serial-devices.
 	Programs string
 	// Version is the build the programs are stamped with, which the server image's tag names.
 	Version string
@@ -116,6 +120,9 @@ func groups(passwd string) string {
 	out := "root:x:0:\n"
 	for _, line := range strings.Split(strings.TrimSpace(passwd), "\n") {
 		f := strings.Split(line, ":")
+		if len(f) < 4 {
+			continue
+		}
 		out += f[0] + ":x:" + f[3] + ":\n"
 	}
 	return out
@@ -133,6 +140,17 @@ func Runner(p Platform, tag string) Image {
 		Entrypoint: []string{"/usr/local/bin/worker"},
 		Env:        []string{pathEnv, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
 		User:       "65532:65532",
+	}
+}
+
+// SerialDevices is the nodes' DRA driver (cmd/serial-devices): its one static program. Its
+// DaemonSet runs it as root, without privilege, to serve the kubelet's plugin folders.
+func SerialDevices(p Platform, tag string) Image {
+	l := base("")
+	l.Add(Entry{Path: "/usr/local/bin/serial-devices", From: filepath.Join(p.Programs, "serial-devices")})
+	return Image{
+		Name: DevicesRepository + ":" + tag, Arch: p.Arch, Layer: l, Labels: p.Labels,
+		Entrypoint: []string{"/usr/local/bin/serial-devices"}, Env: []string{pathEnv},
 	}
 }
 
@@ -234,7 +252,7 @@ func modules(p Platform, patterns ...string) ([]string, error) {
 // images (indi-zwo, indi-qhy) and the guider's (indi-phd2) are not among them: Debian has no
 // package of their SDKs or of PHD2 to build them from.
 func Project(p Platform, runnerTag string) ([]Image, error) {
-	imgs := []Image{Runner(p, runnerTag)}
+	imgs := []Image{Runner(p, runnerTag), SerialDevices(p, runnerTag)}
 	for _, build := range []func(Platform) (Image, error){Server, Simulators, Open} {
 		img, err := build(p)
 		if err != nil {

@@ -72,7 +72,7 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 	}
 	// The server image holds the site guard: its tag names the build, so no build overwrites
 	// another's.
-	assert.ElementsMatch(t, []string{"liken/people-operator:v0.0.0-test", "liken/indi:" + kube.INDIImageTag + "-v0.0.0-test",
+	assert.ElementsMatch(t, []string{"liken/people-operator:v0.0.0-test", "liken/serial-devices:v0.0.0-test", "liken/indi:" + kube.INDIImageTag + "-v0.0.0-test",
 		"liken/indi-simulators:" + kube.INDIImageTag, "liken/indi-open:" + kube.INDIImageTag}, names)
 
 	// The arm64 runner, read back from the registry.
@@ -103,6 +103,18 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 	qemu, err := exec.LookPath("qemu-aarch64-static")
 	require.NoError(t, err, "run hack/tools.sh: it installs Debian's qemu-user-static")
 	out, err := exec.CommandContext(ctx, qemu, worker, "--version").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "v0.0.0-test")
+	assert.Contains(t, string(out), "linux/arm64")
+
+	// The arm64 DRA driver, for the Raspberry Pis the devices are plugged into.
+	driverRef, err := name.ParseReference(s.Registry + "/liken/serial-devices:v0.0.0-test")
+	require.NoError(t, err)
+	img, err = remote.Image(driverRef, remote.WithContext(ctx), remote.WithPlatform(v1.Platform{OS: "linux", Architecture: "arm64"}))
+	require.NoError(t, err)
+	driver := filepath.Join(dir, "serial-devices-arm64")
+	require.NoError(t, os.WriteFile(driver, fileOf(t, img, "usr/local/bin/serial-devices"), 0o755))
+	out, err = exec.CommandContext(ctx, qemu, driver, "--version").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "v0.0.0-test")
 	assert.Contains(t, string(out), "linux/arm64")

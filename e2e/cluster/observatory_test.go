@@ -71,29 +71,35 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	t.Run("main's workers go once tonight has ended on them", func(t *testing.T) { oldWorkersGo(t, ctx) })
 }
 
-func objects(k obsv1.Kind) dynamic.ResourceInterface {
-	return env.Dynamic.Resource(k.GroupVersionResource()).Namespace(obsNS)
+func objects(k obsv1.Kind) dynamic.ResourceInterface { return objectsIn(obsNS, k) }
+
+func objectsIn(ns string, k obsv1.Kind) dynamic.ResourceInterface {
+	return env.Dynamic.Resource(k.GroupVersionResource()).Namespace(ns)
 }
 
 func createReservation(t *testing.T, ctx context.Context, name string) {
+	createReservationIn(t, ctx, obsNS, name, "east")
+}
+
+func createReservationIn(t *testing.T, ctx context.Context, ns, name, telescope string) {
 	t.Helper()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
 		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"telescope": "east", "holder": "ada"},
+		"spec":     map[string]any{"telescope": telescope, "holder": "ada"},
 	}}
-	_, err := objects(obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{})
+	_, err := objectsIn(ns, obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		res := objects(obsv1.KindReservation)
+		res := objectsIn(ns, obsv1.KindReservation)
 		res.Patch(context.Background(), name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		res.Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 }
 
-func reservation(t *testing.T, ctx context.Context, name string) *obsv1.Reservation {
+func reservation(t *testing.T, ctx context.Context, ns, name string) *obsv1.Reservation {
 	t.Helper()
-	u, err := objects(obsv1.KindReservation).Get(ctx, name, metav1.GetOptions{})
+	u, err := objectsIn(ns, obsv1.KindReservation).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
 	var r obsv1.Reservation
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r))
@@ -103,10 +109,15 @@ func reservation(t *testing.T, ctx context.Context, name string) *obsv1.Reservat
 // awaitPhase waits, at most within, for the reservation's phase, and fails with its steps.
 func awaitPhase(t *testing.T, name string, phase obsv1.ReservationPhase, within time.Duration) *obsv1.Reservation {
 	t.Helper()
+	return awaitPhaseIn(t, obsNS, name, phase, within)
+}
+
+func awaitPhaseIn(t *testing.T, ns, name string, phase obsv1.ReservationPhase, within time.Duration) *obsv1.Reservation {
+	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(within)
 	for {
-		r := reservation(t, ctx, name)
+		r := reservation(t, ctx, ns, name)
 		if r.Status.Phase == phase {
 			return r
 		}
@@ -115,7 +126,7 @@ func awaitPhase(t *testing.T, name string, phase obsv1.ReservationPhase, within 
 			for _, s := range r.Status.Steps {
 				steps = append(steps, s.Name+"="+string(s.State)+": "+s.Summary)
 			}
-			t.Fatalf("the reservation is not %s within %s: phase %q, steps %q\n%s", phase, within, r.Status.Phase, steps, describe(ctx, obsNS))
+			t.Fatalf("the reservation is not %s within %s: phase %q, steps %q\n%s", phase, within, r.Status.Phase, steps, describe(ctx, ns))
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -200,8 +211,10 @@ func serviceClient(t *testing.T, ctx context.Context, svc string) *indi.Client {
 }
 
 // dialService is a client of a Service's INDI server, nil when it cannot be reached.
-func dialService(ctx context.Context, svc string) *indi.Client {
-	s, err := env.Kube.CoreV1().Services(obsNS).Get(ctx, svc, metav1.GetOptions{})
+func dialService(ctx context.Context, svc string) *indi.Client { return dialServiceIn(ctx, obsNS, svc) }
+
+func dialServiceIn(ctx context.Context, ns, svc string) *indi.Client {
+	s, err := env.Kube.CoreV1().Services(ns).Get(ctx, svc, metav1.GetOptions{})
 	if err != nil {
 		return nil
 	}

@@ -35,7 +35,7 @@ func operatorRollsAndCrashes(t *testing.T, ctx context.Context) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	killWorkerContainer(t, ctx)
-	assert.Equal(t, obsv1.ReservationReady, reservation(t, ctx, "tonight").Status.Phase, "the reservation stayed Ready")
+	assert.Equal(t, obsv1.ReservationReady, reservation(t, ctx, obsNS, "tonight").Status.Phase, "the reservation stayed Ready")
 }
 
 func lease(t *testing.T, ctx context.Context, name string) *coordinationv1.Lease {

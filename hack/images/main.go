@@ -58,9 +58,11 @@ func run(registry, tag string, arches []string, latest bool) error {
 	}
 	if latest {
 		for _, im := range imgs {
-			if im.Name == images.RunnerRepository+":"+tag {
-				im.Name = images.RunnerRepository + ":latest"
-				imgs = append(imgs, im)
+			for _, repo := range []string{images.RunnerRepository, images.DevicesRepository} {
+				if im.Name == repo+":"+tag {
+					im.Name = repo + ":latest"
+					imgs = append(imgs, im)
+				}
 			}
 		}
 	}

@@ -23,8 +23,11 @@ import (
 	"liken.sh/runner/build/images"
 )
 
-// OperatorNamespace is where deploy/ puts the runner.
-const OperatorNamespace = "liken-system"
+// OperatorNamespace is where deploy/ puts the runner, and DevicesNamespace its DRA driver.
+const (
+	OperatorNamespace = "liken-system"
+	DevicesNamespace  = "liken-devices"
+)
 
 // Deployments are deploy/'s, in the order they are waited for.
 var Deployments = []string{"temporal", "liken-worker-main", "people-operator", "observatory-operator"}
@@ -54,7 +57,8 @@ func (s *Stack) Install(ctx context.Context, root, tag string, labels map[string
 		return err
 	}
 	k := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\n"+
-		"images:\n  - name: %s\n    newTag: %s\n", base, images.RunnerRepository, tag)
+		"images:\n  - name: %s\n    newTag: %s\n  - name: %s\n    newTag: %s\n", base, images.RunnerRepository, tag, images.DevicesRepository, tag)
+	k += devicesPatch(s.Node.Dir)
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k), 0o644); err != nil {
 		return err
 	}
@@ -66,7 +70,39 @@ func (s *Stack) Install(ctx context.Context, root, tag string, labels map[string
 			return fmt.Errorf("the rollout of %s: %w\n%s", d, err, out)
 		}
 	}
+	if out, err := s.Kubectl(ctx, "-n", DevicesNamespace, "rollout", "status", "daemonset/serial-devices", "--timeout=180s"); err != nil {
+		return fmt.Errorf("the rollout of the DRA driver: %w\n%s", err, out)
+	}
 	return nil
+}
+
+// devicesPatch points deploy/devices' driver at the node's folders: the kubelet's plugin
+// folders under its root, the CDI folder containerd reads, and the test world's serial links
+// and /sys in place of the machine's. The test ops make a reordered DaemonSet fail here
+// instead of mounting the wrong folder.
+func devicesPatch(r string) string {
+	const spec = "/spec/template/spec"
+	var ops []string
+	op := func(kind, path, value string) {
+		ops = append(ops, fmt.Sprintf("      - {op: %s, path: %s, value: %q}", kind, path, value))
+	}
+	for i, v := range []struct{ name, path string }{
+		{"plugins-registry", filepath.Join(kubeletRoot(r), "plugins_registry")},
+		{"plugins", filepath.Join(kubeletRoot(r), "plugins")},
+		{"cdi", cdiDir(r)},
+	} {
+		op("test", fmt.Sprintf("%s/volumes/%d/name", spec, i+1), v.name)
+		op("replace", fmt.Sprintf("%s/volumes/%d/hostPath/path", spec, i+1), v.path)
+		op("test", fmt.Sprintf("%s/containers/0/volumeMounts/%d/name", spec, i+1), v.name)
+		op("replace", fmt.Sprintf("%s/containers/0/volumeMounts/%d/mountPath", spec, i+1), v.path)
+	}
+	devices := filepath.Dir(serialByID(r))
+	ops = append(ops,
+		fmt.Sprintf("      - {op: add, path: %s/volumes/-, value: {name: test-devices, hostPath: {path: %q, type: Directory}}}", spec, devices),
+		fmt.Sprintf("      - {op: add, path: %s/containers/0/volumeMounts/-, value: {name: test-devices, mountPath: %q, readOnly: true}}", spec, devices),
+		fmt.Sprintf("      - {op: replace, path: %s/containers/0/args, value: [%q, %q, %q, %q]}", spec,
+			"--kubelet-dir="+kubeletRoot(r), "--cdi-dir="+cdiDir(r), "--by-id="+serialByID(r), "--sys="+devicesSys(r)))
+	return "patches:\n  - target: {kind: DaemonSet, name: serial-devices}\n    patch: |-\n" + strings.Join(ops, "\n") + "\n"
 }
 
 // Kubectl runs the cache's kubectl against the stack.

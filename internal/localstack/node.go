@@ -53,6 +53,11 @@ type Node struct {
 	record *nodeRecord
 }
 
+// SerialByID is the node's /dev/serial/by-id and DevicesSys its /sys, as its DRA driver sees
+// them: where a test plugs a serial device in.
+func (n *Node) SerialByID() string { return serialByID(n.Dir) }
+func (n *Node) DevicesSys() string { return devicesSys(n.Dir) }
+
 // prepareNode takes the machine's node lock, cleans what a dead earlier node left, records
 // the machine as it is, and makes the bridge, whose gateway the API server then binds.
 func (s *Stack) prepareNode() error {
@@ -133,7 +138,7 @@ func (s *Stack) startNode(ctx context.Context, kube kubernetes.Interface) error 
 		name: "kubelet", path: bins["kubelet"], dir: n.Dir,
 		args: []string{
 			"--config=" + filepath.Join(n.Dir, "kubelet.yaml"), "--kubeconfig=" + s.Kubeconfig,
-			"--root-dir=" + filepath.Join(n.Dir, "kubelet", "root"), "--cert-dir=" + filepath.Join(n.Dir, "kubelet", "certs"),
+			"--root-dir=" + kubeletRoot(n.Dir), "--cert-dir=" + filepath.Join(n.Dir, "kubelet", "certs"),
 			"--node-ip=" + gatewayIP, "--hostname-override=" + RealNodeName,
 		},
 		ready: func(ctx context.Context) error { return realNodeReady(ctx, kube) },
@@ -169,6 +174,11 @@ func (n *Node) writeConfig(kubeconfig, registry string, kubeletPort, kubeletHeal
 	}
 	for _, r := range mirroredRegistries {
 		files[filepath.Join("certs.d", r, "hosts.toml")] = registryHosts(registry)
+	}
+	for _, dir := range []string{cdiDir(n.Dir), serialByID(n.Dir), devicesSys(n.Dir)} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
 	for name, text := range files {
 		p := filepath.Join(n.Dir, name)

@@ -41,6 +41,8 @@ state = %[2]q
 [plugins."io.containerd.cri.v1.runtime"]
   restrict_oom_score_adj = true
   netns_mounts_under_state_dir = true
+  enable_cdi = true
+  cdi_spec_dirs = [%[8]q]
   [plugins."io.containerd.cri.v1.runtime".containerd]
     default_runtime_name = "runc"
     [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
@@ -53,8 +55,16 @@ state = %[2]q
     bin_dirs = ["/usr/lib/cni"]
     conf_dir = %[6]q
 `, filepath.Join(r, "containerd", "root"), filepath.Join(r, "containerd", "state"),
-		containerdSocket(r), pauseImage, filepath.Join(r, "containerd", "runc"), filepath.Join(r, "cni"), filepath.Join(r, "certs.d"))
+		containerdSocket(r), pauseImage, filepath.Join(r, "containerd", "runc"), filepath.Join(r, "cni"), filepath.Join(r, "certs.d"), cdiDir(r))
 }
+
+// The node's folders for devices: the CDI specs the DRA driver writes and containerd reads,
+// and the test world's stand-ins for /dev/serial/by-id and /sys (this machine has no USB
+// devices; the tests plug pseudo-terminals in there, as testenv's PlugSerial does).
+func cdiDir(r string) string      { return filepath.Join(r, "cdi") }
+func serialByID(r string) string  { return filepath.Join(r, "devices", "by-id") }
+func devicesSys(r string) string  { return filepath.Join(r, "devices", "sys") }
+func kubeletRoot(r string) string { return filepath.Join(r, "kubelet", "root") }
 
 func containerdSocket(r string) string { return filepath.Join(r, "containerd", "containerd.sock") }
 

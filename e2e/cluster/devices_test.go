@@ -1,0 +1,204 @@
+// A mount on a USB serial adapter, on the real node, without hardware: the adapter is a
+// pseudo-terminal plugged into the node's /dev/serial/by-id and /sys with an FTDI FT232R's
+// attributes, and on its far side lx200 answers as an Astro-Electronic FS-2 controller. A Mount
+// claims it by its serial number through the project's DRA driver; the scheduler places the
+// driver pod; the kubelet hands the device to its container through CDI (no hostPath, no
+// privilege); Debian's stock indi_lx200fs2 connects through it, slews and parks it. Pulled
+// out, the device leaves the node's slice.
+package cluster
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"liken.sh/runner/dra"
+	"liken.sh/runner/indi/inditest/lx200"
+	"liken.sh/runner/indi/prop"
+	"liken.sh/runner/internal/localstack"
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/test/testenv"
+)
+
+const (
+	hwNS    = "hardware"
+	fs2     = "Astro-Electronic FS-2" // indi_lx200fs2's device
+	dialout = 20                      // the group udev gives serial ports
+)
+
+func TestAMountOnAUSBSerialAdapterIsClaimedAndDrivenThroughIt(t *testing.T) {
+	install(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	mount, err := lx200.Open()
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the mount's log:\n%s\nunknown: %q", strings.Join(mount.Log(), "\n"), mount.Unknown())
+		}
+		mount.Close()
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := env.Kubectl(context.Background(), "-n", localstack.DevicesNamespace, "logs", "daemonset/serial-devices")
+			t.Logf("the DRA driver's log:\n%s", out)
+		}
+	})
+	// As udev leaves a USB serial port: the dialout group's, not the world's.
+	require.NoError(t, os.Chown(mount.Slave(), 0, dialout))
+	require.NoError(t, os.Chmod(mount.Slave(), 0o660))
+	adapter := testenv.FTDIAdapter("LK0001")
+	unplug := env.PlugSerial(t, adapter, mount.Slave())
+	device := awaitSlice(t, ctx, func(d resourceapi.Device) bool { return attribute(d, "serial") == "LK0001" }, "the adapter is published")
+	assert.Equal(t, "0403", attribute(device, "vendorID"))
+	assert.Equal(t, "/dev/serial/by-id/"+adapter.Link(), attribute(device, "link"))
+
+	_, err = env.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hwNS, Labels: restricted}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { env.Kube.CoreV1().Namespaces().Delete(context.Background(), hwNS, metav1.DeleteOptions{}) })
+	env.CreateObservatoryYAML(t, hwNS, `
+kind: Observatory
+metadata: {name: roof}
+spec:
+  location: {latitude: 52.5, longitude: 13.4, elevation: 34}
+  safety: {sunAltitude: 90}
+---
+kind: Telescope
+metadata: {name: west}
+spec: {observatory: roof}
+---
+kind: Mount
+metadata: {name: west}
+spec:
+  telescope: west
+  driver: {name: indi_lx200fs2}
+  claim:
+    devices:
+      requests:
+        - name: port
+          exactly:
+            deviceClassName: serial.liken.sh
+            selectors:
+              - cel:
+                  expression: >-
+                    device.attributes["serial.liken.sh"].kind == "serial" &&
+                    device.attributes["serial.liken.sh"].serial == "LK0001"
+  connection:
+    port: /dev/serial/by-id/`+adapter.Link()+`
+    baudRate: 9600
+    settings:
+      - property: DEVICE_AUTO_SEARCH
+        values: {INDI_DISABLED: "On"}
+  deactivation:
+    - state: Parked
+`)
+	createReservationIn(t, ctx, hwNS, "first-light", "west")
+	awaitPhaseIn(t, hwNS, "first-light", obsv1.ReservationReady, 4*time.Minute)
+
+	t.Run("the claim got the adapter and the driver's pod holds it without hostPath or privilege", func(t *testing.T) {
+		claim, err := env.Kube.ResourceV1().ResourceClaims(hwNS).Get(ctx, "west-mount", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NotNil(t, claim.Status.Allocation)
+		require.Len(t, claim.Status.Allocation.Devices.Results, 1)
+		assert.Equal(t, device.Name, claim.Status.Allocation.Devices.Results[0].Device)
+		pod, err := env.Kube.CoreV1().Pods(hwNS).Get(ctx, "west-mount", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, "liken-node", pod.Spec.NodeName)
+		for _, v := range pod.Spec.Volumes {
+			assert.Nil(t, v.HostPath, "volume %s", v.Name)
+		}
+		for _, c := range pod.Spec.Containers {
+			assert.False(t, c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged, c.Name)
+		}
+		assert.Positive(t, mount.Commands()[":GR#"], "the driver reads the mount's position through the adapter")
+	})
+	t.Run("the mount slews through the adapter, and the end parks it", func(t *testing.T) {
+		c := dialServiceIn(ctx, hwNS, "west-telescope")
+		require.NotNil(t, c, "dial west-telescope")
+		defer c.Close()
+		require.NoError(t, c.Sync(ctx, fs2))
+		_, err := c.SetMountParked(ctx, fs2, false)
+		require.NoError(t, err)
+		err = c.Send(ctx, prop.Property{Device: fs2, Name: "EQUATORIAL_EOD_COORD",
+			Elements: []prop.Element{{Name: "RA", Number: 5.5}, {Name: "DEC", Number: 22.25}}})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			s := mount.Status()
+			return !s.Slewing && abs(s.RA-5.5) < 1e-3 && abs(s.Dec-22.25) < 1e-3
+		}, time.Minute, 250*time.Millisecond, "the mount reached the target")
+
+		end := time.Now().UTC().Format(time.RFC3339)
+		_, err = objectsIn(hwNS, obsv1.KindReservation).Patch(ctx, "first-light", types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+		r := awaitPhaseIn(t, hwNS, "first-light", obsv1.ReservationReleased, 3*time.Minute)
+		for _, step := range r.Status.Steps {
+			if step.Name == kube.StepDeactivation {
+				assert.Equal(t, obsv1.RunDone, step.State, step.Summary)
+				assert.Contains(t, step.Summary, "Mount west", "the deactivation parked the mount")
+				t.Logf("%s: %s", step.Name, step.Summary)
+			}
+		}
+		// The FS-2 parks with a goto to its park position, which the mount went to.
+		s := mount.Status()
+		assert.False(t, s.Slewing)
+		assert.False(t, abs(s.TargetRA-5.5) < 1e-3 && abs(s.TargetDec-22.25) < 1e-3, "the mount went on from the target to park: %+v", s)
+	})
+	t.Run("pulled out, the adapter leaves the node's slice", func(t *testing.T) {
+		unplug()
+		require.Eventually(t, func() bool {
+			return !sliceHas(t, ctx, func(d resourceapi.Device) bool { return attribute(d, "serial") == "LK0001" })
+		}, time.Minute, 250*time.Millisecond)
+	})
+}
+
+func abs(x float64) float64 { return max(x, -x) }
+
+func attribute(d resourceapi.Device, name string) string {
+	if a, ok := d.Attributes[resourceapi.QualifiedName(name)]; ok && a.StringValue != nil {
+		return *a.StringValue
+	}
+	return ""
+}
+
+// awaitSlice waits for the node's slice of serial.liken.sh to hold a device that matches.
+func awaitSlice(t *testing.T, ctx context.Context, match func(resourceapi.Device) bool, what string) resourceapi.Device {
+	t.Helper()
+	var found resourceapi.Device
+	require.Eventually(t, func() bool {
+		slices, err := env.Kube.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + dra.DriverName})
+		require.NoError(t, err)
+		for _, s := range slices.Items {
+			for _, d := range s.Spec.Devices {
+				if match(d) {
+					found = d
+					return true
+				}
+			}
+		}
+		return false
+	}, time.Minute, 250*time.Millisecond, what)
+	return found
+}
+
+func sliceHas(t *testing.T, ctx context.Context, match func(resourceapi.Device) bool) bool {
+	slices, err := env.Kube.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + dra.DriverName})
+	require.NoError(t, err)
+	for _, s := range slices.Items {
+		for _, d := range s.Spec.Devices {
+			if match(d) {
+				return true
+			}
+		}
+	}
+	return false
+}
