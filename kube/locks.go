@@ -147,7 +147,7 @@ func GuardRefusedCondition(why, server string) obsv1.Condition {
 // EventTypeOf is the type of the Event that a condition written alone posts when it changes:
 // a Warning for a reason that asks a person to act, else Normal.
 func EventTypeOf(c obsv1.Condition) string {
-	if c.Reason == ReasonGuardRefused {
+	if c.Reason == ReasonGuardRefused || c.Reason == ReasonUnplugged {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

@@ -45,8 +45,8 @@ const observeSyncTimeout = 3 * time.Second
 var observeRereadEvery = time.Minute
 
 // observeSiteEvery is how often the observer reads the Observatory's generation, so a change
-// of its place or safety limits reaches the site guard within seconds. A variable so tests
-// can shorten it.
+// of its place or safety limits reaches the site guard within seconds, and looks whether the
+// hardware of each device with a claim is still plugged in. A variable so tests can shorten it.
 var observeSiteEvery = 10 * time.Second
 
 // observeWriteTimeout bounds one device's read and write, so a slow API server delays the
@@ -107,6 +107,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 			if site != nil && a.siteMoved(ctx, site) {
 				arm()
 			}
+			a.lookAtClaims(ctx, watched)
 		default:
 		}
 		for _, o := range watched {

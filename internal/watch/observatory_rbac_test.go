@@ -135,7 +135,8 @@ func observatoryWorkerPermissions() permissions {
 		access{verb: "patch", resource: "pods", namespace: "observatory", name: "lab-observatory"},
 		access{verb: "update", resource: "configmaps", namespace: "observatory", name: "lab-observatory"},
 		access{verb: "create", resource: "events", namespace: "observatory"},
-		access{verb: "patch", resource: "events", namespace: "observatory", name: "r1.1"})
+		access{verb: "patch", resource: "events", namespace: "observatory", name: "r1.1"},
+		access{verb: "list", group: "resource.k8s.io", resource: "resourceslices"})
 	workerMayNo := []access{
 		{verb: "update", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
 		{verb: "delete", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
@@ -149,6 +150,7 @@ func observatoryWorkerPermissions() permissions {
 		{verb: "patch", resource: "configmaps", namespace: "observatory", name: "lab-observatory"},
 		{verb: "update", group: "batch", resource: "jobs", namespace: "observatory", name: "lab-park"},
 		{verb: "update", group: "resource.k8s.io", resource: "resourceclaims", namespace: "observatory", name: "cam"},
+		{verb: "create", group: "resource.k8s.io", resource: "resourceslices"},
 		{verb: "delete", resource: "events", namespace: "observatory", name: "r1.1"},
 		{verb: "create", resource: "pods", subresource: "exec", namespace: "observatory", name: "lab-observatory"},
 		{verb: "get", resource: "secrets", namespace: "observatory"},

@@ -23,6 +23,9 @@ const (
 	ConditionSafe           = "Safe"
 	ConditionSafetyArmed    = "SafetyArmed"
 	ConditionParkedBySafety = "ParkedBySafety"
+	// ConditionPlugged: the hardware a device's claim was given is still published by its
+	// node (a device with a claim, while a reservation runs it).
+	ConditionPlugged = "Plugged"
 )
 
 // TelescopeParent places a resource on a Telescope. Without it the resource is on the shelf.
