@@ -3,8 +3,9 @@
 // attributes, and on its far side lx200 answers as an Astro-Electronic FS-2 controller. A Mount
 // claims it by its serial number through the project's DRA driver; the scheduler places the
 // driver pod; the kubelet hands the device to its container through CDI (no hostPath, no
-// privilege); Debian's stock indi_lx200fs2 connects through it, slews and parks it. Pulled
-// out, the device leaves the node's slice.
+// privilege); Debian's stock indi_lx200fs2 connects through it and slews it, and at dawn the
+// site guard parks it with the runner gone. Pulled out, the device leaves the node's slice and
+// the Mount says so.
 package cluster
 
 import (
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/dra"
+	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest/lx200"
 	"liken.sh/runner/indi/prop"
 	"liken.sh/runner/internal/localstack"
@@ -38,7 +40,7 @@ const (
 
 func TestAMountOnAUSBSerialAdapterIsClaimedAndDrivenThroughIt(t *testing.T) {
 	install(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	mount, err := lx200.Open()
 	require.NoError(t, err)
@@ -72,6 +74,12 @@ metadata: {name: roof}
 spec:
   location: {latitude: 52.5, longitude: 13.4, elevation: 34}
   safety: {sunAltitude: 90}
+---
+kind: WeatherStation
+metadata: {name: roof}
+spec:
+  observatory: roof
+  driver: {name: indi_simulator_weather}
 ---
 kind: Telescope
 metadata: {name: west}
@@ -122,7 +130,7 @@ spec:
 		}
 		assert.Positive(t, mount.Commands()[":GR#"], "the driver reads the mount's position through the adapter")
 	})
-	t.Run("the mount slews through the adapter, and the end parks it", func(t *testing.T) {
+	t.Run("the mount slews through the adapter", func(t *testing.T) {
 		c := dialServiceIn(ctx, hwNS, "west-telescope")
 		require.NotNil(t, c, "dial west-telescope")
 		defer c.Close()
@@ -136,29 +144,72 @@ spec:
 			s := mount.Status()
 			return !s.Slewing && abs(s.RA-5.5) < 1e-3 && abs(s.Dec-22.25) < 1e-3
 		}, time.Minute, 250*time.Millisecond, "the mount reached the target")
-
-		end := time.Now().UTC().Format(time.RFC3339)
-		_, err = objectsIn(hwNS, obsv1.KindReservation).Patch(ctx, "first-light", types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
-		require.NoError(t, err)
-		r := awaitPhaseIn(t, hwNS, "first-light", obsv1.ReservationReleased, 3*time.Minute)
-		for _, step := range r.Status.Steps {
-			if step.Name == kube.StepDeactivation {
-				assert.Equal(t, obsv1.RunDone, step.State, step.Summary)
-				assert.Contains(t, step.Summary, "Mount west", "the deactivation parked the mount")
-				t.Logf("%s: %s", step.Name, step.Summary)
-			}
-		}
-		// The FS-2 parks with a goto to its park position, which the mount went to.
-		s := mount.Status()
-		assert.False(t, s.Slewing)
-		assert.False(t, abs(s.TargetRA-5.5) < 1e-3 && abs(s.TargetDec-22.25) < 1e-3, "the mount went on from the target to park: %+v", s)
 	})
-	t.Run("pulled out, the adapter leaves the node's slice", func(t *testing.T) {
+	t.Run("with the runner gone, the site guard parks it through the adapter at dawn", func(t *testing.T) {
+		guardParksThroughTheAdapter(t, ctx, mount)
+	})
+	t.Run("pulled out, the adapter leaves the node's slice and the Mount says so", func(t *testing.T) {
+		require.Eventually(t, func() bool {
+			return conditionIn(t, ctx, hwNS, obsv1.KindMount, "west", obsv1.ConditionPlugged) == "True"
+		},
+			time.Minute, 250*time.Millisecond, "the Mount says its hardware is plugged in")
 		unplug()
 		require.Eventually(t, func() bool {
 			return !sliceHas(t, ctx, func(d resourceapi.Device) bool { return attribute(d, "serial") == "LK0001" })
-		}, time.Minute, 250*time.Millisecond)
+		}, time.Minute, 250*time.Millisecond, "the adapter leaves the slice")
+		require.Eventually(t, func() bool {
+			return conditionIn(t, ctx, hwNS, obsv1.KindMount, "west", obsv1.ConditionPlugged) == "False"
+		},
+			time.Minute, 250*time.Millisecond, "the Mount says its hardware is pulled out")
+		events, err := env.Kube.CoreV1().Events(hwNS).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + kube.ReasonUnplugged})
+		require.NoError(t, err)
+		require.Len(t, events.Items, 1)
+		assert.Equal(t, corev1.EventTypeWarning, events.Items[0].Type)
+		assert.Equal(t, "Mount west: the hardware of claim west-mount is no longer plugged in: "+device.Name+" (serial.liken.sh) on node liken-node; "+
+			"its driver cannot reach it until it is plugged back into that node", events.Items[0].Message)
 	})
+	t.Run("the end releases it", func(t *testing.T) {
+		end := time.Now().UTC().Format(time.RFC3339)
+		_, err := objectsIn(hwNS, obsv1.KindReservation).Patch(ctx, "first-light", types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+		r := awaitPhaseIn(t, hwNS, "first-light", obsv1.ReservationReleased, 3*time.Minute)
+		for _, step := range r.Status.Steps {
+			assert.Contains(t, []obsv1.RunState{obsv1.RunDone, obsv1.RunSkipped}, step.State, "%s: %s", step.Name, step.Summary)
+		}
+	})
+}
+
+// guardParksThroughTheAdapter stages dawn at the site, takes the runner away (the workers and
+// Temporal), and sees the site guard park the mount at dawn: the FS-2 parks with a goto to its
+// park position, which the mount goes to. When the runner is back, the Mount says the guard
+// parked it, and the site goes back to a sky without a Sun limit.
+func guardParksThroughTheAdapter(t *testing.T, ctx context.Context, mount *lx200.Mount) {
+	site := dialServiceIn(ctx, hwNS, "roof-observatory")
+	require.NotNil(t, site, "dial roof-observatory")
+	defer site.Close()
+	require.NoError(t, site.Sync(ctx, guard.Device))
+	observatories := objectsIn(hwNS, obsv1.KindObservatory)
+	dawn := testenv.StageDawn(t, ctx, observatories, "roof", site, 45*time.Second)
+	temporal := scaleDown(t, ctx, "temporal")
+	workers := scaleDown(t, ctx, "liken-worker-main")
+	require.True(t, time.Now().Before(dawn), "the runner was gone before dawn")
+	require.Eventually(t, func() bool {
+		r := guardReport(site)
+		return len(r.Trips) == 1 && r.Trips[0].Finished && r.Trips[0].Kind == guard.CauseSun
+	}, time.Until(dawn)+time.Minute, 250*time.Millisecond, "the site guard parks the mount at dawn")
+	s := mount.Status()
+	assert.False(t, s.Slewing)
+	assert.False(t, abs(s.TargetRA-5.5) < 1e-3 && abs(s.TargetDec-22.25) < 1e-3, "the mount went on from its target to park: %+v", s)
+	t.Logf("the site guard parked the mount %s after dawn", time.Since(dawn).Round(100*time.Millisecond))
+
+	temporal()
+	workers()
+	workerLogsOnFailure(t)
+	require.Eventually(t, func() bool {
+		return conditionIn(t, ctx, hwNS, obsv1.KindMount, "west", obsv1.ConditionParkedBySafety) == "True"
+	}, 4*time.Minute, 250*time.Millisecond, "the Mount says the site guard parked it")
+	_, err := observatories.Patch(ctx, "roof", types.MergePatchType, []byte(`{"spec":{"location":{"latitude":52.5,"longitude":13.4},"safety":{"sunAltitude":90}}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
 }
 
 func abs(x float64) float64 { return max(x, -x) }

@@ -250,7 +250,11 @@ func devicePhase(t *testing.T, ctx context.Context, k obsv1.Kind, name string) s
 
 // condition is the status of a condition of an observatory object ("" when absent).
 func condition(t *testing.T, ctx context.Context, k obsv1.Kind, name, typ string) string {
-	u, err := objects(k).Get(ctx, name, metav1.GetOptions{})
+	return conditionIn(t, ctx, obsNS, k, name, typ)
+}
+
+func conditionIn(t *testing.T, ctx context.Context, ns string, k obsv1.Kind, name, typ string) string {
+	u, err := objectsIn(ns, k).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
