@@ -91,11 +91,12 @@ func (l *LocalINDI) Address(ctx context.Context, s INDIServer) (string, error) {
 	if s.Name == "" || s.Namespace == "" {
 		return "", fmt.Errorf("an INDI server needs a name and a namespace, got %q in %q", s.Name, s.Namespace)
 	}
-	if len(s.Drivers) == 0 {
-		return "", fmt.Errorf("the INDI server %s/%s runs no drivers", s.Namespace, s.Name)
-	}
+	// A site's server runs its guard, with or without devices.
 	if kube.IsSiteServer(s.Name) {
 		s.Drivers = append(slices.Clone(s.Drivers), guard.Driver)
+	}
+	if len(s.Drivers) == 0 {
+		return "", fmt.Errorf("the INDI server %s/%s runs no drivers", s.Namespace, s.Name)
 	}
 	for _, d := range s.Drivers {
 		if d == guard.Driver {

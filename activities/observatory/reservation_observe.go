@@ -147,7 +147,7 @@ func (a *Activities) observeDevices(ctx context.Context, in StepInput) error {
 func (a *Activities) followServers(ctx context.Context, servers []stepServer, lost chan<- error) ([]*observedServer, error) {
 	var watched []*observedServer
 	for _, s := range servers {
-		if len(s.Devices) == 0 || s.Name == "" {
+		if s.Name == "" || len(s.Devices) == 0 && !a.siteGuarded(ctx, s) {
 			continue
 		}
 		c, err := a.dialServer(ctx, s)
@@ -161,6 +161,16 @@ func (a *Activities) followServers(ctx context.Context, servers []stepServer, lo
 		watched = append(watched, o)
 	}
 	return watched, nil
+}
+
+// siteGuarded says whether s is a site's server that runs without devices, for its guard
+// alone: the observer beats the guard and reads what it did there, as at any site.
+func (a *Activities) siteGuarded(ctx context.Context, s stepServer) bool {
+	if s.Owner.Kind != obsv1.KindObservatory {
+		return false
+	}
+	runs, err := a.serverRuns(ctx, s.Owner.Namespace, s.Name)
+	return err == nil && runs
 }
 
 // closeAll ends the servers' subscriptions and clients.

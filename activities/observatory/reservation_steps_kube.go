@@ -23,12 +23,14 @@ func (a *Activities) startSite(ctx context.Context, in StepInput) (StepResult, e
 	if err != nil {
 		return StepResult{}, err
 	}
-	if len(s.Devices) == 0 {
-		return StepResult{Skipped: true, Summary: "Observatory " + in.Observatory + " has no devices"}, nil
-	}
+	// A site without devices still runs its server: the site guard in it parks the
+	// telescopes' mounts at dawn, or when the runner is gone, as it does at any site.
 	sum, err := a.startAndConnect(ctx, s, s.Devices)
 	if err != nil {
 		return StepResult{}, err
+	}
+	if len(s.Devices) == 0 {
+		sum += " for its site guard (Observatory " + in.Observatory + " has no devices)"
 	}
 	locks, err := a.writeDomePolicies(ctx, s)
 	if err != nil {

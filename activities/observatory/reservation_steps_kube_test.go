@@ -465,3 +465,23 @@ func TestADriverNoImageHoldsFailsStartDevicesBeforeAnythingIsCreated(t *testing.
 	_, msg := readyOf(t, ns, obsv1.KindRotator, "east-main")
 	assert.Equal(t, strings.TrimPrefix(app.Message(), "Failed: "), msg)
 }
+
+func TestASiteWithoutDevicesStillRunsItsServerForTheSiteGuard(t *testing.T) {
+	ns := observatoryNamespace(t, "steps-baresite-"+utilrand.String(5))
+	uids := env.ApplyObservatory(t, "examples/observatory.yaml", ns, obsv1.KindReservation, obsv1.KindDome, obsv1.KindWeatherStation)
+	a := newActivities()
+	onLocalINDI(t, a)
+	ctx := testContext(t)
+	res, err := a.StartSite(ctx, stepInput(ns, kube.StepStartSite))
+	require.NoError(t, err)
+	assert.False(t, res.Skipped, "a mount at a site without a dome or weather station is guarded too")
+	assert.Equal(t, "Started lab-observatory for its site guard (Observatory lab has no devices)", res.Summary)
+	srv := requireSiteServer(t, ns, uids["Observatory/lab"])
+	assert.Empty(t, srv.Annotations[kube.AnnotationDrivers])
+
+	res, err = a.StopSite(ctx, stepInput(ns, kube.StepStopSite))
+	require.NoError(t, err)
+	assert.Contains(t, res.Summary, "lab-observatory")
+	_, err = env.Kube.AppsV1().StatefulSets(ns).Get(ctx, "lab-observatory", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the site's server stops with the site: %v", err)
+}
