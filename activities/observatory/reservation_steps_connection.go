@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/prop"
@@ -81,6 +82,30 @@ func applySetting(ctx context.Context, c *indi.Client, name string, s obsv1.Sett
 		return &indi.RequestError{Device: name, Property: s.Property, Reason: fmt.Sprintf("a %s property cannot be set", p.Type)}
 	}
 	return err
+}
+
+// connectionWords is how a summary names what was set, so the reservation's record shows
+// the connection each device ran with: "on /dev/serial/by-id/usb-… at 9600 baud, DEVICE_AUTO_SEARCH".
+func connectionWords(conn *obsv1.Connection) string {
+	if conn == nil {
+		return ""
+	}
+	var words []string
+	if conn.Port != "" {
+		words = append(words, "on "+conn.Port)
+	}
+	if conn.BaudRate != 0 {
+		words = append(words, "at "+strconv.Itoa(int(conn.BaudRate))+" baud")
+	}
+	s := strings.Join(words, " ")
+	var props []string
+	for _, set := range conn.Settings {
+		props = append(props, set.Property)
+	}
+	if len(props) > 0 {
+		s = strings.TrimSpace(s + " with " + strings.Join(props, ", "))
+	}
+	return s
 }
 
 // settingError is a setting's failure as the step's: the driver's refusal names the property.

@@ -102,3 +102,12 @@ func TestARefusedSettingFailsTheStepWithThePropertyAndTheDriversWords(t *testing
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+func TestTheSummaryNamesTheConnectionADeviceRanWith(t *testing.T) {
+	assert.Equal(t, "", connectionWords(nil))
+	assert.Equal(t, "on /dev/serial/by-id/usb-x at 9600 baud with DEVICE_AUTO_SEARCH, TELESCOPE_INFO", connectionWords(&obsv1.Connection{
+		Port: "/dev/serial/by-id/usb-x", BaudRate: 9600,
+		Settings: []obsv1.Setting{{Property: "DEVICE_AUTO_SEARCH"}, {Property: "TELESCOPE_INFO"}},
+	}))
+	assert.Equal(t, "with WEATHER_UPDATE", connectionWords(&obsv1.Connection{Settings: []obsv1.Setting{{Property: "WEATHER_UPDATE"}}}))
+}

@@ -149,7 +149,11 @@ func (a *Activities) connectAll(ctx context.Context, s stepServer, devices []ste
 		if _, err := c.Connect(ctx, name); err != nil {
 			return "", indiStepError(d, err)
 		}
-		parts = append(parts, d.Label()+" ("+name+")")
+		part := d.Label() + " (" + name + ")"
+		if w := connectionWords(d.Spec.Connection); w != "" {
+			part += " " + w
+		}
+		parts = append(parts, part)
 	}
 	return "connected " + strings.Join(parts, ", "), nil
 }

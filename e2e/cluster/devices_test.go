@@ -4,7 +4,8 @@
 // claims it by its serial number through the project's DRA driver; the scheduler places the
 // driver pod; the kubelet hands the device to its container through CDI (no hostPath, no
 // privilege); Debian's stock indi_lx200fs2 connects through it and slews it, and at dawn the
-// site guard parks it with the runner gone. Pulled out, the device leaves the node's slice and
+// site guard parks it with the runner gone: a site of a mount alone, with no device of its own,
+// runs its server for the guard. Pulled out, the device leaves the node's slice and
 // the Mount says so.
 package cluster
 
@@ -74,12 +75,6 @@ metadata: {name: roof}
 spec:
   location: {latitude: 52.5, longitude: 13.4, elevation: 34}
   safety: {sunAltitude: 90}
----
-kind: WeatherStation
-metadata: {name: roof}
-spec:
-  observatory: roof
-  driver: {name: indi_simulator_weather}
 ---
 kind: Telescope
 metadata: {name: west}
@@ -175,6 +170,10 @@ spec:
 		r := awaitPhaseIn(t, hwNS, "first-light", obsv1.ReservationReleased, 3*time.Minute)
 		for _, step := range r.Status.Steps {
 			assert.Contains(t, []obsv1.RunState{obsv1.RunDone, obsv1.RunSkipped}, step.State, "%s: %s", step.Name, step.Summary)
+			if step.Name == kube.StepConnect {
+				// The record says what the mount ran with.
+				assert.Contains(t, step.Summary, "Mount west ("+fs2+") on /dev/serial/by-id/"+adapter.Link()+" at 9600 baud with DEVICE_AUTO_SEARCH")
+			}
 		}
 	})
 }
