@@ -65,10 +65,13 @@ build:
 ## images: build and push every image a cluster runs from this project (the runner's, indi,
 ## indi-simulators, indi-open) as indexes for linux/amd64 and linux/arm64, without Docker:
 ## make images REGISTRY=registry.example/liken TAG=v0.1.0 (the INDI images keep INDI's tag; the server's, which holds the site guard, adds TAG);
-## LATEST=1 tags the runner's image latest as well, as main's builds do for deploy/ on main
+## LATEST=1 tags the runner's image latest as well, as main's builds do for deploy/ on main;
+## DEBS=a.deb,b.deb builds instead a driver image of one's own from Debian package files (a
+## vendor's driver and its SDK, for each CPU), named after the driver's package (NAME=...)
+## and tagged with its version unless TAG says otherwise (docs/hardware.md)
 images:
 	$(TOOLS) indi-images > /dev/null
-	$(GO) run ./hack/images -registry "$(REGISTRY)" -tag "$(TAG)" $(if $(LATEST),-latest)
+	$(GO) run ./hack/images -registry "$(REGISTRY)" -tag "$(TAG)" $(if $(LATEST),-latest) $(if $(DEBS),-debs "$(DEBS)") $(if $(NAME),-name "$(NAME)")
 
 ## tools: build every tool the tests run, once per machine, into the user's cache folder
 ## ($$XDG_CACHE_HOME/liken, else ~/.cache/liken; LIKEN_CACHE moves it); install Debian's

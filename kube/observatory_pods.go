@@ -58,13 +58,19 @@ var ServerImage = ServerImageOf(version.Get().Version)
 // build publishes its own and none overwrites another's: a site runs the guard of the runner
 // that names it.
 func ServerImageOf(build string) string {
-	tag := INDIImageTag + "-" + strings.Map(func(r rune) rune {
+	return ImageRegistry + "indi:" + ImageTag(INDIImageTag+"-"+build)
+}
+
+// ImageTag makes an image tag of a version: a tag has no '+' (a Go pseudo-version's +dirty, a
+// Debian version's), '~', ':' nor '/', which become '-', and at most 128 characters.
+func ImageTag(version string) string {
+	tag := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
 			return r
 		}
-		return '-' // a tag has no '+' (a Go pseudo-version's +dirty) nor '/'
-	}, build)
-	return ImageRegistry + "indi:" + tag[:min(len(tag), 128)]
+		return '-'
+	}, version)
+	return tag[:min(len(tag), 128)]
 }
 
 // ServerCommand runs indiserver through indi-shim. The shim reads the drivers file, keeps

@@ -25,13 +25,19 @@ var triples = map[elf.Machine]string{
 // Closure returns the loader and the libraries that the programs load, as paths in the tree
 // at root, sorted. programs are paths in the tree too. A static program adds nothing.
 func Closure(root string, programs ...string) ([]string, error) {
+	return closure([]string{root}, programs...)
+}
+
+// closure is Closure over trees laid one over the other: a path is looked up in each, the
+// first first (a package of one's own over Debian's tree).
+func closure(roots []string, programs ...string) ([]string, error) {
 	seen := map[string]bool{}
 	queue := slices.Clone(programs)
 	var libs []string
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		interp, needed, machine, err := readELF(root, p)
+		interp, needed, machine, err := readELF(roots, p)
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +46,7 @@ func Closure(root string, programs ...string) ([]string, error) {
 			found = append(found, interp)
 		}
 		for _, n := range needed {
-			lib, err := lookUp(root, machine, n)
+			lib, err := lookUp(roots, machine, n)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, err)
 			}
@@ -59,8 +65,8 @@ func Closure(root string, programs ...string) ([]string, error) {
 }
 
 // readELF reads a program's or library's loader and needed libraries.
-func readELF(root, p string) (interp string, needed []string, machine elf.Machine, err error) {
-	real, err := inTree(root, p)
+func readELF(roots []string, p string) (interp string, needed []string, machine elf.Machine, err error) {
+	real, err := inTrees(roots, p)
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -86,15 +92,17 @@ func readELF(root, p string) (interp string, needed []string, machine elf.Machin
 }
 
 // lookUp finds a library by name in the loader's default folders for the CPU.
-func lookUp(root string, machine elf.Machine, lib string) (string, error) {
+func lookUp(roots []string, machine elf.Machine, lib string) (string, error) {
 	triple, ok := triples[machine]
 	if !ok {
 		return "", fmt.Errorf("no image is built for the CPU %s", machine)
 	}
 	for _, dir := range []string{"/lib/" + triple, "/usr/lib/" + triple, "/lib", "/usr/lib"} {
 		p := path.Join(dir, lib)
-		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
-			return p, nil
+		for _, root := range roots {
+			if _, err := os.Stat(filepath.Join(root, p)); err == nil {
+				return p, nil
+			}
 		}
 	}
 	return "", fmt.Errorf("a library is missing: %s (for %s)", lib, triple)
@@ -143,8 +151,25 @@ func parts(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
 }
 
+// inTrees is inTree in the first of the trees that has the path.
+func inTrees(roots []string, p string) (string, error) {
+	var err error
+	for _, root := range roots {
+		var real string
+		if real, err = inTree(root, p); err == nil {
+			return real, nil
+		}
+	}
+	return "", err
+}
+
 // fromTree is the layer entry of a path of the tree: the file its links lead to in the tree.
 func fromTree(root, p string) (Entry, error) {
-	real, err := inTree(root, p)
+	return fromTrees([]string{root}, p)
+}
+
+// fromTrees is fromTree in the first of the trees that has the path.
+func fromTrees(roots []string, p string) (Entry, error) {
+	real, err := inTrees(roots, p)
 	return Entry{Path: p, From: real}, err
 }

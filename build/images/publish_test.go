@@ -2,7 +2,7 @@
 // project image is an index of linux/amd64 and linux/arm64, labelled with its build; the
 // arm64 INDI server is Debian's arm64 program with its loader; the arm64 runner is a
 // program of that CPU that runs (under qemu-user) and says its version; and a driver of
-// indi-open runs on each CPU from the image's own files.
+// indi-open runs on each CPU from the image's own files, as does one of a package of one's own.
 package images_test
 
 import (
@@ -129,6 +129,8 @@ func TestAReleaseIsAnIndexOfAmd64AndArm64AndItsArm64RunnerRuns(t *testing.T) {
 		assert.Regexp(t, `device='EQMod Mount'\s+name='CONNECTION'`, out, "%s: indi_eqmod_telescope defines its connection", arch)
 		assert.Regexp(t, `name='Nearest Math Plugin'`, out, "%s: the alignment subsystem found its plugins", arch)
 	}
+
+	ownDriverRuns(t, ctx, s.Registry+"/liken", cache)
 }
 
 // qemuCPU is qemu-user's name of each GOARCH the images are built for.
