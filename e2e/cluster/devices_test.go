@@ -225,30 +225,28 @@ func awaitSlice(t *testing.T, ctx context.Context, match func(resourceapi.Device
 	t.Helper()
 	var found resourceapi.Device
 	require.Eventually(t, func() bool {
-		slices, err := env.Kube.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + dra.DriverName})
-		require.NoError(t, err)
-		for _, s := range slices.Items {
-			for _, d := range s.Spec.Devices {
-				if match(d) {
-					found = d
-					return true
-				}
-			}
-		}
-		return false
+		var ok bool
+		found, ok = inSlice(t, ctx, match)
+		return ok
 	}, time.Minute, 250*time.Millisecond, what)
 	return found
 }
 
 func sliceHas(t *testing.T, ctx context.Context, match func(resourceapi.Device) bool) bool {
+	_, ok := inSlice(t, ctx, match)
+	return ok
+}
+
+// inSlice is the first device of the driver's slices that matches.
+func inSlice(t *testing.T, ctx context.Context, match func(resourceapi.Device) bool) (resourceapi.Device, bool) {
 	slices, err := env.Kube.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + dra.DriverName})
 	require.NoError(t, err)
 	for _, s := range slices.Items {
 		for _, d := range s.Spec.Devices {
 			if match(d) {
-				return true
+				return d, true
 			}
 		}
 	}
-	return false
+	return resourceapi.Device{}, false
 }
