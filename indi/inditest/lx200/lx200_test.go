@@ -1,6 +1,6 @@
 // These tests prove the mount against Debian's real INDI drivers: each runs indiserver with
 // one stock LX200 driver, points its DEVICE_PORT at the mount's pty and drives it with the
-// project's own client, as the end-to-end tests will. indi_lx200fs2 is the driver the mount is
+// project's own client, as e2e/cluster does. indi_lx200fs2 is the driver the mount is
 // for: it parks with a goto and unparks with a sync, so a parked mount can be unparked.
 // indi_lx200generic parks with :hP# but has no unpark (libindi's default refuses it), which
 // the second test pins down so a newer driver that gains one is noticed.

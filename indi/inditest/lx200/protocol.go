@@ -1,5 +1,5 @@
-// The LX200 commands the mount answers, as the Meade serial protocol (2010.10) and INDI's
-// lx200driver.cpp (1.9.9) have them. Replies are what that driver reads: get commands end in
+// The LX200 commands the mount answers, as Meade's serial protocol and INDI 1.9.9's LX200
+// drivers have them. Replies are what those drivers read: get commands end in
 // '#'; set commands answer one byte, '1' valid or '0' invalid, with no '#'; :MS# answers '0'
 // when the slew starts; ACK, the byte 0x06, answers the alignment ('P'); motion, stop, rate,
 // precision and mode commands answer nothing, and the driver flushes its input after them.

@@ -1,5 +1,5 @@
-// This test talks to the mount over its pty directly, byte for byte as INDI's lx200driver.cpp
-// does, for what the drivers' own tests cannot show: the replies without '#', the precision
+// This test talks to the mount over its pty directly, byte for byte as INDI 1.9.9's LX200 drivers
+// do, for what the drivers' own tests cannot show: the replies without '#', the precision
 // toggle, silence for unknown commands, the port left openable after a driver that set
 // TIOCEXCL lets it go, and nothing left behind by Close.
 
