@@ -143,6 +143,13 @@ spec:
 	t.Run("with the runner gone, the site guard parks it through the adapter at dawn", func(t *testing.T) {
 		guardParksThroughTheAdapter(t, ctx, mount)
 	})
+	t.Run("the DRA driver restarts and publishes the adapter again", func(t *testing.T) {
+		out, err := env.Kubectl(ctx, "-n", localstack.DevicesNamespace, "delete", "pods", "-l", "app.kubernetes.io/component=serial-devices", "--wait=true")
+		require.NoError(t, err, out)
+		out, err = env.Kubectl(ctx, "-n", localstack.DevicesNamespace, "rollout", "status", "daemonset/serial-devices", "--timeout=120s")
+		require.NoError(t, err, out)
+		awaitSlice(t, ctx, func(d resourceapi.Device) bool { return d.Name == device.Name }, "the new driver publishes the adapter")
+	})
 	t.Run("pulled out, the adapter leaves the node's slice and the Mount says so", func(t *testing.T) {
 		require.Eventually(t, func() bool {
 			return conditionIn(t, ctx, hwNS, obsv1.KindMount, "west", obsv1.ConditionPlugged) == "True"
