@@ -50,6 +50,10 @@ const ReasonDriverRestarted = "DriverRestarted"
 
 func (a *Activities) configureAgain(ctx context.Context, in StepInput, o *observedServer, d *observedDevice) ([]string, error) {
 	c := o.client
+	// A restarted driver starts from its defaults (or its saved config): the port first.
+	if err := setConnection(ctx, c, d.indiName, d.stepDevice); err != nil {
+		return nil, err
+	}
 	if _, err := c.Connect(ctx, d.indiName); err != nil {
 		return nil, err
 	}
