@@ -1,7 +1,8 @@
 // The objects of a device: a pod (<name>-<kind>) that runs its INDI driver behind socat, so
-// the driver's stdio is a TCP port its INDI server dials; the Service in front of it; and,
-// when the device names hardware in spec.claim, a resource.k8s.io/v1 ResourceClaim that the
-// pod uses, so the scheduler puts the driver on the node that has the device.
+// the driver's stdio is a TCP port its INDI server dials; the Service in front of it; when the
+// device names hardware in spec.claim, a resource.k8s.io/v1 ResourceClaim that the pod uses,
+// so the scheduler puts the driver on the node that has the device; and with spec.config, the
+// PersistentVolumeClaim that keeps what the driver saves of its configuration.
 package kube
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -117,9 +119,55 @@ func DevicePod(d DeviceRef, server string, guider *obsv1.Guider) (*corev1.Pod, e
 		pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: DeviceClaimName, ResourceClaimName: ptr.To(name)}}
 		c.Resources.Claims = []corev1.ResourceClaim{{Name: DeviceClaimName}}
 	}
-	pod.Spec.Containers = []corev1.Container{c}
 	pod.Spec.Volumes = []corev1.Volume{obsEmptyDir(obsTmpVolume)}
+	if d.Spec.Config != nil {
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: obsConfigVolume, MountPath: DriverConfigDir})
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: obsConfigVolume, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: DeviceConfigClaimName(name)},
+		}})
+	}
+	pod.Spec.Containers = []corev1.Container{c}
 	return obsSeal(pod), nil
+}
+
+// DriverConfigDir is where INDI drivers save their configuration: ~/.indi, HOME being /tmp.
+const DriverConfigDir = "/tmp/.indi"
+
+// DeviceConfigClaimName is the PersistentVolumeClaim of a device pod's saved configuration.
+func DeviceConfigClaimName(pod string) string { return pod + "-config" }
+
+// defaultConfigSize is a config claim's size when spec.config gives none.
+var defaultConfigSize = resource.MustParse("16Mi")
+
+// DeviceConfigClaim is the PersistentVolumeClaim of a device with a spec.config, owned by the
+// device alone (not by a reservation), so the configuration outlives each pod and each
+// reservation and goes with the device; nil for a device without one.
+func DeviceConfigClaim(d DeviceRef, server string) (*corev1.PersistentVolumeClaim, error) {
+	if d.Spec.Config == nil {
+		return nil, nil
+	}
+	pod, err := ValidObjectName(d.Kind, d.Name)
+	if err != nil {
+		return nil, err
+	}
+	name := DeviceConfigClaimName(pod)
+	size := defaultConfigSize
+	if d.Spec.Config.Size != nil {
+		size = *d.Spec.Config.Size
+	}
+	return &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       d.Namespace,
+			Labels:          ObjectLabels(name, RoleDevice, server, d.ResourceID),
+			OwnerReferences: d.OwnerReferences(),
+		},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: d.Spec.Config.StorageClassName,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		},
+	}, nil
 }
 
 // DeviceService is the Service of a device pod: the address its INDI server dials.

@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -350,5 +351,37 @@ func TestADevicePodsDigestChangesWithItsSpecAndNothingElse(t *testing.T) {
 		if d == was {
 			t.Errorf("%s left the digest as it was", name)
 		}
+	}
+}
+
+func TestADeviceWithConfigKeepsItOnAClaimItOwnsMountedWhereDriversSaveIt(t *testing.T) {
+	d := obsTDevice(obsv1.KindMount, "east", "indi_eqmod_telescope", "")
+	if c, err := DeviceConfigClaim(d, "east-telescope"); c != nil || err != nil {
+		t.Fatalf("a device without spec.config: %v, %v", c, err)
+	}
+	manual := ""
+	d.Spec.Config = &obsv1.ConfigVolume{StorageClassName: &manual}
+	c, err := DeviceConfigClaim(d, "east-telescope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "east-mount-config" || c.Namespace != "observatory" || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != "" ||
+		c.Spec.Resources.Requests.Storage().String() != "16Mi" {
+		t.Errorf("claim %s/%s: %+v", c.Namespace, c.Name, c.Spec)
+	}
+	obsTCheckOwner(t, c.Name, c.OwnerReferences, d.ResourceID)
+	pod, err := DevicePod(d, "east-telescope", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obsTCheckPod(t, pod)
+	mounts := pod.Spec.Containers[0].VolumeMounts
+	if len(mounts) != 2 || mounts[1].MountPath != "/tmp/.indi" || pod.Spec.Volumes[1].PersistentVolumeClaim.ClaimName != "east-mount-config" {
+		t.Errorf("mounts %+v, volumes %+v", mounts, pod.Spec.Volumes)
+	}
+	size := resource.MustParse("1Mi")
+	d.Spec.Config = &obsv1.ConfigVolume{Size: &size}
+	if c, _ := DeviceConfigClaim(d, "east-telescope"); c.Spec.StorageClassName != nil || c.Spec.Resources.Requests.Storage().String() != "1Mi" {
+		t.Errorf("the cluster's default class and the size given: %+v", c.Spec)
 	}
 }

@@ -380,6 +380,11 @@ func (a *Activities) startDevicePods(ctx context.Context, s stepServer, devices 
 				return started, err
 			}
 		}
+		if cfg := objs[i].config; cfg != nil {
+			if err := ensureObject(ctx, a.Kube.CoreV1().PersistentVolumeClaims(cfg.Namespace), "PersistentVolumeClaim", cfg, nil); err != nil {
+				return started, err
+			}
+		}
 		if err := a.ensureService(ctx, svc); err != nil {
 			return started, err
 		}
@@ -399,6 +404,8 @@ type deviceObjects struct {
 	pod   *corev1.Pod
 	svc   *corev1.Service
 	claim *resourcev1.ResourceClaim
+	// config keeps the driver's saved configuration (spec.config), from pod to pod.
+	config *corev1.PersistentVolumeClaim
 }
 
 // deviceRun is where the device's pod runs the driver, as its status shows it.
@@ -425,6 +432,9 @@ func buildDevices(s stepServer, devices []stepDevice, registry string) ([]device
 			return nil, stepFailed("%v", err)
 		}
 		if out[i].claim, err = kube.DeviceResourceClaim(d.DeviceRef, s.Name); err != nil {
+			return nil, stepFailed("%v", err)
+		}
+		if out[i].config, err = kube.DeviceConfigClaim(d.DeviceRef, s.Name); err != nil {
 			return nil, stepFailed("%v", err)
 		}
 	}

@@ -125,7 +125,7 @@ func (a *Activities) startDevices(ctx context.Context, in StepInput) (StepResult
 	if err := a.awaitDrivers(ctx, s, started); err != nil {
 		return StepResult{}, err
 	}
-	return StepResult{Summary: "Started " + deviceLabels(started)}, nil
+	return StepResult{Summary: "Started " + deviceLabels(started) + keptConfigs(started)}, nil
 }
 
 func (a *Activities) stopDevices(ctx context.Context, in StepInput) (StepResult, error) {
@@ -274,4 +274,19 @@ func (a *Activities) readServerToStop(ctx context.Context, ns string, kind obsv1
 		return stepServer{Owner: kube.ResourceID{Kind: kind, Namespace: ns, Name: name}, Name: kube.ServerName(kind, name)}, nil
 	}
 	return s, err
+}
+
+// keptConfigs says where the devices with spec.config keep what their drivers save, for the
+// reservation's record: "; the configuration of Mount west on west-mount-config".
+func keptConfigs(devices []stepDevice) string {
+	var parts []string
+	for _, d := range devices {
+		if d.Spec.Config != nil && d.Pod != "" {
+			parts = append(parts, d.Label()+" on "+kube.DeviceConfigClaimName(d.Pod))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; the configuration of " + strings.Join(parts, ", ")
 }

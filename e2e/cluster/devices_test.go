@@ -12,6 +12,8 @@ package cluster
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/dra"
+	"liken.sh/runner/indi"
 	"liken.sh/runner/indi/guard"
 	"liken.sh/runner/indi/inditest/lx200"
 	"liken.sh/runner/indi/prop"
@@ -69,6 +72,9 @@ func TestAMountOnAUSBSerialAdapterIsClaimedAndDrivenThroughIt(t *testing.T) {
 	_, err = env.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hwNS, Labels: restricted}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { env.Kube.CoreV1().Namespaces().Delete(context.Background(), hwNS, metav1.DeleteOptions{}) })
+	// The node has no storage provisioner: the config's volume is a folder of the node, made
+	// beforehand for the claim, as a user of local volumes makes one.
+	configDir := hostPathVolume(t, ctx, "hardware-west-mount-config", hwNS, "west-mount-config", 1, 1000)
 	env.CreateObservatoryYAML(t, hwNS, `
 kind: Observatory
 metadata: {name: roof}
@@ -102,6 +108,7 @@ spec:
     settings:
       - property: DEVICE_AUTO_SEARCH
         values: {INDI_DISABLED: "On"}
+  config: {storageClassName: ""}
   deactivation:
     - state: Parked
 `)
@@ -139,6 +146,9 @@ spec:
 			s := mount.Status()
 			return !s.Slewing && abs(s.RA-5.5) < 1e-3 && abs(s.Dec-22.25) < 1e-3
 		}, time.Minute, 250*time.Millisecond, "the mount reached the target")
+	})
+	t.Run("what the driver saves outlives its pod", func(t *testing.T) {
+		savedConfigOutlivesThePod(t, ctx, configDir)
 	})
 	t.Run("with the runner gone, the site guard parks it through the adapter at dawn", func(t *testing.T) {
 		guardParksThroughTheAdapter(t, ctx, mount)
@@ -183,6 +193,54 @@ spec:
 			}
 		}
 	})
+}
+
+// savedConfigOutlivesThePod sets the FS-2's slew accuracy on the driver and saves its
+// configuration, which lands in the device's config volume; then the driver's pod is deleted,
+// the runner starts it again and connects it, and the new driver loads it back.
+func savedConfigOutlivesThePod(t *testing.T, ctx context.Context, dir string) {
+	c := dialServiceIn(ctx, hwNS, "west-telescope")
+	require.NotNil(t, c, "dial west-telescope")
+	require.NoError(t, c.Sync(ctx, fs2))
+	_, err := c.SetNumber(ctx, fs2, "Slew Accuracy", map[string]float64{"SlewRA": 5, "SlewDEC": 5}, 0.01)
+	require.NoError(t, err)
+	require.NoError(t, c.Press(ctx, fs2, "CONFIG_PROCESS", "CONFIG_SAVE"))
+	saved := regexp.MustCompile(`name='SlewRA'>\s*5\s*<`)
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(filepath.Join(dir, fs2+"_config.xml"))
+		return err == nil && saved.Match(b)
+	}, 30*time.Second, 250*time.Millisecond, "the driver saves its configuration to the device's volume")
+	c.Close()
+
+	pods := env.Kube.CoreV1().Pods(hwNS)
+	old, err := pods.Get(ctx, "west-mount", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, pods.Delete(ctx, old.Name, metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool {
+		p, err := pods.Get(ctx, old.Name, metav1.GetOptions{})
+		return err == nil && p.UID != old.UID && podReady(p)
+	}, 2*time.Minute, 250*time.Millisecond, "the runner starts the mount's pod again")
+	// The new driver, connected again by the runner, loads what the old one saved.
+	var c2 *indi.Client
+	require.Eventually(t, func() bool { c2 = dialServiceIn(ctx, hwNS, "west-telescope"); return c2 != nil },
+		time.Minute, 250*time.Millisecond, "dial west-telescope")
+	defer c2.Close()
+	require.Eventually(t, func() bool {
+		conn, ok := c2.Property(fs2, "CONNECTION")
+		return ok && conn.SwitchOn("CONNECT") && conn.State == prop.Ok
+	}, 2*time.Minute, 250*time.Millisecond, "the runner connects the new driver")
+	require.NoError(t, c2.Press(ctx, fs2, "CONFIG_PROCESS", "CONFIG_LOAD"))
+	var last string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		p, _ := c2.Property(fs2, "Slew Accuracy")
+		last = p.Summary()
+		if ra, ok := p.Number("SlewRA"); ok && ra == 5 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new driver did not load the saved slew accuracy: %s", last)
+		}
+	}
 }
 
 // guardParksThroughTheAdapter stages dawn at the site, takes the runner away (the workers and

@@ -136,7 +136,9 @@ func observatoryWorkerPermissions() permissions {
 		access{verb: "update", resource: "configmaps", namespace: "observatory", name: "lab-observatory"},
 		access{verb: "create", resource: "events", namespace: "observatory"},
 		access{verb: "patch", resource: "events", namespace: "observatory", name: "r1.1"},
-		access{verb: "list", group: "resource.k8s.io", resource: "resourceslices"})
+		access{verb: "list", group: "resource.k8s.io", resource: "resourceslices"},
+		access{verb: "get", resource: "persistentvolumeclaims", namespace: "observatory", name: "east-mount-config"},
+		access{verb: "create", resource: "persistentvolumeclaims", namespace: "observatory"})
 	workerMayNo := []access{
 		{verb: "update", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
 		{verb: "delete", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
@@ -151,6 +153,7 @@ func observatoryWorkerPermissions() permissions {
 		{verb: "update", group: "batch", resource: "jobs", namespace: "observatory", name: "lab-park"},
 		{verb: "update", group: "resource.k8s.io", resource: "resourceclaims", namespace: "observatory", name: "cam"},
 		{verb: "create", group: "resource.k8s.io", resource: "resourceslices"},
+		{verb: "delete", resource: "persistentvolumeclaims", namespace: "observatory", name: "east-mount-config"},
 		{verb: "delete", resource: "events", namespace: "observatory", name: "r1.1"},
 		{verb: "create", resource: "pods", subresource: "exec", namespace: "observatory", name: "lab-observatory"},
 		{verb: "get", resource: "secrets", namespace: "observatory"},

@@ -7,6 +7,7 @@
 package v1alpha1
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -67,6 +68,27 @@ type DeviceSpec struct {
 	// the runner sets before it connects the device.
 	// +optional
 	Connection *Connection `json:"connection,omitempty"`
+
+	// Where the driver keeps what it saves of its configuration (INDI's ~/.indi: its
+	// settings, a mount's park position), so that it outlives the driver's pod. Without it,
+	// the configuration lives in the pod and goes with it.
+	// +optional
+	Config *ConfigVolume `json:"config,omitempty"`
+}
+
+// ConfigVolume is the PersistentVolumeClaim <name>-<kind>-config the runner makes for a
+// device's saved configuration, mounted where the driver saves it. It belongs to the device:
+// it stays from one reservation to the next and goes when the device is deleted.
+type ConfigVolume struct {
+	// The claim's StorageClass; unset takes the cluster's default, "" binds a volume made
+	// beforehand. A node-local class (k3s' local-path) keeps it on the node the device's
+	// driver runs on, which its claim decides.
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
+
+	// The claim's size; 16Mi by default, more than INDI's files need.
+	// +optional
+	Size *resource.Quantity `json:"size,omitempty"`
 }
 
 // Connection is how a driver reaches its hardware. The runner sets it over INDI before each
