@@ -103,13 +103,14 @@ func TestTheRunnerInstallsAndEveryRolloutCompletes(t *testing.T) {
 	pulled(t, system, images.RunnerRepository+":"+testenv.NodeImageTag, images.TemporalImage)
 }
 
-// pulled checks that the kubelet pulled each image from the stack's registry, as a cluster
-// pulls: its "Successfully pulled image" event in ns. An image already in containerd (loaded
-// by hand, say) would get "already present on machine" instead.
 // nodeServerImage is the INDI server image the node's runner names: that of the build its images
 // were made from, not the test binary's.
 func nodeServerImage() string { return kube.ServerImageOf(env.NodeBuild) }
 
+// pulled checks that the kubelet pulled each image from the stack's registry, as a cluster
+// pulls: its "Successfully pulled image" event in ns ("" for any namespace, where an earlier
+// test's pod may have pulled it first). An image already in containerd (loaded by hand, say)
+// would get "already present on machine" instead.
 func pulled(t *testing.T, ns string, imgs ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
