@@ -131,6 +131,8 @@ spec:
 			assert.False(t, c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged, c.Name)
 		}
 		assert.Positive(t, mount.Commands()[":GR#"], "the driver reads the mount's position through the adapter")
+		// The package's first INDI pods: the node pulled the server image from the registry.
+		pulled(t, hwNS, nodeServerImage())
 	})
 	t.Run("the mount slews through the adapter", func(t *testing.T) {
 		c := dialServiceIn(ctx, hwNS, "west-telescope")

@@ -108,9 +108,8 @@ func TestTheRunnerInstallsAndEveryRolloutCompletes(t *testing.T) {
 func nodeServerImage() string { return kube.ServerImageOf(env.NodeBuild) }
 
 // pulled checks that the kubelet pulled each image from the stack's registry, as a cluster
-// pulls: its "Successfully pulled image" event in ns ("" for any namespace, where an earlier
-// test's pod may have pulled it first). An image already in containerd (loaded by hand, say)
-// would get "already present on machine" instead.
+// pulls: its "Successfully pulled image" event in ns. An image already in containerd (loaded
+// by hand, say) would get "already present on machine" instead.
 func pulled(t *testing.T, ns string, imgs ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

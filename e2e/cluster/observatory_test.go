@@ -58,9 +58,9 @@ func TestTheExampleObservatoryRunsOnRealPodsFromReadyToReleased(t *testing.T) {
 	r := awaitPhase(t, "tonight", obsv1.ReservationReady, 4*time.Minute)
 	require.NotNil(t, r.Status.Endpoint, "a Ready reservation says where its INDI server is")
 	t.Run("every pod runs real processes", func(t *testing.T) { podsAreReal(t, ctx) })
-	t.Run("the INDI and Job images were pulled from the registry", func(t *testing.T) {
-		// The adapter's site (devices_test.go) runs the server image before this one does.
-		pulled(t, "", nodeServerImage(), kube.SimulatorImage, images.JobImage)
+	t.Run("the simulators' and Job images were pulled from the registry", func(t *testing.T) {
+		// The server image is pulled by the adapter's site (devices_test.go), which runs first.
+		pulled(t, obsNS, kube.SimulatorImage, images.JobImage)
 	})
 	t.Run("a client in a pod reads the mount at the endpoint", func(t *testing.T) { clientReadsMount(t, ctx, r.Status.Endpoint) })
 	t.Run("a deleted device pod comes back and is linked again", func(t *testing.T) { devicePodComesBack(t, ctx) })
