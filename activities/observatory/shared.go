@@ -136,6 +136,11 @@ func (a *Activities) ensureClaim(ctx context.Context, want *resourcev1.ResourceC
 	return ensureObject(ctx, a.Kube.ResourceV1().ResourceClaims(want.Namespace), "ResourceClaim", want, nil)
 }
 
+// ensureConfigClaim creates or adopts a device's config claim (spec.config).
+func (a *Activities) ensureConfigClaim(ctx context.Context, want *corev1.PersistentVolumeClaim) error {
+	return ensureObject(ctx, a.Kube.CoreV1().PersistentVolumeClaims(want.Namespace), "PersistentVolumeClaim", want, nil)
+}
+
 // atOnce runs f(0) to f(n-1) at the same time, at most limit at once (0: all), and returns
 // the first error in index order. A step's requests that do not depend on each other so cost
 // one round trip to the API server or the INDI servers, not n: under twenty telescopes
