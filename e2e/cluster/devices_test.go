@@ -214,14 +214,7 @@ func savedConfigOutlivesThePod(t *testing.T, ctx context.Context, dir string) {
 	}, 30*time.Second, 250*time.Millisecond, "the driver saves its configuration to the device's volume")
 	c.Close()
 
-	pods := env.Kube.CoreV1().Pods(hwNS)
-	old, err := pods.Get(ctx, "west-mount", metav1.GetOptions{})
-	require.NoError(t, err)
-	require.NoError(t, pods.Delete(ctx, old.Name, metav1.DeleteOptions{}))
-	require.Eventually(t, func() bool {
-		p, err := pods.Get(ctx, old.Name, metav1.GetOptions{})
-		return err == nil && p.UID != old.UID && podReady(p)
-	}, 2*time.Minute, 250*time.Millisecond, "the runner starts the mount's pod again")
+	podComesBack(t, ctx, hwNS, "west-mount", "the runner starts the mount's pod again")
 	// The new driver, connected again by the runner, loads what the old one saved.
 	var c2 *indi.Client
 	require.Eventually(t, func() bool { c2 = dialServiceIn(ctx, hwNS, "west-telescope"); return c2 != nil },
@@ -232,17 +225,11 @@ func savedConfigOutlivesThePod(t *testing.T, ctx context.Context, dir string) {
 		return ok && conn.SwitchOn("CONNECT") && conn.State == prop.Ok
 	}, 2*time.Minute, 250*time.Millisecond, "the runner connects the new driver")
 	require.NoError(t, c2.Press(ctx, fs2, "CONFIG_PROCESS", "CONFIG_LOAD"))
-	var last string
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+	testenv.Eventually(t, 30*time.Second, "the new driver loads the saved slew accuracy", func() (bool, string) {
 		p, _ := c2.Property(fs2, "Slew Accuracy")
-		last = p.Summary()
-		if ra, ok := p.Number("SlewRA"); ok && ra == 5 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the new driver did not load the saved slew accuracy: %s", last)
-		}
-	}
+		ra, ok := p.Number("SlewRA")
+		return ok && ra == 5, p.Summary()
+	})
 }
 
 // guardParksThroughTheAdapter stages dawn at the site, takes the runner away (the workers and

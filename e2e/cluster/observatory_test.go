@@ -373,14 +373,7 @@ func guardReport(site *indi.Client) guard.Report {
 // StatefulSet makes it again, and the site guard in the new pod, whose volume is new, arms the
 // site as the runner last did (the pod template's config). It returns a client of the new pod.
 func sitePodComesBack(t *testing.T, ctx context.Context) *indi.Client {
-	pods := env.Kube.CoreV1().Pods(obsNS)
-	old, err := pods.Get(ctx, "lab-observatory-0", metav1.GetOptions{})
-	require.NoError(t, err)
-	require.NoError(t, pods.Delete(ctx, old.Name, metav1.DeleteOptions{}))
-	require.Eventually(t, func() bool {
-		p, err := pods.Get(ctx, old.Name, metav1.GetOptions{})
-		return err == nil && p.UID != old.UID && podReady(p)
-	}, 2*time.Minute, 250*time.Millisecond, "the StatefulSet makes the site's server pod again")
+	podComesBack(t, ctx, obsNS, "lab-observatory-0", "the StatefulSet makes the site's server pod again")
 	// The Service reaches the new pod once its endpoints and the node's rules have it.
 	var site *indi.Client
 	require.Eventually(t, func() bool { site = dialService(ctx, "lab-observatory"); return site != nil },
@@ -397,6 +390,20 @@ func sitePodComesBack(t *testing.T, ctx context.Context) *indi.Client {
 		return len(r.Domes) == 1 && r.Domes[0].Reported && weather
 	}, 2*time.Minute, 250*time.Millisecond, "the new pod's site guard connects the dome and the weather station")
 	return site
+}
+
+// podComesBack deletes a pod, as an eviction or a person would, and waits until a new pod of
+// that name is Ready, made again by its owner (what says who).
+func podComesBack(t *testing.T, ctx context.Context, ns, name, what string) {
+	t.Helper()
+	pods := env.Kube.CoreV1().Pods(ns)
+	old, err := pods.Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, pods.Delete(ctx, old.Name, metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool {
+		p, err := pods.Get(ctx, old.Name, metav1.GetOptions{})
+		return err == nil && p.UID != old.UID && podReady(p)
+	}, 2*time.Minute, 250*time.Millisecond, what)
 }
 
 func podReady(p *corev1.Pod) bool {
