@@ -122,9 +122,11 @@ func buildDevices(s stepServer, devices []stepDevice, registry string) ([]device
 	return out, nil
 }
 
-// waitPodsReady waits until every named pod is Ready.
+// waitPodsReady waits until every named pod is Ready; a wait that ends first says where the
+// pod stood (kube.PodReady).
 func (a *Activities) waitPodsReady(ctx context.Context, ns string, names []string) error {
 	for _, name := range names {
+		stands := "not created"
 		err := waitUntil(ctx, "pod "+name+" Ready", func(ctx context.Context) (bool, error) {
 			p, err := a.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
@@ -133,15 +135,12 @@ func (a *Activities) waitPodsReady(ctx context.Context, ns string, names []strin
 			if err != nil {
 				return false, fmt.Errorf("read the pod %s/%s: %w", ns, name, err)
 			}
-			for _, c := range p.Status.Conditions {
-				if c.Type == corev1.PodReady {
-					return c.Status == corev1.ConditionTrue, nil
-				}
-			}
-			return false, nil
+			var ready bool
+			ready, stands = kube.PodReady(p)
+			return ready, nil
 		})
 		if err != nil {
-			return err
+			return fmt.Errorf("%w (the pod: %s)", err, stands)
 		}
 	}
 	return nil
