@@ -1,6 +1,6 @@
-// The people side's activities: one quick pass over a Person (read it, decide whether its
-// picture must be read, read initials, data: and http(s) pictures, write the status, post the
-// Events), the bake through a baker pod for nfs:// and claim:// pictures, and the clean-up of a
+// The people side's activities: one quick pass over a Person (read it, keep who may act as it
+// (person_access.go), decide whether its picture must be read, read initials, data: and
+// http(s) pictures, write the status, post the Events), the bake through a baker pod for nfs:// and claim:// pictures, and the clean-up of a
 // Person that is gone. Picture bytes go from here straight into the Person's status; only the
 // small PersonOutcome returns to the workflow's history.
 //
@@ -96,7 +96,8 @@ func (a *Activities) people() Config { return a.People.withDefaults() }
 const fieldManager = kube.PeopleComponent
 
 // SyncPerson is the quick pass over a Person, run as a local activity: it reads the Person,
-// deletes baker pods left from an older avatar, and when a read is due reads an empty,
+// deletes baker pods left from an older avatar, keeps the RBAC that lets the users and groups
+// it names act as it, and when a read is due reads an empty,
 // data: or http(s) avatar itself and writes the status. An nfs:// or claim:// avatar comes
 // back as NeedsBake, for BakePerson.
 func (a *Activities) SyncPerson(ctx context.Context, in PersonPass) (PersonOutcome, error) {
@@ -109,6 +110,9 @@ func (a *Activities) SyncPerson(ctx context.Context, in PersonPass) (PersonOutco
 	}
 	out := outcomeOf(p)
 	if err := a.deleteBakers(ctx, p.Name, func(pod *metav1.ObjectMeta) bool { return staleBaker(pod, p) }); err != nil {
+		return out, err
+	}
+	if err := a.syncAccess(ctx, p); err != nil {
 		return out, err
 	}
 	src, perr := avatar.ParseSource(p.Spec.Avatar)

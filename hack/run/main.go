@@ -149,6 +149,10 @@ func runLocal(ctx context.Context, log *slog.Logger, o options, root, cache, dir
 	if err := kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"); err != nil {
 		return err
 	}
+	// Who may book (docs/booking.md): the local admin passes it, `kubectl --as` shows it.
+	if err := kubectl("apply", "--server-side", "-f", "deploy/observatory/booking-policy.yaml"); err != nil {
+		return fmt.Errorf("apply the booking policy: %w", err)
+	}
 	sessionEnd, err := exampleSession(ctx, kube, obs, kubectl, root, o.session)
 	if err != nil {
 		return err

@@ -96,6 +96,10 @@ func TestEachServiceAccountMayDoWhatItsCodeDoesAndNothingMore(t *testing.T) {
 		{[]string{"delete", "people.people.liken.sh", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
 		{[]string{"delete", "events", "-n", "default", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
 		{[]string{"create", "events", "-n", "default", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
+		{[]string{"act-as", "people.people.liken.sh/ada", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
+		{[]string{"act-as", "people.people.liken.sh/ada", "--as=system:serviceaccount:liken-system:people-operator"}, "no"},
+		{[]string{"create", "clusterrolebindings", "--as=system:serviceaccount:liken-system:liken-worker"}, "yes"},
+		{[]string{"bind", "clusterroles/cluster-admin", "--as=system:serviceaccount:liken-system:liken-worker"}, "no"},
 	})
 }
 
@@ -129,13 +133,20 @@ func peopleWatcherPermissions() permissions {
 			{verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: "default"},
 			{verb: "list", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace},
 			{verb: "get", resource: "secrets", namespace: leaseNamespace},
+			{verb: "act-as", group: people, resource: "people", name: "ada"},
+			{verb: "create", group: rbac, resource: "clusterroles"},
+			{verb: "get", group: rbac, resource: "clusterrolebindings", name: "liken-person-ada"},
 		},
 	}
 }
 
+const rbac = "rbac.authorization.k8s.io"
+
 // peopleWorkerPermissions are the worker's on the people side (activities/people and
 // cmd/worker): read a Person, write its status, run baker pods anywhere, read a claim's
-// namespace and claim, post and count Events in default.
+// namespace and claim, keep each Person's ClusterRole and ClusterRoleBinding (which grant
+// act-as on the Person, so the worker holds it: RBAC lets it grant only what it holds), post
+// and count Events in default.
 func peopleWorkerPermissions() permissions {
 	return permissions{
 		sa: workerSA,
@@ -153,6 +164,16 @@ func peopleWorkerPermissions() permissions {
 			{verb: "patch", resource: "events", namespace: "default", name: "ada.1"},
 			{verb: "get", resource: "namespaces", name: "observatory"},
 			{verb: "get", resource: "persistentvolumeclaims", namespace: "people", name: "portraits"},
+			{verb: "act-as", group: people, resource: "people", name: "ada"},
+			{verb: "act-as", group: people, resource: "people"},
+			{verb: "create", group: rbac, resource: "clusterroles"},
+			{verb: "get", group: rbac, resource: "clusterroles", name: "liken-person-ada"},
+			{verb: "update", group: rbac, resource: "clusterroles", name: "liken-person-ada"},
+			{verb: "delete", group: rbac, resource: "clusterroles", name: "liken-person-ada"},
+			{verb: "create", group: rbac, resource: "clusterrolebindings"},
+			{verb: "get", group: rbac, resource: "clusterrolebindings", name: "liken-person-ada"},
+			{verb: "update", group: rbac, resource: "clusterrolebindings", name: "liken-person-ada"},
+			{verb: "delete", group: rbac, resource: "clusterrolebindings", name: "liken-person-ada"},
 		},
 		mayNo: []access{
 			{verb: "delete", group: people, resource: "people", name: "ada"},
@@ -171,6 +192,17 @@ func peopleWorkerPermissions() permissions {
 			{verb: "list", resource: "namespaces"},
 			{verb: "list", resource: "persistentvolumeclaims", namespace: "people"},
 			{verb: "update", resource: "persistentvolumeclaims", namespace: "people", name: "portraits"},
+			// It keeps the roles by name and grants only what it holds: no listing, no
+			// escalate or bind, no impersonation, nothing namespaced.
+			{verb: "list", group: rbac, resource: "clusterroles"},
+			{verb: "watch", group: rbac, resource: "clusterrolebindings"},
+			{verb: "patch", group: rbac, resource: "clusterroles", name: "liken-person-ada"},
+			{verb: "escalate", group: rbac, resource: "clusterroles", name: "liken-person-ada"},
+			{verb: "bind", group: rbac, resource: "clusterroles", name: "cluster-admin"},
+			{verb: "create", group: rbac, resource: "roles", namespace: "observatory"},
+			{verb: "create", group: rbac, resource: "rolebindings", namespace: "observatory"},
+			{verb: "impersonate", resource: "users", name: "ada@example.org"},
+			{verb: "impersonate", resource: "groups", name: "liken:observatory-admins"},
 		},
 	}
 }

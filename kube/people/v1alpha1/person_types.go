@@ -1,5 +1,6 @@
-// The Person kind: who someone is (spec, written by people) and the picture the runner drew or
-// fetched for them (status, written only by the runner). Screens show status.thumbnail, so the
+// The Person kind: who someone is and which Kubernetes users and groups act as them (spec,
+// written by people), and the picture the runner drew or fetched for them (status, written
+// only by the runner). Screens show status.thumbnail, so the
 // status keeps enough of the source's version (ETag, Last-Modified, size) to re-read it cheaply
 // and the AvatarReady condition says where the picture came from or why it could not be read.
 
@@ -71,6 +72,25 @@ type PersonSpec struct {
 	// compatibility; the runner does not use it.
 	// +optional
 	Identity *Identity `json:"identity,omitempty"`
+
+	// The Kubernetes user names that act as this person, such as "ada@example.org": who may
+	// book, change and cancel reservations in this person's name, and reach their telescopes.
+	// The runner grants them the verb act-as on this Person (ClusterRole and ClusterRoleBinding
+	// liken-person-<name>).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	Users []string `json:"users,omitempty"`
+
+	// The Kubernetes groups whose members act as this person, such as "astro-club": like the
+	// users, who may book, change and cancel reservations in this person's name, and reach
+	// their telescopes.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	Groups []string `json:"groups,omitempty"`
 }
 
 // Identity names the person at an OpenID Connect issuer.
