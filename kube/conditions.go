@@ -45,7 +45,8 @@ func conditionEventType(c *obsv1.Condition) string {
 	switch {
 	case c.Type == obsv1.ConditionParentFound && c.Status == metav1.ConditionFalse,
 		c.Type == obsv1.ConditionReady && c.Reason == ReasonError,
-		c.Type == obsv1.ConditionSafe && c.Status == metav1.ConditionFalse:
+		c.Type == obsv1.ConditionSafe && c.Status == metav1.ConditionFalse,
+		c.Type == obsv1.ConditionConfirmed && c.Status == metav1.ConditionFalse:
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

@@ -51,6 +51,9 @@ type ReservationFacts struct {
 	Endpoint *obsv1.Endpoint
 	// Night is when spec.night's dusk and dawn fall; nil for a reservation by the clock.
 	Night *obsv1.ReservationNight
+	// Booking is what the site's rules said of it; nil keeps the Confirmed condition as it
+	// is (they are not checked once it took the telescope).
+	Booking *Booking
 }
 
 // ReservationBegun is the status when the runner first takes a reservation on: the steps
@@ -247,6 +250,13 @@ func ComposeReservation(old obsv1.ReservationStatus, f ReservationFacts, now tim
 	}
 	setCondition(&st, ready, f.Generation, now)
 	setCondition(&st, safe, f.Generation, now)
+	if b := f.Booking; b != nil {
+		confirmed := obsv1.Condition{Type: obsv1.ConditionConfirmed, Status: metav1.ConditionFalse, Reason: b.Reason, Message: b.Message}
+		if b.Confirmed {
+			confirmed.Status = metav1.ConditionTrue
+		}
+		setCondition(&st, confirmed, f.Generation, now)
+	}
 	return st
 }
 
@@ -260,13 +270,14 @@ func ReservationCondition(st *obsv1.ReservationStatus, typ string) *obsv1.Condit
 	return nil
 }
 
-// ReservationEvents are the Events a change of status deserves, in order: one per step that
+// ReservationEvents are the Events a change of status deserves, in order: one for a change
+// of the Confirmed condition (a Warning when the booking is refused or queued), one per step that
 // ended (Normal, reason the step's name, "Done in 19 s: <summary>"; or a Warning StepFailed or
 // StepTimedOut), then one for a new phase (Ready, Deactivating, Released). A step the runner
 // skipped without starting it (the rest of the activation after an end) gets none: it never
 // ran, and the phase Event says why.
 func ReservationEvents(old, updated *obsv1.ReservationStatus, telescope string) []Event {
-	var out []Event
+	out := ConditionEvents(old.Conditions, updated.Conditions, obsv1.ConditionConfirmed)
 	for i := range updated.Steps {
 		r := &updated.Steps[i]
 		if unfinished(r.State) || r.StartTime == nil {

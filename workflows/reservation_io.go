@@ -103,7 +103,7 @@ func (r *reservation) read() error {
 // write composes the status and writes it, with its Events, when it changed; and keeps the
 // search attributes up to date.
 func (r *reservation) write() error {
-	f := kube.ReservationFacts{Telescope: r.telescope, Holder: r.holder, Generation: r.state.Generation, Endpoint: r.endpoint}
+	f := kube.ReservationFacts{Telescope: r.telescope, Holder: r.holder, Generation: r.state.Generation, Endpoint: r.endpoint, Booking: r.state.Booking}
 	if r.state.Night != nil {
 		f.Night = r.state.Night.Window
 	}
@@ -172,9 +172,13 @@ func (r *reservation) signalTelescope(op string) error {
 	if r.state.Spec.Start != nil {
 		start = r.state.Spec.Start.UTC()
 	}
+	var priority int32
+	if b := r.state.Booking; b != nil {
+		priority = b.Priority
+	}
 	msg := TelescopeRequest{Op: op, Ticket: TelescopeTicket{
 		Reservation: r.in.Name, WorkflowID: workflow.GetInfo(r.ctx).WorkflowExecution.ID,
-		Token: r.locks.telescope, Start: start, Created: r.state.Created,
+		Token: r.locks.telescope, Start: start, Created: r.state.Created, Priority: priority,
 	}}
 	tel := r.state.Telescope.Name
 	return r.coordinate(activities.WorkflowSignal{

@@ -102,6 +102,8 @@ func (r *reservation) waitingFor(w *telescopeWait) (summary string, free bool) {
 	switch {
 	case st.Night != nil && st.Night.Refused != "":
 		return st.Night.Refused, false
+	case st.Booking != nil && st.Booking.Refused:
+		return st.Booking.Message, false
 	case st.Spec.Start != nil && now.Before(st.Spec.Start.Time):
 		start := st.Spec.Start.UTC()
 		if w.start == nil || !w.startArmed.Equal(start) {

@@ -136,7 +136,8 @@ func fewNames(all []string) string {
 }
 
 // ReservationDetails are a reservation's current details (markdown), kept up to date as its
-// status changes: its phase and step, where to connect while Ready, and the last step done.
+// status changes: its phase and step, where to connect while Ready, what the booking rules
+// said of it, and the last step done.
 func ReservationDetails(st obsv1.ReservationStatus) string {
 	out := "**" + orDash(string(st.Phase)) + "**"
 	if st.Step != "" {
@@ -147,6 +148,9 @@ func ReservationDetails(st obsv1.ReservationStatus) string {
 	}
 	if st.Endpoint != nil {
 		out += fmt.Sprintf("\n\nINDI server: `%s:%d`", st.Endpoint.Host, st.Endpoint.Port)
+	}
+	if c := kube.ReservationCondition(&st, obsv1.ConditionConfirmed); c != nil {
+		out += "\n\nBooking: " + c.Message
 	}
 	if last := lastFinished(st); last != nil {
 		out += "\n\nLast: " + last.Name + " " + string(last.State)

@@ -79,12 +79,19 @@ func TestAReservationsDetailsFollowItsPhaseItsStepAndTheLastStepDone(t *testing.
 		Phase: obsv1.ReservationActivating, Step: kube.StepConnect,
 		Steps: []obsv1.StepRecord{{Name: kube.StepConnect, RunRecord: obsv1.RunRecord{State: obsv1.RunRunning, Summary: "Running"}}},
 	}
+	queued := obsv1.ReservationStatus{
+		Phase: obsv1.ReservationScheduled, Step: kube.StepWait,
+		Steps: []obsv1.StepRecord{{Name: kube.StepWait, RunRecord: obsv1.RunRecord{State: obsv1.RunRunning, Summary: "Waiting for Telescope east"}}},
+	}
+	queued.Conditions = []obsv1.Condition{{Type: obsv1.ConditionConfirmed, Status: metav1.ConditionFalse, Reason: kube.ReasonQueued,
+		Message: "Overlaps Reservation tonight of ada (from 2026-12-01 21:00 UTC until it is deleted): it waits for it in the telescope's queue"}}
 	for _, c := range []struct {
 		st   obsv1.ReservationStatus
 		want string
 	}{
 		{obsv1.ReservationStatus{}, "**—**"},
 		{running, "**Activating**, step **Connect**: Running"},
+		{queued, "**Scheduled**, step **Wait**: Waiting for Telescope east\n\nBooking: Overlaps Reservation tonight of ada (from 2026-12-01 21:00 UTC until it is deleted): it waits for it in the telescope's queue"},
 		{ready, "**Ready**\n\nINDI server: `east-telescope.observatory.svc:7624`\n\nLast: StartGuider Skipped: no Guider for Telescope east"},
 	} {
 		if got := ReservationDetails(c.st); got != c.want {

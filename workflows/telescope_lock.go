@@ -1,6 +1,6 @@
 // TelescopeLock is the durable lock on one telescope (ID telescope/<ns>/<name>): a telescope
-// has one holder at a time, and the reservations that wait for it are served in order (start,
-// then creation time, then name). The lock lives in Temporal, not in a worker's
+// has one holder at a time, and the reservations that wait for it are served in order (the
+// holder's priority at the site, then start, then creation time, then name). The lock lives in Temporal, not in a worker's
 // memory, so it survives any worker's restart and every worker sees the same queue.
 //
 // A reservation asks for the telescope (or gives it back) through the SignalCoordinator
@@ -61,6 +61,8 @@ type TelescopeTicket struct {
 	// Start is spec.start, or the creation time when the reservation has no start.
 	Start   time.Time
 	Created time.Time
+	// Priority is the holder's at the site (Observatory spec.booking.priorities).
+	Priority int32 `json:",omitempty"`
 	// Told is the holder the waiter was last told about, so it is told only of a change.
 	Told string `json:",omitempty"`
 }
@@ -94,6 +96,9 @@ type TelescopeLockInput struct {
 type telescopeLock struct {
 	holder *TelescopeTicket
 	queue  []TelescopeTicket
+	// byPriority: the waiters are served by priority first (a run recorded before
+	// priorities existed keeps serving by start).
+	byPriority bool
 }
 
 // apply takes one request into the state.
@@ -130,10 +135,14 @@ func (l *telescopeLock) remove(name string) {
 	l.queue = q
 }
 
-// sort orders the waiters by start, then creation time, then name.
+// sort orders the waiters by priority (highest first), then start, then creation time, then
+// name.
 func (l *telescopeLock) sort() {
 	sort.SliceStable(l.queue, func(i, j int) bool {
 		a, b := l.queue[i], l.queue[j]
+		if l.byPriority && a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
 		if !a.Start.Equal(b.Start) {
 			return a.Start.Before(b.Start)
 		}
@@ -177,7 +186,8 @@ func (l *telescopeLock) details() string {
 func TelescopeLock(ctx workflow.Context, in TelescopeLockInput) error {
 	log := workflow.GetLogger(ctx)
 	requests := workflow.GetSignalChannel(ctx, TelescopeRequests)
-	l := &telescopeLock{holder: in.Holder, queue: in.Queue}
+	l := &telescopeLock{holder: in.Holder, queue: in.Queue,
+		byPriority: workflow.GetVersion(ctx, "priority-first", workflow.DefaultVersion, 1) == 1}
 	l.sort()
 	handled := 0
 

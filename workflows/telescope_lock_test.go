@@ -52,6 +52,27 @@ func TestWaitersAreServedByStartThenCreationThenName(t *testing.T) {
 	assert.True(t, l.idle())
 }
 
+func TestAHigherPriorityIsServedFirstOnceTheLockKnowsPriorities(t *testing.T) {
+	for _, c := range []struct {
+		byPriority bool
+		want       []string
+	}{{true, []string{"club", "early", "later"}}, {false, []string{"early", "later", "club"}}} {
+		l := &telescopeLock{byPriority: c.byPriority}
+		l.apply(take(ticket("holder", 0, 0)))
+		l.next()
+		l.apply(take(ticket("early", time.Hour, 0)))
+		club := ticket("club", 3*time.Hour, time.Minute)
+		club.Priority = 10
+		l.apply(take(club))
+		l.apply(take(ticket("later", 2*time.Hour, 0)))
+		var order []string
+		for l.apply(give(l.holder.Reservation)); l.next() != nil; l.apply(give(l.holder.Reservation)) {
+			order = append(order, l.holder.Reservation)
+		}
+		assert.Equal(t, c.want, order, "a lock recorded before priorities (byPriority false) keeps serving by start")
+	}
+}
+
 func TestAWaiterThatWithdrawsLeavesTheQueue(t *testing.T) {
 	l := &telescopeLock{}
 	l.apply(take(ticket("holder", 0, 0)))

@@ -131,6 +131,9 @@ type ReservationState struct {
 	// Night is spec.night resolved at the Observatory's place; nil for a reservation by the
 	// clock, or while the Observatory is missing.
 	Night *kube.NightPlan `json:",omitempty"`
+	// Booking is what the site's booking rules say of it; nil once it took the telescope
+	// (the rules are checked only until then), or while the Observatory is missing.
+	Booking *kube.Booking `json:",omitempty"`
 }
 
 // TargetState is whether a Telescope or Observatory a reservation needs is there.

@@ -77,11 +77,11 @@ func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (R
 		return st, fmt.Errorf("read the Observatory %s/%s: %w", ref.Namespace, obs, err)
 	}
 	st.Observatory.Exists, st.Observatory.Deleting = true, o.GetDeletionTimestamp() != nil
+	var site obsv1.Observatory
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &site); err != nil {
+		return st, fmt.Errorf("read the Observatory %s/%s: %w", ref.Namespace, obs, err)
+	}
 	if r.Spec.Night != "" {
-		var site obsv1.Observatory
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &site); err != nil {
-			return st, fmt.Errorf("read the Observatory %s/%s: %w", ref.Namespace, obs, err)
-		}
 		plan := kube.PlanNight(r.Spec, site.Spec.Location)
 		st.Night = &plan
 		if w := plan.Window; w != nil {
@@ -90,6 +90,13 @@ func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (R
 		if plan.Refused != "" {
 			a.refuseNight(ctx, kube.ResourceID{Kind: obsv1.KindReservation, Namespace: ref.Namespace, Name: ref.Name, UID: r.UID}, plan.Refused)
 		}
+	}
+	if !kube.TookTelescope(&r.Status) && !st.Deleting {
+		b, err := a.checkBooking(ctx, &r, &site)
+		if err != nil {
+			return st, err
+		}
+		st.Booking = &b
 	}
 	return st, nil
 }

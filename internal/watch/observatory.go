@@ -52,6 +52,9 @@ const (
 	// whyDevice: a device was created or deleted, its spec changed (its parent may have), or
 	// its delete began: the Ready reservation there lets it join or leave.
 	whyDevice = "device"
+	// whyBooking: another Reservation of the namespace (the site) changed its window or
+	// went, which the booking rules of those still waiting count.
+	whyBooking = "booking"
 )
 
 // podsResource is core/v1 pods, watched through the dynamic client like everything here.

@@ -41,6 +41,15 @@ func (r *observatoryRun) readyReservations(namespace, why string) {
 	})
 }
 
+// scheduledReservations queues the Reservations of a namespace that have not taken their
+// telescope yet: those whose booking is still checked.
+func (r *observatoryRun) scheduledReservations(namespace, why string) {
+	r.reservationsWhere(namespace, why, func(res *unstructured.Unstructured) bool {
+		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
+		return (phase == "" || phase == string(obsv1.ReservationScheduled)) && res.GetDeletionTimestamp() == nil
+	})
+}
+
 // reservationsWhere queues the Reservations of a namespace that keep says.
 func (r *observatoryRun) reservationsWhere(namespace, why string, keep func(*unstructured.Unstructured) bool) {
 	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)

@@ -56,6 +56,10 @@ type ObservatorySpec struct {
 	// +optional
 	Safety Safety `json:"safety,omitempty"`
 
+	// What observers may book at the site, and who goes first (docs/booking.md).
+	// +optional
+	Booking *Booking `json:"booking,omitempty"`
+
 	Procedures `json:",inline"`
 }
 

@@ -21,12 +21,14 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 32",message="a Reservation name must be at most 32 characters"
 // +kubebuilder:printcolumn:name="Telescope",type=string,JSONPath=`.spec.telescope`
 // +kubebuilder:printcolumn:name="Holder",type=string,JSONPath=`.spec.holder`
+// +kubebuilder:printcolumn:name="Start",type=string,JSONPath=`.spec.start`
+// +kubebuilder:printcolumn:name="End",type=string,JSONPath=`.spec.end`
+// +kubebuilder:printcolumn:name="Confirmed",type=string,JSONPath=`.status.conditions[?(@.type=="Confirmed")].status`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.step`
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:printcolumn:name="Start",type=string,priority=1,JSONPath=`.spec.start`
-// +kubebuilder:printcolumn:name="End",type=string,priority=1,JSONPath=`.spec.end`
+// +kubebuilder:printcolumn:name="Booking",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Confirmed")].message`
 // +kubebuilder:printcolumn:name="Night",type=string,priority=1,JSONPath=`.spec.night`
 // +kubebuilder:printcolumn:name="Host",type=string,priority=1,JSONPath=`.status.endpoint.host`
 // +kubebuilder:printcolumn:name="Port",type=integer,priority=1,JSONPath=`.status.endpoint.port`
@@ -59,10 +61,13 @@ type ReservationSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.telescope cannot change; create another Reservation"
 	Telescope string `json:"telescope"`
 
-	// Who holds the telescope, such as the name of a Person.
+	// Who holds the telescope: the name of a Person. Only the users and groups that Person
+	// names, and the site's administrators, may book, change or cancel it (docs/booking.md).
+	// It cannot change: create another Reservation for another holder.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.holder cannot change; create another Reservation"
 	Holder string `json:"holder"`
 
 	// When the reservation may take the telescope; now when empty.
@@ -121,7 +126,8 @@ type ReservationStatus struct {
 	StatusBase `json:",inline"`
 
 	// Scheduled, Activating, Ready, Deactivating, Released, or Failed. Conditions: Ready
-	// (its reason is the running step) and SafeToPowerOff.
+	// (its reason is the running step), SafeToPowerOff and Confirmed (whether the booking
+	// passed the site's rules, checked until it takes the telescope).
 	// +optional
 	Phase ReservationPhase `json:"phase,omitempty"`
 

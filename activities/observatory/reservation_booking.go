@@ -1,0 +1,60 @@
+// A Reservation's booking against its site's rules (kube.CheckBooking), read with the
+// Reservation: the namespace's reservations are the site's bookings, each seen as the rules
+// see it (its window, whether it was refused, whether it still holds a telescope).
+package observatory
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+)
+
+// checkBooking checks r against the rules of its site, among the site's reservations.
+func (a *Activities) checkBooking(ctx context.Context, r *obsv1.Reservation, site *obsv1.Observatory) (kube.Booking, error) {
+	list, err := a.resource(obsv1.KindReservation, r.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return kube.Booking{}, fmt.Errorf("list the Reservations of %s: %w", r.Namespace, err)
+	}
+	var others []kube.Booked
+	for _, u := range list.Items {
+		var o obsv1.Reservation
+		if u.GetName() == r.Name || runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &o) != nil {
+			continue
+		}
+		others = append(others, booked(&o, site.Spec.Location))
+	}
+	b := kube.CheckBooking(booked(r, site.Spec.Location), others, site.Spec.Booking, site.Spec.Location.Longitude)
+	if !b.Confirmed {
+		logFor(ctx).Info("a Reservation's booking is not confirmed", "reservation", r.Name, "namespace", r.Namespace,
+			"reason", b.Reason, "why", b.Message)
+	}
+	return b, nil
+}
+
+// booked is a Reservation as the booking rules see it.
+func booked(r *obsv1.Reservation, loc obsv1.Location) kube.Booked {
+	b := kube.Booked{Name: r.Name, Telescope: r.Spec.Telescope, Holder: r.Spec.Holder,
+		Created: r.CreationTimestamp.UTC(), Start: r.CreationTimestamp.UTC()}
+	start, end := r.Spec.Start, r.Spec.End
+	if r.Spec.Night != "" {
+		if w := kube.PlanNight(r.Spec, loc).Window; w != nil {
+			start, end = &w.Start, &w.End
+		}
+	}
+	if start != nil {
+		b.Start = start.UTC()
+	}
+	if end != nil {
+		e := end.UTC()
+		b.End = &e
+	}
+	c := kube.ReservationCondition(&r.Status, obsv1.ConditionConfirmed)
+	b.Refused = c != nil && c.Status == metav1.ConditionFalse && c.Reason != kube.ReasonQueued
+	b.Over = r.DeletionTimestamp != nil || r.Status.Phase == obsv1.ReservationReleased || r.Status.Phase == obsv1.ReservationFailed
+	return b
+}
