@@ -154,6 +154,28 @@ func TestTheEndpointIsShownOnlyWhileReady(t *testing.T) {
 	assert.Nil(t, ComposeReservation(ReservationEnded(ready, at(200)), facts, at(200)).Endpoint)
 }
 
+func TestTheBookingIsConfirmedInAConditionAndAWarningSaysWhenItIsNot(t *testing.T) {
+	waiting := ComposeReservation(ReservationBegun(obsv1.ReservationStatus{}), facts, rt0)
+	f := facts
+	f.Booking = &Booking{Refused: true, Reason: ReasonTooLong, Message: "Refused: it lasts 6h"}
+	refused := ComposeReservation(waiting, f, at(1))
+	c := ReservationCondition(&refused, obsv1.ConditionConfirmed)
+	require.NotNil(t, c)
+	assert.Equal(t, obsv1.Condition{Type: obsv1.ConditionConfirmed, Status: metav1.ConditionFalse, Reason: ReasonTooLong,
+		Message: "Refused: it lasts 6h", ObservedGeneration: facts.Generation, LastTransitionTime: metav1.NewTime(at(1))}, *c)
+	assert.Equal(t, []Event{{Type: corev1.EventTypeWarning, Reason: ReasonTooLong, Message: "Refused: it lasts 6h"}},
+		ReservationEvents(&waiting, &refused, "east"))
+
+	f.Booking = &Booking{Confirmed: true, Reason: ReasonConfirmed, Message: "Within the site's booking rules"}
+	confirmed := ComposeReservation(refused, f, at(2))
+	assert.Equal(t, metav1.ConditionTrue, ReservationCondition(&confirmed, obsv1.ConditionConfirmed).Status)
+	assert.Equal(t, []Event{{Type: corev1.EventTypeNormal, Reason: ReasonConfirmed, Message: "Within the site's booking rules"}},
+		ReservationEvents(&refused, &confirmed, "east"))
+	kept := ComposeReservation(confirmed, facts, at(3))
+	assert.Equal(t, ReservationCondition(&confirmed, obsv1.ConditionConfirmed), ReservationCondition(&kept, obsv1.ConditionConfirmed),
+		"once the telescope is taken, the booking is not checked and the condition stays")
+}
+
 func TestATransitionTimeMovesOnlyWhenTheConditionsStatusChanges(t *testing.T) {
 	st := ComposeReservation(upTo(StepPowerOn, ""), facts, at(10))
 	before := ReservationCondition(&st, obsv1.ConditionReady).LastTransitionTime

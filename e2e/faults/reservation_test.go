@@ -5,6 +5,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,8 +38,32 @@ func awaitPhase(t *testing.T, ctx context.Context, ns, name string, phase obsv1.
 		if err != nil {
 			return false, err.Error()
 		}
-		return r.Status.Phase == phase, fmt.Sprintf("phase %s, step %s", r.Status.Phase, r.Status.Step)
+		return r.Status.Phase == phase, fmt.Sprintf("phase %s, step %s; its pods: %s", r.Status.Phase, r.Status.Step, podsStand(ctx, ns))
 	})
+}
+
+// podsStand says where each pod of ns stands (kube.PodReady), so a wait that fails says why a
+// step did not end.
+func podsStand(ctx context.Context, ns string) string {
+	pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, p := range pods.Items {
+		ready, why := kube.PodReady(&p)
+		if !ready {
+			out = append(out, p.Name+" on "+orNone(p.Spec.NodeName)+" ("+why+")")
+		}
+	}
+	return fmt.Sprintf("%d, not Ready: [%s]", len(pods.Items), strings.Join(out, "; "))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no node"
+	}
+	return s
 }
 
 // TestTemporalAwayForAMinuteDuringAReservationLosesNoChange stops the Temporal server for
