@@ -25,7 +25,7 @@ var registeredNames = []string{
 	"ForgetPerson", "KubernetesVersion", "ObserveDevices", "PaintPeople", "PowerOff", "PowerOn",
 	"ReadReservation", "RemoveDeactivateFinalizer", "RemoveRetryAnnotation", "RunTriggers", "SignalCoordinator",
 	"SignalWorkflows", "StartDevices", "StartGuider", "StartSite", "StopDevices", "StopGuider", "StopSite", "SyncPerson",
-	"TakeInventory", "WriteReservationStatus",
+	"TakeInventory", "WriteReservationStatus", "GrantAccess", "RevokeAccess",
 	// The parts of a live plan (reservation_live.go).
 	"PlanLiveDevices", "LeaveDevice", "RefuseDevices", "StartLiveDevices", "RestartGuider", "ConnectLiveDevices", "ActivateDevice",
 }

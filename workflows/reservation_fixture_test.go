@@ -323,6 +323,8 @@ func newReservationEnv(t *testing.T, f *fakeCluster) *testsuite.TestWorkflowEnvi
 	env.OnActivity(observatoryActs.RemoveDeactivateFinalizer, mock.Anything, mock.Anything).Return(f.removeFinalizer).Maybe()
 	env.OnActivity(observatoryActs.WriteReservationStatus, mock.Anything, mock.Anything).Return(f.write).Maybe()
 	env.OnActivity(observatoryActs.RemoveRetryAnnotation, mock.Anything, mock.Anything).Return(f.removeRetry).Maybe()
+	env.OnActivity(observatoryActs.GrantAccess, mock.Anything, mock.Anything).Return(observatory.AccessGranted{}, nil).Maybe()
+	env.OnActivity(observatoryActs.RevokeAccess, mock.Anything, mock.Anything).Return(nil).Maybe()
 	env.OnActivity(observatoryActs.SignalCoordinator, mock.Anything, mock.Anything).Return(f.coordinate(t)).Maybe()
 	// The workflow schedules a step's activity by its name, which a mock by name needs
 	// registered first.

@@ -1,4 +1,5 @@
-// Ready: a reservation holds its telescope until spec.end or a delete. All the while, one
+// Ready: a reservation holds its telescope until spec.end or a delete, and its holder may
+// port-forward its servers (GrantAccess; the deactivation revokes it). All the while, one
 // long activity (ObserveDevices) mirrors what the drivers report into the devices' status,
 // the triggers run (reservation_triggers.go), and each change the watcher signals makes it
 // handle what changed under it (reservation_live.go): the devices that joined or left, and
@@ -11,16 +12,51 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"liken.sh/runner/activities/observatory"
 	"liken.sh/runner/contract"
 )
 
-// hold keeps the telescope Ready until the reservation ends. Its devices are observed all
-// the while, and no longer: the observer stops before deactivation begins, or before the run
-// continues as new (whose hold starts it again).
+// grantAccess lets the holder's users and groups port-forward the telescope's and the site's
+// servers while Ready (docs/booking.md); the log says who. A way in that cannot be written
+// costs the holder their remote access, never the night: it is logged, and the night goes on.
+func (r *reservation) grantAccess() {
+	if !r.holderAccess() {
+		return
+	}
+	var out observatory.AccessGranted
+	in := observatory.AccessGrant{Ref: r.ref, UID: r.state.UID, Holder: r.holder, Telescope: r.telescope, Observatory: r.observatory}
+	if err := r.quick("open the servers to "+r.holder, observatoryActs.GrantAccess, in, &out); err != nil {
+		workflow.GetLogger(r.ctx).Warn("the holder's way in to the servers could not be written", "holder", r.holder, "err", err)
+		return
+	}
+	workflow.GetLogger(r.ctx).Info("the holder may reach the servers", "holder", r.holder, "who", out.Subjects)
+}
+
+// revokeAccess closes the holder's way in as the reservation ends; it never holds up the
+// deactivation (the Reservation owns the Role, which goes with it in any case).
+func (r *reservation) revokeAccess() {
+	if !r.holderAccess() {
+		return
+	}
+	if err := r.quick("close "+r.holder+"'s way in", observatoryActs.RevokeAccess, r.ref, nil); err != nil {
+		workflow.GetLogger(r.ctx).Warn("the holder's way in to the servers could not be removed", "holder", r.holder, "err", err)
+	}
+}
+
+// holderAccess gates the holder's way in: v0.1.0's histories, which every build replays,
+// were recorded without it.
+func (r *reservation) holderAccess() bool {
+	return workflow.GetVersion(r.ctx, "holder-access", workflow.DefaultVersion, 1) == 1
+}
+
+// hold keeps the telescope Ready until the reservation ends, the holder's way in open. Its
+// devices are observed all the while, and no longer: the observer stops before deactivation
+// begins, or before the run continues as new (whose hold starts it again).
 func (r *reservation) hold() error {
 	if err := r.write(); err != nil {
 		return err
 	}
+	r.grantAccess()
 	// The triggers live from here until deactivation begins (or the run continues as new,
 	// whose hold starts them again); the observer tells them when a condition changes.
 	triggers := r.triggers()

@@ -16,6 +16,7 @@ func (r *reservation) deactivate() error {
 	if err := r.write(); err != nil {
 		return err
 	}
+	r.revokeAccess()
 	for _, step := range kube.DeactivationSteps {
 		if done(kube.FindStep(&r.status, step)) {
 			continue

@@ -112,7 +112,8 @@ spec:
   deactivation:
     - state: Parked
 `)
-	createReservationIn(t, ctx, hwNS, "first-light", "west")
+	createHolder(t, ctx)
+	createReservationFor(t, ctx, hwNS, "first-light", "west", holder)
 	awaitPhaseIn(t, hwNS, "first-light", obsv1.ReservationReady, 4*time.Minute)
 
 	t.Run("the claim got the adapter and the driver's pod holds it without hostPath or privilege", func(t *testing.T) {
@@ -148,6 +149,10 @@ spec:
 			s := mount.Status()
 			return !s.Slewing && abs(s.RA-5.5) < 1e-3 && abs(s.Dec-22.25) < 1e-3
 		}, time.Minute, 250*time.Millisecond, "the mount reached the target")
+	})
+	t.Run("its holder reaches the telescope's and the site's servers through kubectl port-forward, and no one else", func(t *testing.T) {
+		theHolderReachesTheServers(t, ctx, hwNS, map[string]string{
+			"west-telescope": fs2 + ".CONNECTION", "roof-observatory-0": guard.Device + "." + guard.PropStatus})
 	})
 	t.Run("what the driver saves outlives its pod", func(t *testing.T) {
 		savedConfigOutlivesThePod(t, ctx, configDir)
@@ -187,6 +192,7 @@ spec:
 		_, err := objectsIn(hwNS, obsv1.KindReservation).Patch(ctx, "first-light", types.MergePatchType, []byte(`{"spec":{"end":"`+end+`"}}`), metav1.PatchOptions{})
 		require.NoError(t, err)
 		r := awaitPhaseIn(t, hwNS, "first-light", obsv1.ReservationReleased, 3*time.Minute)
+		theWayInGoes(t, ctx, hwNS, "first-light")
 		for _, step := range r.Status.Steps {
 			assert.Contains(t, []obsv1.RunState{obsv1.RunDone, obsv1.RunSkipped}, step.State, "%s: %s", step.Name, step.Summary)
 			if step.Name == kube.StepConnect {

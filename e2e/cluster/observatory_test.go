@@ -84,10 +84,15 @@ func createReservation(t *testing.T, ctx context.Context, name string) {
 
 func createReservationIn(t *testing.T, ctx context.Context, ns, name, telescope string) {
 	t.Helper()
+	createReservationFor(t, ctx, ns, name, telescope, "ada")
+}
+
+func createReservationFor(t *testing.T, ctx context.Context, ns, name, telescope, holder string) {
+	t.Helper()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": obsv1.SchemeGroupVersion.String(), "kind": "Reservation",
 		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"telescope": telescope, "holder": "ada"},
+		"spec":     map[string]any{"telescope": telescope, "holder": holder},
 	}}
 	_, err := objectsIn(ns, obsv1.KindReservation).Create(ctx, u, metav1.CreateOptions{})
 	require.NoError(t, err)

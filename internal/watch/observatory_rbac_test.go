@@ -141,7 +141,13 @@ func observatoryWorkerPermissions() permissions {
 		access{verb: "get", resource: "persistentvolumeclaims", namespace: "observatory", name: "east-mount-config"},
 		access{verb: "create", resource: "persistentvolumeclaims", namespace: "observatory"},
 		// The booking policy asks it of whoever writes a Reservation: the finalizer patches.
-		access{verb: "act-as", group: "people.liken.sh", resource: "people", name: "ada"})
+		access{verb: "act-as", group: "people.liken.sh", resource: "people", name: "ada"},
+		// The holder's way in while Ready: a Role and binding per reservation, for its servers.
+		access{verb: "get", group: "people.liken.sh", resource: "people", name: "ada"},
+		access{verb: "create", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "observatory"},
+		access{verb: "update", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: "observatory", name: "liken-reservation-r1"},
+		access{verb: "delete", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "observatory", name: "liken-reservation-r1"},
+		access{verb: "create", resource: "pods", subresource: "portforward", namespace: "observatory", name: "east-telescope"})
 	workerMayNo := []access{
 		{verb: "update", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
 		{verb: "delete", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
@@ -159,6 +165,8 @@ func observatoryWorkerPermissions() permissions {
 		{verb: "delete", resource: "persistentvolumeclaims", namespace: "observatory", name: "east-mount-config"},
 		{verb: "delete", resource: "events", namespace: "observatory", name: "r1.1"},
 		{verb: "create", resource: "pods", subresource: "exec", namespace: "observatory", name: "lab-observatory"},
+		{verb: "escalate", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "observatory"},
+		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "observatory"},
 		{verb: "get", resource: "secrets", namespace: "observatory"},
 		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace, name: observatoryLease},
 	}

@@ -193,14 +193,13 @@ func peopleWorkerPermissions() permissions {
 			{verb: "list", resource: "persistentvolumeclaims", namespace: "people"},
 			{verb: "update", resource: "persistentvolumeclaims", namespace: "people", name: "portraits"},
 			// It keeps the roles by name and grants only what it holds: no listing, no
-			// escalate or bind, no impersonation, nothing namespaced.
+			// escalate or bind, no impersonation (namespaced roles are the observatory side's:
+			// a Ready reservation's way in).
 			{verb: "list", group: rbac, resource: "clusterroles"},
 			{verb: "watch", group: rbac, resource: "clusterrolebindings"},
 			{verb: "patch", group: rbac, resource: "clusterroles", name: "liken-person-ada"},
 			{verb: "escalate", group: rbac, resource: "clusterroles", name: "liken-person-ada"},
 			{verb: "bind", group: rbac, resource: "clusterroles", name: "cluster-admin"},
-			{verb: "create", group: rbac, resource: "roles", namespace: "observatory"},
-			{verb: "create", group: rbac, resource: "rolebindings", namespace: "observatory"},
 			{verb: "impersonate", resource: "users", name: "ada@example.org"},
 			{verb: "impersonate", resource: "groups", name: "liken:observatory-admins"},
 		},

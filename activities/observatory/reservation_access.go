@@ -1,0 +1,107 @@
+// The holder's way in while a reservation is Ready (kube/reservation_access.go): GrantAccess
+// writes the Role and RoleBinding that let the users and groups of the holder's Person
+// port-forward the telescope's and the site's server pods; RevokeAccess removes them as the
+// reservation ends. Both are idempotent; the Reservation owns the objects, so the garbage
+// collector removes them too when it is deleted with no worker running.
+package observatory
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"liken.sh/runner/kube"
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+)
+
+// AccessGrant is whose way in GrantAccess writes.
+type AccessGrant struct {
+	Ref                    ReservationRef
+	UID                    string
+	Holder                 string
+	Telescope, Observatory string
+}
+
+// AccessGranted says who got in, for the activity's summary and the Ready Event.
+type AccessGranted struct {
+	// Subjects are the users and groups, in words; empty when the holder is no Person that
+	// names any.
+	Subjects string `json:",omitempty"`
+}
+
+// GrantAccess lets the holder's Person's users and groups reach the reservation's servers.
+func (a *Activities) GrantAccess(ctx context.Context, in AccessGrant) (AccessGranted, error) {
+	acc := kube.ReservationAccess{Namespace: in.Ref.Namespace, Reservation: in.Ref.Name, UID: types.UID(in.UID),
+		Pods: kube.AccessPods(in.Telescope, in.Observatory)}
+	p, err := a.Dynamic.Resource(peoplev1.PersonResource).Get(ctx, in.Holder, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		logFor(ctx).Info("the holder is no Person: nobody but administrators reaches the servers", "holder", in.Holder)
+	case err != nil:
+		return AccessGranted{}, fmt.Errorf("read the Person %s: %w", in.Holder, err)
+	default:
+		acc.Users, _, _ = unstructured.NestedStringSlice(p.Object, "spec", "users")
+		acc.Groups, _, _ = unstructured.NestedStringSlice(p.Object, "spec", "groups")
+	}
+	rbac := a.Kube.RbacV1()
+	role := kube.ReservationAccessRole(acc)
+	if _, err := rbac.Roles(acc.Namespace).Update(ctx, role, metav1.UpdateOptions{FieldManager: observatoryFieldManager}); apierrors.IsNotFound(err) {
+		_, err = rbac.Roles(acc.Namespace).Create(ctx, role, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return AccessGranted{}, fmt.Errorf("create the Role %s: %w", role.Name, err)
+		}
+	} else if err != nil {
+		return AccessGranted{}, fmt.Errorf("write the Role %s: %w", role.Name, err)
+	}
+	b := kube.ReservationAccessBinding(acc)
+	if b == nil {
+		return AccessGranted{}, a.deleteAccessBinding(ctx, acc.Namespace, acc.Reservation)
+	}
+	if _, err := rbac.RoleBindings(acc.Namespace).Update(ctx, b, metav1.UpdateOptions{FieldManager: observatoryFieldManager}); apierrors.IsNotFound(err) {
+		_, err = rbac.RoleBindings(acc.Namespace).Create(ctx, b, metav1.CreateOptions{FieldManager: observatoryFieldManager})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return AccessGranted{}, fmt.Errorf("create the RoleBinding %s: %w", b.Name, err)
+		}
+	} else if err != nil {
+		return AccessGranted{}, fmt.Errorf("write the RoleBinding %s: %w", b.Name, err)
+	}
+	return AccessGranted{Subjects: subjectWords(acc)}, nil
+}
+
+// RevokeAccess removes the holder's way in; what is gone already is fine.
+func (a *Activities) RevokeAccess(ctx context.Context, ref ReservationRef) error {
+	if err := a.deleteAccessBinding(ctx, ref.Namespace, ref.Name); err != nil {
+		return err
+	}
+	err := a.Kube.RbacV1().Roles(ref.Namespace).Delete(ctx, kube.ReservationAccessName(ref.Name), metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete the Role %s: %w", kube.ReservationAccessName(ref.Name), err)
+	}
+	return nil
+}
+
+func (a *Activities) deleteAccessBinding(ctx context.Context, ns, reservation string) error {
+	err := a.Kube.RbacV1().RoleBindings(ns).Delete(ctx, kube.ReservationAccessName(reservation), metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete the RoleBinding %s: %w", kube.ReservationAccessName(reservation), err)
+	}
+	return nil
+}
+
+func subjectWords(a kube.ReservationAccess) string {
+	var out string
+	for _, u := range a.Users {
+		out += ", user " + u
+	}
+	for _, g := range a.Groups {
+		out += ", group " + g
+	}
+	if out == "" {
+		return ""
+	}
+	return out[2:]
+}
