@@ -58,13 +58,7 @@ func PersonRole(p *peoplev1.Person) *rbacv1.ClusterRole {
 // PersonRoleBinding binds PersonRole to the users and groups p names, in the Person's order,
 // or is nil when it names none: a binding without subjects grants nothing, so there is none.
 func PersonRoleBinding(p *peoplev1.Person) *rbacv1.ClusterRoleBinding {
-	var subjects []rbacv1.Subject
-	for _, u := range p.Spec.Users {
-		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: u})
-	}
-	for _, g := range p.Spec.Groups {
-		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: g})
-	}
+	subjects := subjectsOf(p.Spec.Users, p.Spec.Groups)
 	if len(subjects) == 0 {
 		return nil
 	}
@@ -74,6 +68,18 @@ func PersonRoleBinding(p *peoplev1.Person) *rbacv1.ClusterRoleBinding {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: PersonAccessName(p.Name)},
 		Subjects:   subjects,
 	}
+}
+
+// subjectsOf are RBAC's subjects for a Person's users and groups, in that order.
+func subjectsOf(users, groups []string) []rbacv1.Subject {
+	var out []rbacv1.Subject
+	for _, u := range users {
+		out = append(out, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: u})
+	}
+	for _, g := range groups {
+		out = append(out, rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: g})
+	}
+	return out
 }
 
 // personAccessMeta is what the role and the binding share: the name, the people side's

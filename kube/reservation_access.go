@@ -51,13 +51,7 @@ func ReservationAccessRole(a ReservationAccess) *rbacv1.Role {
 // ReservationAccessBinding gives the Role to the holder's users and groups; nil when the
 // Person names none (nobody but administrators gets in).
 func ReservationAccessBinding(a ReservationAccess) *rbacv1.RoleBinding {
-	var subjects []rbacv1.Subject
-	for _, u := range a.Users {
-		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: u})
-	}
-	for _, g := range a.Groups {
-		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: g})
-	}
+	subjects := subjectsOf(a.Users, a.Groups)
 	if len(subjects) == 0 {
 		return nil
 	}

@@ -129,7 +129,9 @@ func (f *fakeSite) startWorker() string {
 	reg(f.removeFinalizer, "RemoveDeactivateFinalizer")
 	reg(f.write, "WriteReservationStatus")
 	reg(func(context.Context, observatory.RetryRemoval) error { return nil }, "RemoveRetryAnnotation")
-	reg(func(context.Context, observatory.AccessGrant) (observatory.AccessGranted, error) { return observatory.AccessGranted{}, nil }, "GrantAccess")
+	reg(func(context.Context, observatory.AccessGrant) (observatory.AccessGranted, error) {
+		return observatory.AccessGranted{}, nil
+	}, "GrantAccess")
 	reg(func(context.Context, observatory.ReservationRef) error { return nil }, "RevokeAccess")
 	reg((&observatory.Activities{Clients: activities.Clients{Temporal: f.c}}).SignalCoordinator, "SignalCoordinator")
 	for _, step := range workingSteps {

@@ -47,29 +47,36 @@ func (a *Activities) GrantAccess(ctx context.Context, in AccessGrant) (AccessGra
 		acc.Users, _, _ = unstructured.NestedStringSlice(p.Object, "spec", "users")
 		acc.Groups, _, _ = unstructured.NestedStringSlice(p.Object, "spec", "groups")
 	}
-	rbac := a.Kube.RbacV1()
-	role := kube.ReservationAccessRole(acc)
-	if _, err := rbac.Roles(acc.Namespace).Update(ctx, role, metav1.UpdateOptions{FieldManager: observatoryFieldManager}); apierrors.IsNotFound(err) {
-		_, err = rbac.Roles(acc.Namespace).Create(ctx, role, metav1.CreateOptions{FieldManager: observatoryFieldManager})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return AccessGranted{}, fmt.Errorf("create the Role %s: %w", role.Name, err)
-		}
-	} else if err != nil {
-		return AccessGranted{}, fmt.Errorf("write the Role %s: %w", role.Name, err)
+	roles, bindings := a.Kube.RbacV1().Roles(acc.Namespace), a.Kube.RbacV1().RoleBindings(acc.Namespace)
+	role, update, create := kube.ReservationAccessRole(acc), metav1.UpdateOptions{FieldManager: observatoryFieldManager}, metav1.CreateOptions{FieldManager: observatoryFieldManager}
+	err = writeOrCreate("Role", role.Name,
+		func() error { _, err := roles.Update(ctx, role, update); return err },
+		func() error { _, err := roles.Create(ctx, role, create); return err })
+	if err != nil {
+		return AccessGranted{}, err
 	}
 	b := kube.ReservationAccessBinding(acc)
 	if b == nil {
 		return AccessGranted{}, a.deleteAccessBinding(ctx, acc.Namespace, acc.Reservation)
 	}
-	if _, err := rbac.RoleBindings(acc.Namespace).Update(ctx, b, metav1.UpdateOptions{FieldManager: observatoryFieldManager}); apierrors.IsNotFound(err) {
-		_, err = rbac.RoleBindings(acc.Namespace).Create(ctx, b, metav1.CreateOptions{FieldManager: observatoryFieldManager})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return AccessGranted{}, fmt.Errorf("create the RoleBinding %s: %w", b.Name, err)
+	err = writeOrCreate("RoleBinding", b.Name,
+		func() error { _, err := bindings.Update(ctx, b, update); return err },
+		func() error { _, err := bindings.Create(ctx, b, create); return err })
+	return AccessGranted{Subjects: subjectWords(acc)}, err
+}
+
+// writeOrCreate updates an object the runner names, and creates it when it is missing.
+func writeOrCreate(kind, name string, update, create func() error) error {
+	err := update()
+	if apierrors.IsNotFound(err) {
+		if err = create(); apierrors.IsAlreadyExists(err) {
+			err = update()
 		}
-	} else if err != nil {
-		return AccessGranted{}, fmt.Errorf("write the RoleBinding %s: %w", b.Name, err)
 	}
-	return AccessGranted{Subjects: subjectWords(acc)}, nil
+	if err != nil {
+		return fmt.Errorf("write the %s %s: %w", kind, name, err)
+	}
+	return nil
 }
 
 // RevokeAccess removes the holder's way in; what is gone already is fine.
