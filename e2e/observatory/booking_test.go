@@ -95,9 +95,6 @@ func TestTwoReservationsWaitingForATelescopeStartInTheOrderOfTheirPriorities(t *
 	l, _ := reservation(t, ns, "low")
 	require.Equal(t, obsv1.ReservationScheduled, l.Status.Phase)
 	require.Equal(t, "Telescope east is held by Reservation high", step(l, kube.StepWait).Summary)
-	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Delete(context.Background(), "high", metav1.DeleteOptions{}))
-	awaitPhase(t, ns, "low", obsv1.ReservationReady)
-	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Delete(context.Background(), "low", metav1.DeleteOptions{}))
 }
 
 // eveningIn3Days is the site's hours of an evening three days from now: at(h) is h hours
