@@ -1,11 +1,14 @@
 // A Reservation's booking against its site's rules (kube.CheckBooking), read with the
 // Reservation: the namespace's reservations are the site's bookings, each seen as the rules
-// see it (its window, whether it was refused, whether it still holds a telescope).
+// see it (its window, whether it was refused, whether it still holds a telescope). Only those
+// that can matter are read: the telescope's, and the holder's when a share is limited (the
+// API server selects them by spec field), made before this one.
 package observatory
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,17 +19,26 @@ import (
 
 // checkBooking checks r against the rules of its site, among the site's reservations.
 func (a *Activities) checkBooking(ctx context.Context, r *obsv1.Reservation, site *obsv1.Observatory) (kube.Booking, error) {
-	list, err := a.resource(obsv1.KindReservation, r.Namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return kube.Booking{}, fmt.Errorf("list the Reservations of %s: %w", r.Namespace, err)
+	selectors := []string{"spec.telescope=" + r.Spec.Telescope}
+	if rules := site.Spec.Booking; rules != nil && (rules.MaxPerNight != nil || rules.MaxPerWeek != nil) {
+		selectors = append(selectors, "spec.holder="+r.Spec.Holder)
 	}
+	seen := map[string]bool{r.Name: true}
 	var others []kube.Booked
-	for _, u := range list.Items {
-		var o obsv1.Reservation
-		if u.GetName() == r.Name || runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &o) != nil {
-			continue
+	for _, sel := range selectors {
+		list, err := a.resource(obsv1.KindReservation, r.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
+		if err != nil {
+			return kube.Booking{}, fmt.Errorf("list the Reservations of %s with %s: %w", r.Namespace, sel, err)
 		}
-		others = append(others, booked(&o, site.Spec.Location))
+		for _, u := range list.Items {
+			var o obsv1.Reservation
+			if seen[u.GetName()] || !u.GetCreationTimestamp().Time.Before(r.CreationTimestamp.Add(time.Second)) ||
+				runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &o) != nil {
+				continue
+			}
+			seen[u.GetName()] = true
+			others = append(others, booked(&o, site.Spec.Location))
+		}
 	}
 	b := kube.CheckBooking(booked(r, site.Spec.Location), others, site.Spec.Booking, site.Spec.Location.Longitude)
 	if !b.Confirmed {

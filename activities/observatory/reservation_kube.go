@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
@@ -91,7 +92,7 @@ func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (R
 			a.refuseNight(ctx, kube.ResourceID{Kind: obsv1.KindReservation, Namespace: ref.Namespace, Name: ref.Name, UID: r.UID}, plan.Refused)
 		}
 	}
-	if !kube.TookTelescope(&r.Status) && !st.Deleting {
+	if bookingChecked(&r, st.Spec.End, a.now()) {
 		b, err := a.checkBooking(ctx, &r, &site)
 		if err != nil {
 			return st, err
@@ -99,6 +100,12 @@ func (a *Activities) ReadReservation(ctx context.Context, ref ReservationRef) (R
 		st.Booking = &b
 	}
 	return st, nil
+}
+
+// bookingChecked says whether a reservation's booking is checked: until it takes its
+// telescope, unless it is being deleted or its end has passed (it will never run).
+func bookingChecked(r *obsv1.Reservation, end *metav1.Time, now time.Time) bool {
+	return !kube.TookTelescope(&r.Status) && r.DeletionTimestamp == nil && (end == nil || end.After(now))
 }
 
 // refuseNight says why a Reservation's night can never start, besides its Wait step and

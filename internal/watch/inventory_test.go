@@ -216,7 +216,7 @@ func TestAReleasedReservationRestsWhateverItsNamespaceDoes(t *testing.T) {
 	}
 
 	// Its own spec is its user's: that is still heard.
-	patch := []byte(`{"spec":{"holder":"grace"}}`)
+	patch := []byte(`{"spec":{"end":"2030-01-01T00:00:00Z"}}`)
 	if _, err := env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(obsNS).Patch(ctx, resting,
 		types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)

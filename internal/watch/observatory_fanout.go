@@ -30,31 +30,33 @@ func (r *observatoryRun) siteReservations(obs *unstructured.Unstructured, why st
 // namespaceReservations queues each Reservation of a namespace (one site) with why, but
 // those at rest.
 func (r *observatoryRun) namespaceReservations(namespace, why string) {
-	r.reservationsWhere(namespace, why, func(res *unstructured.Unstructured) bool { return !rests(res) })
+	r.reservationsWhere(cache.NamespaceIndex, namespace, why, func(res *unstructured.Unstructured) bool { return !rests(res) })
 }
 
 // readyReservations queues the Ready Reservations of a namespace: those whose triggers run.
 func (r *observatoryRun) readyReservations(namespace, why string) {
-	r.reservationsWhere(namespace, why, func(res *unstructured.Unstructured) bool {
+	r.reservationsWhere(cache.NamespaceIndex, namespace, why, func(res *unstructured.Unstructured) bool {
 		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
 		return phase == string(obsv1.ReservationReady)
 	})
 }
 
-// scheduledReservations queues the Reservations of a namespace that have not taken their
-// telescope yet: those whose booking is still checked.
-func (r *observatoryRun) scheduledReservations(namespace, why string) {
-	r.reservationsWhere(namespace, why, func(res *unstructured.Unstructured) bool {
+// otherScheduledReservations queues the other Reservations of the changed one's telescope
+// that have not taken it yet: those whose booking is still checked against it.
+func (r *observatoryRun) otherScheduledReservations(changed *unstructured.Unstructured, why string) {
+	tel, _, _ := unstructured.NestedString(changed.Object, "spec", "telescope")
+	r.reservationsWhere(byTelescope, changed.GetNamespace()+"/"+tel, why, func(res *unstructured.Unstructured) bool {
 		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
-		return (phase == "" || phase == string(obsv1.ReservationScheduled)) && res.GetDeletionTimestamp() == nil
+		return res.GetName() != changed.GetName() && res.GetDeletionTimestamp() == nil &&
+			(phase == "" || phase == string(obsv1.ReservationScheduled))
 	})
 }
 
-// reservationsWhere queues the Reservations of a namespace that keep says.
-func (r *observatoryRun) reservationsWhere(namespace, why string, keep func(*unstructured.Unstructured) bool) {
-	objs, err := r.reservations.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+// reservationsWhere queues the Reservations under key in the index that keep says.
+func (r *observatoryRun) reservationsWhere(index, key, why string, keep func(*unstructured.Unstructured) bool) {
+	objs, err := r.reservations.GetIndexer().ByIndex(index, key)
 	if err != nil {
-		r.cfg.Log.Error("read an informer's index", "index", cache.NamespaceIndex, "err", err)
+		r.cfg.Log.Error("read an informer's index", "index", index, "err", err)
 		return
 	}
 	for _, obj := range objs {

@@ -42,7 +42,7 @@ func (r *observatoryRun) reservationUpdated(oldObj, newObj any) {
 	if why := specUpdate(o, n, kube.AnnotationRetry); why != "" && (why != whyResync || !rests(n)) {
 		r.q.add(cache.MetaObjectToName(n), why)
 		if why == whyUpdated {
-			r.scheduledReservations(n.GetNamespace(), whyBooking)
+			r.otherScheduledReservations(n, whyBooking)
 		}
 		return
 	}
@@ -70,7 +70,7 @@ func (r *observatoryRun) reservationDeleted(obj any) {
 	key := cache.MetaObjectToName(u)
 	r.gone.bury(key, u)
 	r.q.add(key, whyDeleted)
-	r.scheduledReservations(u.GetNamespace(), whyBooking)
+	r.otherScheduledReservations(u, whyBooking)
 }
 
 // parentUpdated calls ending when a Telescope's or Observatory's delete begins, and queues
