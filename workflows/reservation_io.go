@@ -219,14 +219,15 @@ var quickBookkeeping = workflow.LocalActivityOptions{
 
 // quick runs a local activity that gives up within half a minute.
 func (r *reservation) quick(summary string, fn, in, out any) error {
-	opts := quickBookkeeping
-	opts.Summary = summary
-	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(r.ctx, opts), fn, in).Get(r.ctx, out)
+	return r.localWith(quickBookkeeping, summary, fn, in, out)
 }
 
 // local runs a bookkeeping local activity; summary is what the Temporal UI says of it.
 func (r *reservation) local(summary string, fn, in, out any) error {
-	opts := bookkeeping
+	return r.localWith(bookkeeping, summary, fn, in, out)
+}
+
+func (r *reservation) localWith(opts workflow.LocalActivityOptions, summary string, fn, in, out any) error {
 	opts.Summary = summary
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(r.ctx, opts), fn, in).Get(r.ctx, out)
 }

@@ -8,6 +8,7 @@ package observatory
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,16 +100,14 @@ func (a *Activities) deleteAccessBinding(ctx context.Context, ns, reservation st
 	return nil
 }
 
+// subjectWords names who got in: "user ada@example.org, group astro-club".
 func subjectWords(a kube.ReservationAccess) string {
-	var out string
+	var words []string
 	for _, u := range a.Users {
-		out += ", user " + u
+		words = append(words, "user "+u)
 	}
 	for _, g := range a.Groups {
-		out += ", group " + g
+		words = append(words, "group "+g)
 	}
-	if out == "" {
-		return ""
-	}
-	return out[2:]
+	return strings.Join(words, ", ")
 }

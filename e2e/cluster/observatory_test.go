@@ -407,17 +407,12 @@ func podComesBack(t *testing.T, ctx context.Context, ns, name, what string) {
 	require.NoError(t, pods.Delete(ctx, old.Name, metav1.DeleteOptions{}))
 	require.Eventually(t, func() bool {
 		p, err := pods.Get(ctx, old.Name, metav1.GetOptions{})
-		return err == nil && p.UID != old.UID && podReady(p)
-	}, 2*time.Minute, 250*time.Millisecond, what)
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
+		if err != nil || p.UID == old.UID {
+			return false
 		}
-	}
-	return false
+		ready, _ := kube.PodReady(p)
+		return ready
+	}, 2*time.Minute, 250*time.Millisecond, what)
 }
 
 // workerLogsOnFailure logs the workers' last lines when the test fails: what the runner did once
