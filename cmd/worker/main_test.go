@@ -55,8 +55,9 @@ func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &r))
 	require.Equal(t, localstack.KubeVersion, r.KubernetesVersion)
 
-	// Prometheus metrics: the SDK's (the probe's workflow and activity), client-go's.
-	m := p.Get("/metrics")
+	// Prometheus metrics: the SDK's (the probe's workflow and activity), client-go's. The SDK
+	// counts a completed workflow once the server has taken the completion, which can be
+	// after the client has read the result: so wait a little for each.
 	for _, want := range []string{
 		`temporal_workflow_completed{`,
 		`temporal_activity_execution_latency_seconds_bucket{activity_type="KubernetesVersion"`,
@@ -64,7 +65,8 @@ func TestTheWorkerCompletesAProbeWorkflowAgainstTheRealStack(t *testing.T) {
 		`rest_client_requests_total{code="200"`,
 		`go_goroutines `,
 	} {
-		require.Contains(t, m, want)
+		require.Eventually(t, func() bool { return strings.Contains(p.Get("/metrics"), want) },
+			10*time.Second, 100*time.Millisecond, "/metrics has %s", want)
 	}
 
 	p.Stop()

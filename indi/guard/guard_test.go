@@ -428,12 +428,18 @@ func TestDawnParksEveryMountThenTheDomeAndKeepsThemSo(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// The site opens first, and only then learns where it stands: dawn comes a fixed time after
+	// the arming, however long a busy machine took to open the site.
+	s := startSite(t, ctx, 1, 0)
 	limit := -6.0
 	dawn := time.Now().Add(30 * time.Second)
 	lon, err := skytest.Longitude(limit, dawn, true)
 	require.NoError(t, err)
-	s := startSite(t, ctx, 1, 0, func(c *guard.Config) { c.Latitude, c.Longitude, c.SunAltitudeLimit = 0, lon, &limit })
-	require.Empty(t, s.report(t).Trips, "the site opened before dawn")
+	s.cfg.Latitude, s.cfg.Longitude, s.cfg.SunAltitudeLimit = 0, lon, &limit
+	s.arm(t, ctx)
+	require.Eventually(t, func() bool { return strings.Contains(s.report(t).ArmedMessage, "the Sun watch") },
+		20*time.Second, 100*time.Millisecond, "the guard took the Sun's limit")
+	require.Empty(t, s.report(t).Trips, "the guard parked the site before dawn")
 	w := s.watch(ctx)
 	mounts, closed := w.ParkedThenClosed(t, dawn, 90*time.Second)
 	t.Logf("from the Sun passing %g°: the mount parked in %.1f s, the dome closed in %.1f s", limit, mounts, closed)
