@@ -1,5 +1,6 @@
 // The one create-or-adopt of the objects the activities make under fixed names: the
-// observatory's pods, Services, ResourceClaims and ConfigMaps, the people side's baker pods.
+// observatory's pods, Services, ResourceClaims and ConfigMaps, the people side's baker pods,
+// and the RBAC objects both keep up to date in place (KeepObject).
 // An object that is there and ours (managed by us, controlled by the same owner, found
 // current by the caller) is kept; one left by an older owner of the same name, or built from
 // an older spec, is replaced; one we did not make is refused, since deleting a user's object
@@ -70,6 +71,10 @@ type Adopting[T metav1.Object] struct {
 // we did not make is how.NotOurs. An error of the create is returned as the API server gave it.
 func EnsureObject[T metav1.Object](ctx context.Context, c ObjectClient[T], want T, how Adopting[T]) (T, error) {
 	ns, name, kind := want.GetNamespace(), want.GetName(), how.Kind
+	where := name // a cluster-scoped object has no namespace to name
+	if ns != "" {
+		where = ns + "/" + name
+	}
 	wait := how.Wait
 	if wait == nil {
 		wait = func(ctx context.Context, what string, done func(context.Context) (bool, error)) error {
@@ -91,7 +96,7 @@ func EnsureObject[T metav1.Object](ctx context.Context, c ObjectClient[T], want 
 			return err == nil, err
 		}
 		if err != nil {
-			return false, fmt.Errorf("read the %s %s/%s: %w", kind, ns, name, err)
+			return false, fmt.Errorf("read the %s %s: %w", kind, where, err)
 		}
 		if cur.GetLabels()[kube.LabelManagedBy] != how.Manager {
 			return false, how.NotOurs(kind, ns, name)
@@ -116,7 +121,7 @@ func EnsureObject[T metav1.Object](ctx context.Context, c ObjectClient[T], want 
 		uid := cur.GetUID()
 		err = c.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			return false, fmt.Errorf("delete the %s %s/%s of another owner or spec: %w", kind, ns, name, err)
+			return false, fmt.Errorf("delete the %s %s of another owner or spec: %w", kind, where, err)
 		}
 		return false, nil
 	})
@@ -125,4 +130,53 @@ func EnsureObject[T metav1.Object](ctx context.Context, c ObjectClient[T], want 
 		return none, err
 	}
 	return got, nil
+}
+
+// UpdateClient is what KeepObject needs of a typed client: ObjectClient's calls and Update.
+type UpdateClient[T metav1.Object] interface {
+	ObjectClient[T]
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}
+
+// KeepObject is EnsureObject for an object kept up to date in place, such as an RBAC object:
+// settle brings one that is ours to want and says whether it changed it (KeepObject writes it
+// and reads it back) or whether it must be replaced. It sets how.Settle itself.
+func KeepObject[T metav1.Object](ctx context.Context, c UpdateClient[T], want T, how Adopting[T],
+	settle func(cur, want T) (changed, replace bool)) error {
+	how.Settle = func(ctx context.Context, cur T) (Adoption, error) {
+		changed, replace := settle(cur, want)
+		switch {
+		case replace:
+			return ReplaceIt, nil
+		case !changed:
+			return Adopted, nil
+		}
+		_, err := c.Update(ctx, cur, metav1.UpdateOptions{FieldManager: how.Manager})
+		if err != nil && !apierrors.IsConflict(err) { // a conflict: another write came first
+			return Adopted, fmt.Errorf("update the %s %s: %w", how.Kind, cur.GetName(), err)
+		}
+		return LookAgain, nil
+	}
+	_, err := EnsureObject(ctx, c, want, how)
+	return err
+}
+
+// DeleteOurs deletes the object of the name when manager made it; one gone already, or one
+// that manager did not make, is left alone.
+func DeleteOurs[T metav1.Object](ctx context.Context, c ObjectClient[T], kind, manager, name string) error {
+	cur, err := c.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read the %s %s: %w", kind, name, err)
+	case cur.GetLabels()[kube.LabelManagedBy] != manager:
+		return nil
+	}
+	uid := cur.GetUID()
+	err = c.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) { // a conflict: another object of the name
+		return fmt.Errorf("delete the %s %s: %w", kind, name, err)
+	}
+	return nil
 }

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"strings"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
@@ -48,56 +50,32 @@ func (a *Activities) GrantAccess(ctx context.Context, in AccessGrant) (AccessGra
 		acc.Users, _, _ = unstructured.NestedStringSlice(p.Object, "spec", "users")
 		acc.Groups, _, _ = unstructured.NestedStringSlice(p.Object, "spec", "groups")
 	}
-	roles, bindings := a.Kube.RbacV1().Roles(acc.Namespace), a.Kube.RbacV1().RoleBindings(acc.Namespace)
-	role, update, create := kube.ReservationAccessRole(acc), metav1.UpdateOptions{FieldManager: observatoryFieldManager}, metav1.CreateOptions{FieldManager: observatoryFieldManager}
-	err = writeOrCreate("Role", role.Name,
-		func() error { _, err := roles.Update(ctx, role, update); return err },
-		func() error { _, err := roles.Create(ctx, role, create); return err })
+	rbac := a.Kube.RbacV1()
+	err = activities.KeepObject(ctx, rbac.Roles(acc.Namespace), kube.ReservationAccessRole(acc), adopting[*rbacv1.Role]("Role"), kube.SettleRole)
 	if err != nil {
 		return AccessGranted{}, err
 	}
-	b := kube.ReservationAccessBinding(acc)
+	b, bindings := kube.ReservationAccessBinding(acc), rbac.RoleBindings(acc.Namespace)
 	if b == nil {
-		return AccessGranted{}, a.deleteAccessBinding(ctx, acc.Namespace, acc.Reservation)
+		return AccessGranted{}, activities.DeleteOurs(ctx, bindings, "RoleBinding", observatoryFieldManager, kube.ReservationAccessName(acc.Reservation))
 	}
-	err = writeOrCreate("RoleBinding", b.Name,
-		func() error { _, err := bindings.Update(ctx, b, update); return err },
-		func() error { _, err := bindings.Create(ctx, b, create); return err })
+	err = activities.KeepObject(ctx, bindings, b, adopting[*rbacv1.RoleBinding]("RoleBinding"), kube.SettleRoleBinding)
 	return AccessGranted{Subjects: subjectWords(acc)}, err
 }
 
-// writeOrCreate updates an object the runner names, and creates it when it is missing.
-func writeOrCreate(kind, name string, update, create func() error) error {
-	err := update()
-	if apierrors.IsNotFound(err) {
-		if err = create(); apierrors.IsAlreadyExists(err) {
-			err = update()
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("write the %s %s: %w", kind, name, err)
-	}
-	return nil
+// adopting is how the runner keeps a reservation's Role and RoleBinding; one of the name that
+// it did not make is refused.
+func adopting[T metav1.Object](kind string) activities.Adopting[T] {
+	return activities.Adopting[T]{Kind: kind, Manager: observatoryFieldManager, NotOurs: errNotOurs}
 }
 
 // RevokeAccess removes the holder's way in; what is gone already is fine.
 func (a *Activities) RevokeAccess(ctx context.Context, ref ReservationRef) error {
-	if err := a.deleteAccessBinding(ctx, ref.Namespace, ref.Name); err != nil {
+	rbac, name := a.Kube.RbacV1(), kube.ReservationAccessName(ref.Name)
+	if err := activities.DeleteOurs(ctx, rbac.RoleBindings(ref.Namespace), "RoleBinding", observatoryFieldManager, name); err != nil {
 		return err
 	}
-	err := a.Kube.RbacV1().Roles(ref.Namespace).Delete(ctx, kube.ReservationAccessName(ref.Name), metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete the Role %s: %w", kube.ReservationAccessName(ref.Name), err)
-	}
-	return nil
-}
-
-func (a *Activities) deleteAccessBinding(ctx context.Context, ns, reservation string) error {
-	err := a.Kube.RbacV1().RoleBindings(ns).Delete(ctx, kube.ReservationAccessName(reservation), metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete the RoleBinding %s: %w", kube.ReservationAccessName(reservation), err)
-	}
-	return nil
+	return activities.DeleteOurs(ctx, rbac.Roles(ref.Namespace), "Role", observatoryFieldManager, name)
 }
 
 // subjectWords names who got in: "user ada@example.org, group astro-club".

@@ -145,6 +145,7 @@ func observatoryWorkerPermissions() permissions {
 		// The holder's way in while Ready: a Role and binding per reservation, for its servers.
 		access{verb: "get", group: "people.liken.sh", resource: "people", name: "ada"},
 		access{verb: "create", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "observatory"},
+		access{verb: "get", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: "observatory", name: "liken-reservation-r1"},
 		access{verb: "update", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: "observatory", name: "liken-reservation-r1"},
 		access{verb: "delete", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "observatory", name: "liken-reservation-r1"},
 		access{verb: "create", resource: "pods", subresource: "portforward", namespace: "observatory", name: "east-telescope"})

@@ -1,0 +1,107 @@
+// The holder's way in, on the real API server: GrantAccess writes the Role and RoleBinding,
+// brings the binding to the Person's users when they change and removes it when there are
+// none, refuses a Role of the name that the runner did not make, and RevokeAccess removes both,
+// twice as well as once.
+package observatory
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
+)
+
+func TestTheHoldersWayInFollowsThePersonAndIsRemovedAtTheEnd(t *testing.T) {
+	ctx, a := testContext(t), newActivities()
+	ns := observatoryNamespace(t, "access")
+	person := accessPerson(t, "access-ada", "ada@example.org")
+	r := createObject(t, obsv1.KindReservation, ns, &obsv1.Reservation{ObjectMeta: metav1.ObjectMeta{Name: "tonight"},
+		Spec: obsv1.ReservationSpec{Telescope: "east", Holder: person.GetName()}})
+	grant := AccessGrant{Ref: ReservationRef{Namespace: ns, Name: "tonight"}, UID: string(r.GetUID()),
+		Holder: person.GetName(), Telescope: "east", Observatory: "lab"}
+	rbac, name := env.Kube.RbacV1(), kube.ReservationAccessName("tonight")
+	subjects := func() []string {
+		b, err := rbac.RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		require.NoError(t, err)
+		var names []string
+		for _, s := range b.Subjects {
+			names = append(names, s.Name)
+		}
+		return names
+	}
+
+	got, err := a.GrantAccess(ctx, grant)
+	require.NoError(t, err)
+	assert.Equal(t, "user ada@example.org", got.Subjects)
+	role, err := rbac.Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"east-telescope", "lab-observatory-0"}, role.Rules[0].ResourceNames)
+	assert.Equal(t, []string{"ada@example.org"}, subjects())
+
+	setUsers(t, person, "ada@example.org", "lovelace@example.org")
+	_, err = a.GrantAccess(ctx, grant)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ada@example.org", "lovelace@example.org"}, subjects(), "the binding follows the Person")
+	setUsers(t, person)
+	got, err = a.GrantAccess(ctx, grant)
+	require.NoError(t, err)
+	assert.Empty(t, got.Subjects)
+	assert.Nil(t, subjects(), "a Person that names no one has no binding")
+
+	require.NoError(t, a.RevokeAccess(ctx, grant.Ref))
+	_, err = rbac.Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the Role is gone: %v", err)
+	require.NoError(t, a.RevokeAccess(ctx, grant.Ref), "what is gone already is fine")
+
+	// A Role of the name that someone else made is neither overwritten nor deleted.
+	_, err = rbac.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = a.GrantAccess(ctx, grant)
+	require.ErrorContains(t, err, "a Role named "+name+" exists in "+ns+" that the "+kube.ObservatoryComponent+" did not create")
+	require.NoError(t, a.RevokeAccess(ctx, grant.Ref))
+	_, err = rbac.Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	assert.NoError(t, err, "someone else's Role stays")
+}
+
+// accessPerson creates a Person who names users, and deletes it when the test ends.
+func accessPerson(t *testing.T, name string, users ...string) *unstructured.Unstructured {
+	t.Helper()
+	p := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": peoplev1.SchemeGroupVersion.String(), "kind": "Person",
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"displayName": "Ada Lovelace"},
+	}}
+	res := env.Dynamic.Resource(peoplev1.PersonResource)
+	out, err := res.Create(context.Background(), p, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = res.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	setUsers(t, out, users...)
+	return out
+}
+
+// setUsers sets the Person's spec.users (none removes them).
+func setUsers(t *testing.T, p *unstructured.Unstructured, users ...string) {
+	t.Helper()
+	res := env.Dynamic.Resource(peoplev1.PersonResource)
+	cur, err := res.Get(context.Background(), p.GetName(), metav1.GetOptions{})
+	require.NoError(t, err)
+	if len(users) == 0 {
+		unstructured.RemoveNestedField(cur.Object, "spec", "users")
+	} else {
+		require.NoError(t, unstructured.SetNestedStringSlice(cur.Object, users, "spec", "users"))
+	}
+	_, err = res.Update(context.Background(), cur, metav1.UpdateOptions{})
+	require.NoError(t, err)
+}
