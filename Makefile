@@ -29,19 +29,27 @@ run: build
 	$(TOOLS) $(if $(NODE),$(NODE_TOOLS),$(RUN_TOOLS)) > /dev/null
 	./bin/run $(if $(NODE),-node) $(RUN_FLAGS)
 
-## test: every check and every test, as CI runs them; then the end-to-end tests each of these
-## packages names (testenv's AlsoOnPostgres) again on Temporal's server with PostgreSQL.
-## build/images runs without the race detector: its test compresses the release's images,
-## a gigabyte through compress/flate in one goroutine, which the detector slows eightfold
-## (six minutes instead of forty seconds) and where it has no race to find.
+## test: every check and every test, as CI runs them, in two lanes side by side: every package
+## with the race detector; and beside it e2e/faults, which mostly waits out the faults it makes
+## (Temporal away for a minute, a heartbeat's timeout), then the end-to-end tests each package
+## of POSTGRES_E2E names (testenv's AlsoOnPostgres) again on Temporal's server with PostgreSQL,
+## one package at a time. build/images runs first, without the race detector: its test
+## compresses the release's images, a gigabyte through compress/flate in one goroutine, which
+## the detector slows eightfold (six minutes instead of forty seconds) and where it has no race
+## to find.
 POSTGRES_E2E := ./e2e ./e2e/faults ./e2e/reservation
 NO_RACE := liken.sh/runner/build/images
+BESIDE := liken.sh/runner/e2e/faults
 test:
 	$(TOOLS) > /dev/null
 	$(MAKE) --no-print-directory check
 	$(GO) test -count=1 -timeout 15m $(NO_RACE)
-	$(GO) test -race -count=1 -timeout 60m $$($(GO) list ./... | grep -vx $(NO_RACE))
-	LIKEN_TEMPORAL=postgres $(GO) test -race -count=1 -timeout 30m $(POSTGRES_E2E)
+	set +e; \
+	{ $(GO) test -race -count=1 -timeout 30m $(BESIDE) && \
+	  LIKEN_TEMPORAL=postgres $(GO) test -race -count=1 -p 1 -timeout 30m $(POSTGRES_E2E); } & beside=$$!; \
+	$(GO) test -race -count=1 -timeout 60m $$($(GO) list ./... | grep -vx -e $(NO_RACE) -e $(BESIDE)); main=$$?; \
+	wait $$beside; beside=$$?; \
+	[ $$main = 0 ] && [ $$beside = 0 ]
 
 ## test-faults: only the fault tests (e2e/faults; make test runs them too)
 test-faults:
