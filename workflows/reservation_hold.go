@@ -1,5 +1,6 @@
 // Ready: a reservation holds its telescope until spec.end or a delete, and its holder may
-// port-forward its servers (GrantAccess; the deactivation revokes it). All the while, one
+// port-forward its servers (GrantAccess, written again at each change the watcher signals, so
+// it follows their Person; the deactivation revokes it). All the while, one
 // long activity (ObserveDevices) mirrors what the drivers report into the devices' status,
 // the triggers run (reservation_triggers.go), and each change the watcher signals makes it
 // handle what changed under it (reservation_live.go): the devices that joined or left, and
@@ -43,6 +44,15 @@ func (r *reservation) revokeAccess() {
 	}
 }
 
+// keepAccess writes the holder's way in again after a change the watcher signalled, such as
+// their Person naming another user: level-triggered, whatever the change, it writes only what
+// differs. Gated, since histories recorded before it woke for changes without it.
+func (r *reservation) keepAccess() {
+	if workflow.GetVersion(r.ctx, "access-follows-holder", workflow.DefaultVersion, 1) == 1 {
+		r.grantAccess()
+	}
+}
+
 // holderAccess gates the holder's way in: v0.1.0's histories, which every build replays,
 // were recorded without it.
 func (r *reservation) holderAccess() bool {
@@ -72,6 +82,9 @@ func (r *reservation) hold() error {
 		}
 		if r.endReason(whileHolding) != "" {
 			break
+		}
+		if r.lastAwait.changed && !r.lastAwait.onlyConditions {
+			r.keepAccess()
 		}
 		if r.lastAwait.changed && !r.lastAwait.onlyConditions && !r.lastAwait.onlyOwn {
 			// A change of the Reservation itself (a new end, say) leaves its devices and

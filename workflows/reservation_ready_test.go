@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -344,4 +345,28 @@ func TestAJoinAndALeaveShowEachStepInTheHistory(t *testing.T) {
 		"ActivateDevice Focuser east",
 		"ActivateDevice Mount east",
 	}, f.liveParts)
+}
+
+// TestTheHoldersWayInIsWrittenAgainAtEachChangeButAConditions: the way in is written as the
+// reservation becomes Ready, and again when the watcher signals a change (the holder's Person
+// naming another user, say); a condition's change, which reads nothing, writes nothing.
+func TestTheHoldersWayInIsWrittenAgainAtEachChangeButAConditions(t *testing.T) {
+	f := newFakeCluster()
+	f.res.Spec.End = &metav1.Time{Time: rt0.Add(3 * time.Hour)}
+	env := newReservationEnv(t, f)
+	var grants []time.Time
+	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		if info.ActivityType.Name == "GrantAccess" {
+			grants = append(grants, env.Now().UTC())
+		}
+	})
+	for at, why := range map[time.Duration]string{30 * time.Minute: contract.WhyCondition, time.Hour: "holder"} {
+		env.RegisterDelayedCallback(func() {
+			env.SignalWorkflow(contract.ReservationChanged, contract.ReservationChange{Why: why})
+		}, at)
+	}
+	run(t, env)
+
+	require.Len(t, grants, 2, "as it became Ready, and for the holder's change: %v", grants)
+	assert.Equal(t, rt0.Add(time.Hour), grants[1])
 }

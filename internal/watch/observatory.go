@@ -177,6 +177,9 @@ func (o *Observatory) Run(ctx context.Context) error {
 	if err := r.watchReservations(factory, synced); err != nil {
 		return err
 	}
+	if err := r.watchHolders(ctx, factory, synced); err != nil {
+		return err
+	}
 	factory.Start(stop)
 	podFactory.Start(stop)
 	for what, hasSynced := range synced {

@@ -68,8 +68,8 @@ func TestTheObservatoryWatcherAndTheWorkerMayDoWhatTheirCodeNeedsAndNothingMore(
 	})
 }
 
-// observatoryWatcherPermissions are the observatory watcher's: read every observatory kind
-// and the pods, and hold its own Lease.
+// observatoryWatcherPermissions are the observatory watcher's: read every observatory kind,
+// the pods and the Persons, and hold its own Lease.
 func observatoryWatcherPermissions() permissions {
 	watcherMay := []access{
 		{verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: leaseNamespace},
@@ -81,13 +81,15 @@ func observatoryWatcherPermissions() permissions {
 			watcherMay = append(watcherMay, access{verb: v, group: astro, resource: r})
 		}
 	}
-	watcherMay = append(watcherMay, access{verb: "list", resource: "pods"}, access{verb: "watch", resource: "pods"})
+	watcherMay = append(watcherMay, access{verb: "list", resource: "pods"}, access{verb: "watch", resource: "pods"},
+		// The Persons, whose users and groups a Ready reservation's way in follows.
+		access{verb: "list", group: "people.liken.sh", resource: "people"}, access{verb: "watch", group: "people.liken.sh", resource: "people"})
 	watcherMayNo := []access{
 		{verb: "update", group: astro, resource: "reservations", subresource: "status", namespace: "observatory", name: "r1"},
 		{verb: "patch", group: astro, resource: "reservations", namespace: "observatory", name: "r1"},
 		{verb: "delete", group: astro, resource: "telescopes", namespace: "observatory", name: "t1"},
 		{verb: "update", group: astro, resource: "opticaltubes", subresource: "status", namespace: "observatory", name: "o1"},
-		{verb: "list", group: "people.liken.sh", resource: "people"},
+		{verb: "update", group: "people.liken.sh", resource: "people", name: "ada"},
 		{verb: "act-as", group: "people.liken.sh", resource: "people", name: "ada"},
 		{verb: "create", resource: "pods", namespace: "observatory"},
 		{verb: "delete", resource: "pods", namespace: "observatory", name: "lab-observatory"},
