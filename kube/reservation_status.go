@@ -250,7 +250,7 @@ func ComposeReservation(old obsv1.ReservationStatus, f ReservationFacts, now tim
 	}
 	setCondition(&st, ready, f.Generation, now)
 	setCondition(&st, safe, f.Generation, now)
-	if b := f.Booking; b != nil {
+	if b := bookingNow(&st, f); b != nil {
 		confirmed := obsv1.Condition{Type: obsv1.ConditionConfirmed, Status: metav1.ConditionFalse, Reason: b.Reason, Message: b.Message}
 		if b.Confirmed {
 			confirmed.Status = metav1.ConditionTrue
@@ -258,6 +258,19 @@ func ComposeReservation(old obsv1.ReservationStatus, f ReservationFacts, now tim
 		setCondition(&st, confirmed, f.Generation, now)
 	}
 	return st
+}
+
+// bookingNow is what the Confirmed condition says: the rules' word while the booking is
+// checked; once the telescope is taken, a booking queued behind another is confirmed (it
+// holds the telescope now), and any other word stays as it was (nil).
+func bookingNow(st *obsv1.ReservationStatus, f ReservationFacts) *Booking {
+	if f.Booking != nil || !TookTelescope(st) {
+		return f.Booking
+	}
+	if c := ReservationCondition(st, obsv1.ConditionConfirmed); c != nil && c.Reason == ReasonQueued {
+		return &Booking{Confirmed: true, Reason: ReasonConfirmed, Message: "Holds Telescope " + f.Telescope + ": what it was queued behind is over"}
+	}
+	return nil
 }
 
 // ReservationCondition returns the condition of that type, or nil.

@@ -176,6 +176,19 @@ func TestTheBookingIsConfirmedInAConditionAndAWarningSaysWhenItIsNot(t *testing.
 		"once the telescope is taken, the booking is not checked and the condition stays")
 }
 
+func TestABookingQueuedBehindAnotherIsConfirmedOnceItTakesTheTelescope(t *testing.T) {
+	f := facts
+	f.Booking = &Booking{Reason: ReasonQueued, Message: "Overlaps first: it waits for it in the telescope's queue"}
+	queued := ComposeReservation(ReservationBegun(obsv1.ReservationStatus{}), f, rt0)
+	assert.Equal(t, ReasonQueued, ReservationCondition(&queued, obsv1.ConditionConfirmed).Reason)
+
+	taken := ComposeReservation(StepRunning(StepEnded(queued, StepWait, obsv1.RunDone, "", nil, at(1)), StepPowerOn, "", at(1)), facts, at(1))
+	c := ReservationCondition(&taken, obsv1.ConditionConfirmed)
+	assert.Equal(t, metav1.ConditionTrue, c.Status)
+	assert.Equal(t, "Holds Telescope east: what it was queued behind is over", c.Message)
+	assert.Contains(t, ReservationEvents(&queued, &taken, "east"), Event{Type: corev1.EventTypeNormal, Reason: ReasonConfirmed, Message: c.Message})
+}
+
 func TestATransitionTimeMovesOnlyWhenTheConditionsStatusChanges(t *testing.T) {
 	st := ComposeReservation(upTo(StepPowerOn, ""), facts, at(10))
 	before := ReservationCondition(&st, obsv1.ConditionReady).LastTransitionTime
