@@ -65,6 +65,9 @@ var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 const (
 	byTelescope   = "telescope"
 	byObservatory = "observatory"
+	// byHolder indexes Reservations by spec.holder alone: a Person is cluster-scoped and may
+	// hold reservations in every namespace.
+	byHolder = "holder"
 )
 
 // ObservatoryConfig is what the observatory watcher needs.
@@ -284,7 +287,7 @@ func (r *observatoryRun) watchReservations(factory dynamicinformer.DynamicShared
 			return err
 		}
 		if s.index != "" {
-			if err := s.inf.AddIndexers(cache.Indexers{s.index: specIndex(s.parent)}); err != nil {
+			if err := s.inf.AddIndexers(cache.Indexers{s.index: specIndex(s.parent, true)}); err != nil {
 				return err
 			}
 		}
@@ -293,11 +296,15 @@ func (r *observatoryRun) watchReservations(factory dynamicinformer.DynamicShared
 		}
 		synced[string(s.kind)] = s.inf.HasSynced
 	}
+	if err := r.reservations.AddIndexers(cache.Indexers{byHolder: specIndex("holder", false)}); err != nil {
+		return err
+	}
 	return r.indexServers()
 }
 
-// specIndex indexes an object by namespace/<spec.field>.
-func specIndex(field string) cache.IndexFunc {
+// specIndex indexes an object by namespace/<spec.field>, or by <spec.field> alone when not
+// inNamespace.
+func specIndex(field string, inNamespace bool) cache.IndexFunc {
 	return func(obj any) ([]string, error) {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
@@ -307,6 +314,9 @@ func specIndex(field string) cache.IndexFunc {
 		if v == "" {
 			return nil, nil
 		}
-		return []string{u.GetNamespace() + "/" + v}, nil
+		if inNamespace {
+			v = u.GetNamespace() + "/" + v
+		}
+		return []string{v}, nil
 	}
 }

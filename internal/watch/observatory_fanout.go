@@ -41,15 +41,19 @@ func (r *observatoryRun) readyReservations(namespace, why string) {
 	})
 }
 
-// otherScheduledReservations queues the other Reservations of the changed one's telescope
-// that have not taken it yet: those whose booking is still checked against it.
+// otherScheduledReservations queues the other Reservations whose booking is still checked
+// (they have not taken their telescope) and counts the changed one: its telescope's, for an
+// overlap, and its holder's at the site, for their shares of a night and a week.
 func (r *observatoryRun) otherScheduledReservations(changed *unstructured.Unstructured, why string) {
 	tel, _, _ := unstructured.NestedString(changed.Object, "spec", "telescope")
-	r.reservationsWhere(byTelescope, changed.GetNamespace()+"/"+tel, why, func(res *unstructured.Unstructured) bool {
+	holder, _, _ := unstructured.NestedString(changed.Object, "spec", "holder")
+	waiting := func(res *unstructured.Unstructured) bool {
 		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
-		return res.GetName() != changed.GetName() && res.GetDeletionTimestamp() == nil &&
-			(phase == "" || phase == string(obsv1.ReservationScheduled))
-	})
+		return res.GetNamespace() == changed.GetNamespace() && res.GetName() != changed.GetName() &&
+			res.GetDeletionTimestamp() == nil && (phase == "" || phase == string(obsv1.ReservationScheduled))
+	}
+	r.reservationsWhere(byTelescope, changed.GetNamespace()+"/"+tel, why, waiting)
+	r.reservationsWhere(byHolder, holder, why, waiting)
 }
 
 // reservationsWhere queues the Reservations under key in the index that keep says.

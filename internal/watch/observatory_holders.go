@@ -23,12 +23,8 @@ import (
 // the users and groups it names.
 const whyHolder = "holder"
 
-// byHolder indexes Reservations by spec.holder alone: a Person is cluster-scoped and may hold
-// reservations in every namespace.
-const byHolder = "holder"
-
-// watchHolders sets up the informer of the Persons and the byHolder index of the
-// Reservations. It watches nothing when the API server serves no Persons.
+// watchHolders sets up the informer of the Persons. It watches nothing when the API server
+// serves no Persons.
 func (r *observatoryRun) watchHolders(ctx context.Context, factory dynamicinformer.DynamicSharedInformerFactory, synced map[string]cache.InformerSynced) error {
 	_, err := r.cfg.Dynamic.Resource(peoplev1.PersonResource).List(ctx, metav1.ListOptions{Limit: 1})
 	switch {
@@ -38,17 +34,6 @@ func (r *observatoryRun) watchHolders(ctx context.Context, factory dynamicinform
 	case apierrors.IsForbidden(err):
 		r.cfg.Log.Warn("the watcher may not list Persons (apply deploy/observatory's RBAC): a holder's way in is written only as each reservation becomes Ready", "err", err)
 		return nil
-	}
-	err = r.reservations.AddIndexers(cache.Indexers{byHolder: func(obj any) ([]string, error) {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return nil, nil
-		}
-		h, _, _ := unstructured.NestedString(u.Object, "spec", "holder")
-		return []string{h}, nil
-	}})
-	if err != nil {
-		return err
 	}
 	people := factory.ForResource(peoplev1.PersonResource).Informer()
 	if err := people.SetTransform(trimToWhom); err != nil {

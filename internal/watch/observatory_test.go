@@ -339,10 +339,11 @@ func TestADeleteSendsOneSignalWhetherOrNotAFinalizerHoldsTheReservation(t *testi
 	astroAtEnd(t)
 	w := startObservatoryWatcher(t, taskQueue(t))
 	held, free := unique("held"), unique("free")
-	// On two telescopes: a delete also asks the waiting reservations of its own telescope to
-	// check their bookings again (whyBooking), which this test does not count.
-	heldRes := newReservation(t, ctx, held, "t1", "observatory.liken.sh/deactivate")
-	freeRes := newReservation(t, ctx, free, "t2")
+	// On two telescopes, for two holders: a delete also asks the waiting reservations of its
+	// own telescope and its holder to check their bookings again (whyBooking), which this test
+	// does not count.
+	heldRes := newAstro(t, ctx, obsv1.KindReservation, held, map[string]any{"telescope": "t1", "holder": "ada"}, "observatory.liken.sh/deactivate")
+	freeRes := newAstro(t, ctx, obsv1.KindReservation, free, map[string]any{"telescope": "t2", "holder": "grace"})
 	exactlyResSignals(t, ctx, w, held, 1)
 	exactlyResSignals(t, ctx, w, free, 1)
 
