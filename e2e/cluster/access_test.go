@@ -1,7 +1,8 @@
 // The holder's way in to a Ready reservation on the real node: `kubectl port-forward`, as the
 // user the holder's Person names, opens the telescope's and the site's INDI servers on the
 // holder's machine, where INDI's own indi_getprop reads them; another observer is refused by
-// the API server. The Role that allows it goes when the reservation ends.
+// the API server until the holder's Person names them too. The Role that allows it goes when
+// the reservation ends.
 package cluster
 
 import (
@@ -14,9 +15,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/kube"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
@@ -41,7 +44,8 @@ func createHolder(t *testing.T, ctx context.Context) {
 }
 
 // theHolderReachesTheServers port-forwards each server pod as the holder and reads a property
-// ("device.PROPERTY") of it with indi_getprop; another observer's port-forward is refused.
+// ("device.PROPERTY") of it with indi_getprop; another observer's port-forward is refused,
+// until the holder's Person names them too.
 func theHolderReachesTheServers(t *testing.T, ctx context.Context, ns string, servers map[string]string) {
 	for pod, property := range servers {
 		port := portForward(t, ctx, holderUser, ns, pod)
@@ -55,6 +59,26 @@ func theHolderReachesTheServers(t *testing.T, ctx context.Context, ns string, se
 		require.Error(t, err, "another observer's port-forward of %s", pod)
 		require.Contains(t, string(out), "forbidden", "another observer is refused: %s", out)
 	}
+	// The Person names bob too: the watcher tells the Ready reservation, whose way in follows.
+	patch := `{"spec":{"users":["` + holderUser + `","bob@example.org"]}}`
+	_, err := env.Dynamic.Resource(peoplev1.PersonResource).Patch(ctx, holder, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	require.NoError(t, err)
+	named := time.Now()
+	for pod := range servers {
+		require.Eventually(t, func() bool { return mayPortForward(t, ctx, "bob@example.org", ns, pod) },
+			time.Minute, 250*time.Millisecond, "bob may port-forward %s once the Person names him", pod)
+	}
+	t.Logf("bob may port-forward both servers %.1f s after the Person named him", time.Since(named).Seconds())
+}
+
+// mayPortForward asks the API server's authorizer whether user may port-forward the pod.
+func mayPortForward(t *testing.T, ctx context.Context, user, ns, pod string) bool {
+	r, err := env.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: ns, Verb: "create", Resource: "pods", Subresource: "portforward", Name: pod}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return r.Status.Allowed
 }
 
 // portForward runs `kubectl --as user port-forward` of the pod's INDI port until the test
