@@ -87,6 +87,20 @@ func TestOnlyWhomAPersonNamesOrAnAdministratorMayBookChangeOrCancelInItsName(t *
 	require.NoError(t, admin.Delete(ctx, "carla-for-ada", metav1.DeleteOptions{}))
 
 	theWorkerKeepsItsFinalizer(t, ctx, ada, "ada-east")
+	theNamespaceControllerMayDeleteAnyReservation(t, ctx)
+}
+
+// theNamespaceControllerMayDeleteAnyReservation deletes a Reservation as Kubernetes' namespace controller
+// does when its namespace goes (with the controller manager's per-controller credentials, as
+// clusters run it): the policy lets it, whoever holds the Reservation.
+func theNamespaceControllerMayDeleteAnyReservation(t *testing.T, ctx context.Context) {
+	admin := reservationsAs(t, "carla@example.org", admins)
+	_, err := admin.Create(ctx, reservation("ada-gone", "ada"), metav1.CreateOptions{})
+	require.NoError(t, err)
+	controller := reservationsAs(t, "system:serviceaccount:kube-system:namespace-controller",
+		"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated")
+	require.NoError(t, controller.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{FieldSelector: "metadata.name=ada-gone"}),
+		"the namespace controller deletes a namespace's Reservations")
 }
 
 func TestThePassKeepsAPersonsBindingToWhomItNamesAndTheCollectorRemovesBothWithIt(t *testing.T) {
