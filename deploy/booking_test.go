@@ -90,9 +90,9 @@ func TestOnlyWhomAPersonNamesOrAnAdministratorMayBookChangeOrCancelInItsName(t *
 	theNamespaceControllerMayDeleteAnyReservation(t, ctx)
 }
 
-// theNamespaceControllerMayDeleteAnyReservation deletes a Reservation as Kubernetes' namespace controller
-// does when its namespace goes (with the controller manager's per-controller credentials, as
-// clusters run it): the policy lets it, whoever holds the Reservation.
+// theNamespaceControllerMayDeleteAnyReservation deletes a Reservation as Kubernetes' namespace
+// controller does when its namespace goes (with the controller manager's per-controller
+// credentials, as clusters run it): the policy lets it, whoever holds the Reservation.
 func theNamespaceControllerMayDeleteAnyReservation(t *testing.T, ctx context.Context) {
 	admin := reservationsAs(t, "carla@example.org", admins)
 	_, err := admin.Create(ctx, reservation("ada-gone", "ada"), metav1.CreateOptions{})
