@@ -66,13 +66,14 @@ func (r *reservation) hold() error {
 	if err := r.write(); err != nil {
 		return err
 	}
-	r.grantAccess()
 	// The triggers live from here until deactivation begins (or the run continues as new,
-	// whose hold starts them again); the observer tells them when a condition changes.
+	// whose hold starts them again); the observer tells them when a condition changes. Both
+	// start before the way in is written, which an API server away may hold up for a while.
 	triggers := r.triggers()
 	defer triggers.stop()
 	stop := r.observe()
 	defer stop()
+	r.grantAccess()
 	for r.endReason(whileHolding) == "" {
 		if err := r.continueAsNewIfLong(); err != nil {
 			return err
