@@ -48,6 +48,8 @@ func createHolder(t *testing.T, ctx context.Context) {
 // until the holder's Person names them too.
 func theHolderReachesTheServers(t *testing.T, ctx context.Context, ns string, servers map[string]string) {
 	for pod, property := range servers {
+		require.Eventually(t, func() bool { return mayPortForward(t, ctx, holderUser, ns, pod) },
+			30*time.Second, 250*time.Millisecond, "the way in is written as the reservation becomes Ready")
 		port := portForward(t, ctx, holderUser, ns, pod)
 		out, err := exec.CommandContext(ctx, "indi_getprop", "-h", "127.0.0.1", "-p", port, "-t", "3", property+".*").CombinedOutput()
 		require.NoError(t, err, "indi_getprop through the port-forward of %s: %s", pod, out)
