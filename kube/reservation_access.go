@@ -25,6 +25,9 @@ type ReservationAccess struct {
 	Users, Groups []string
 }
 
+// ReasonNoWayIn is the Warning Event's reason when a reservation's way in cannot be written.
+const ReasonNoWayIn = "NoWayIn"
+
 // ReservationAccessName is the name of a reservation's Role and RoleBinding.
 func ReservationAccessName(reservation string) string { return "liken-reservation-" + reservation }
 

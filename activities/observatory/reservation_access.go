@@ -7,9 +7,12 @@ package observatory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"go.temporal.io/sdk/temporal"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +21,7 @@ import (
 
 	"liken.sh/runner/activities"
 	"liken.sh/runner/kube"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
 
@@ -36,8 +40,22 @@ type AccessGranted struct {
 	Subjects string `json:",omitempty"`
 }
 
-// GrantAccess lets the holder's Person's users and groups reach the reservation's servers.
+// GrantAccess lets the holder's Person's users and groups reach the reservation's servers. When
+// it cannot, a Warning Event on the Reservation says why.
 func (a *Activities) GrantAccess(ctx context.Context, in AccessGrant) (AccessGranted, error) {
+	out, err := a.grantAccess(ctx, in)
+	if err != nil {
+		why := err.Error()
+		if app := (*temporal.ApplicationError)(nil); errors.As(err, &app) {
+			why = strings.TrimPrefix(app.Message(), "Failed: ") // a step failure's words, without its type
+		}
+		a.postObsEvent(ctx, kube.ResourceID{Kind: obsv1.KindReservation, Namespace: in.Ref.Namespace, Name: in.Ref.Name, UID: types.UID(in.UID)},
+			kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonNoWayIn, Message: "The holder " + in.Holder + " cannot reach the servers: " + why})
+	}
+	return out, err
+}
+
+func (a *Activities) grantAccess(ctx context.Context, in AccessGrant) (AccessGranted, error) {
 	acc := kube.ReservationAccess{Namespace: in.Ref.Namespace, Reservation: in.Ref.Name, UID: types.UID(in.UID),
 		Pods: kube.AccessPods(in.Telescope, in.Observatory)}
 	p, err := a.Dynamic.Resource(peoplev1.PersonResource).Get(ctx, in.Holder, metav1.GetOptions{})

@@ -1,7 +1,7 @@
 // The holder's way in, on the real API server: GrantAccess writes the Role and RoleBinding,
 // brings the binding to the Person's users when they change and removes it when there are
-// none, refuses a Role of the name that the runner did not make, and RevokeAccess removes both,
-// twice as well as once.
+// none, refuses a Role of the name that the runner did not make (with a Warning Event that says
+// so), and RevokeAccess removes both, twice as well as once.
 package observatory
 
 import (
@@ -69,7 +69,13 @@ func TestTheHoldersWayInFollowsThePersonAndIsRemovedAtTheEnd(t *testing.T) {
 	_, err = rbac.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	_, err = a.GrantAccess(ctx, grant)
-	require.ErrorContains(t, err, "a Role named "+name+" exists in "+ns+" that the "+kube.ObservatoryComponent+" did not create")
+	notOurs := "a Role named " + name + " exists in " + ns + " that the " + kube.ObservatoryComponent + " did not create; delete or rename it"
+	require.ErrorContains(t, err, notOurs)
+	events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + kube.ReasonNoWayIn})
+	require.NoError(t, err)
+	require.Len(t, events.Items, 1, "a Warning Event on the Reservation says why")
+	assert.Equal(t, "The holder "+person.GetName()+" cannot reach the servers: "+notOurs, events.Items[0].Message)
+	assert.Equal(t, "tonight", events.Items[0].InvolvedObject.Name)
 	require.NoError(t, a.RevokeAccess(ctx, grant.Ref))
 	_, err = rbac.Roles(ns).Get(ctx, name, metav1.GetOptions{})
 	assert.NoError(t, err, "someone else's Role stays")
