@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
 	}
+	go removeOnceSwept(doomed.dir)
 	testenv.Run(m, testenv.Options{Node: true}, &env)
 }
 

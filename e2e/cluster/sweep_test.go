@@ -151,7 +151,18 @@ func TestAStartAfterAKilledNodeRemovesEverythingItLeft(t *testing.T) {
 	_, err := os.Stat(doomed.dir)
 	assert.ErrorIs(t, err, os.ErrNotExist, "the doomed node's folder is gone")
 	t.Logf("the kill left %d processes of the doomed node; the start removed them", doomed.leftovers)
-	os.Remove(filepath.Dir(doomed.dir))
+}
+
+// removeOnceSwept removes the doomed node's temporary folder, dir's parent, once the package's
+// start has swept dir, whichever tests run.
+func removeOnceSwept(dir string) {
+	for {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			os.Remove(filepath.Dir(dir))
+			return
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // TestASecondRealNodeIsRefusedAndTheFirstRunsOn: a second start on the machine fails,
