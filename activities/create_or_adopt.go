@@ -139,8 +139,9 @@ type UpdateClient[T metav1.Object] interface {
 }
 
 // KeepObject is EnsureObject for an object kept up to date in place, such as an RBAC object:
-// settle brings one that is ours to want and says whether it changed it (KeepObject writes it
-// and reads it back) or whether it must be replaced. It sets how.Settle itself.
+// settle brings one that is ours to want and says whether it changed it (KeepObject writes it,
+// and reads it again only when another write came first) or whether it must be replaced. It
+// sets how.Settle itself.
 func KeepObject[T metav1.Object](ctx context.Context, c UpdateClient[T], want T, how Adopting[T],
 	settle func(cur, want T) (changed, replace bool)) error {
 	how.Settle = func(ctx context.Context, cur T) (Adoption, error) {
@@ -152,10 +153,13 @@ func KeepObject[T metav1.Object](ctx context.Context, c UpdateClient[T], want T,
 			return Adopted, nil
 		}
 		_, err := c.Update(ctx, cur, metav1.UpdateOptions{FieldManager: how.Manager})
-		if err != nil && !apierrors.IsConflict(err) { // a conflict: another write came first
+		switch {
+		case apierrors.IsConflict(err): // another write came first
+			return LookAgain, nil
+		case err != nil:
 			return Adopted, fmt.Errorf("update the %s %s: %w", how.Kind, cur.GetName(), err)
 		}
-		return LookAgain, nil
+		return Adopted, nil
 	}
 	_, err := EnsureObject(ctx, c, want, how)
 	return err

@@ -47,7 +47,7 @@ func (a *Activities) GrantAccess(ctx context.Context, in AccessGrant) (AccessGra
 	if err != nil {
 		why := err.Error()
 		if app := (*temporal.ApplicationError)(nil); errors.As(err, &app) {
-			why = strings.TrimPrefix(app.Message(), "Failed: ") // a step failure's words, without its type
+			why = strings.TrimPrefix(app.Message(), kube.FailedPrefix) // a step failure's words, without its type
 		}
 		a.postObsEvent(ctx, kube.ResourceID{Kind: obsv1.KindReservation, Namespace: in.Ref.Namespace, Name: in.Ref.Name, UID: types.UID(in.UID)},
 			kube.Event{Type: corev1.EventTypeWarning, Reason: kube.ReasonNoWayIn, Message: "The holder " + in.Holder + " cannot reach the servers: " + why})

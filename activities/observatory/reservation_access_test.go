@@ -6,6 +6,7 @@ package observatory
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"liken.sh/runner/kube"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
@@ -25,9 +27,9 @@ func TestTheHoldersWayInFollowsThePersonAndIsRemovedAtTheEnd(t *testing.T) {
 	ns := observatoryNamespace(t, "access")
 	person := accessPerson(t, "access-ada", "ada@example.org")
 	r := createObject(t, obsv1.KindReservation, ns, &obsv1.Reservation{ObjectMeta: metav1.ObjectMeta{Name: "tonight"},
-		Spec: obsv1.ReservationSpec{Telescope: "east", Holder: person.GetName()}})
+		Spec: obsv1.ReservationSpec{Telescope: "east", Holder: person}})
 	grant := AccessGrant{Ref: ReservationRef{Namespace: ns, Name: "tonight"}, UID: string(r.GetUID()),
-		Holder: person.GetName(), Telescope: "east", Observatory: "lab"}
+		Holder: person, Telescope: "east", Observatory: "lab"}
 	rbac, name := env.Kube.RbacV1(), kube.ReservationAccessName("tonight")
 	subjects := func() []string {
 		b, err := rbac.RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
@@ -74,7 +76,7 @@ func TestTheHoldersWayInFollowsThePersonAndIsRemovedAtTheEnd(t *testing.T) {
 	events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + kube.ReasonNoWayIn})
 	require.NoError(t, err)
 	require.Len(t, events.Items, 1, "a Warning Event on the Reservation says why")
-	assert.Equal(t, "The holder "+person.GetName()+" cannot reach the servers: "+notOurs, events.Items[0].Message)
+	assert.Equal(t, "The holder "+person+" cannot reach the servers: "+notOurs, events.Items[0].Message)
 	assert.Equal(t, "tonight", events.Items[0].InvolvedObject.Name)
 	require.NoError(t, a.RevokeAccess(ctx, grant.Ref))
 	_, err = rbac.Roles(ns).Get(ctx, name, metav1.GetOptions{})
@@ -82,32 +84,40 @@ func TestTheHoldersWayInFollowsThePersonAndIsRemovedAtTheEnd(t *testing.T) {
 }
 
 // accessPerson creates a Person who names users, and deletes it when the test ends.
-func accessPerson(t *testing.T, name string, users ...string) *unstructured.Unstructured {
+func accessPerson(t *testing.T, name string, users ...string) string {
 	t.Helper()
+	spec := map[string]any{"displayName": "Ada Lovelace"}
+	if len(users) > 0 {
+		spec["users"] = toAny(users)
+	}
 	p := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": peoplev1.SchemeGroupVersion.String(), "kind": "Person",
-		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"displayName": "Ada Lovelace"},
+		"metadata": map[string]any{"name": name}, "spec": spec,
 	}}
 	res := env.Dynamic.Resource(peoplev1.PersonResource)
-	out, err := res.Create(context.Background(), p, metav1.CreateOptions{})
+	_, err := res.Create(context.Background(), p, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = res.Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	setUsers(t, out, users...)
-	return out
+	return name
 }
 
 // setUsers sets the Person's spec.users (none removes them).
-func setUsers(t *testing.T, p *unstructured.Unstructured, users ...string) {
+func setUsers(t *testing.T, person string, users ...string) {
 	t.Helper()
-	res := env.Dynamic.Resource(peoplev1.PersonResource)
-	cur, err := res.Get(context.Background(), p.GetName(), metav1.GetOptions{})
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"users": toAny(users)}})
 	require.NoError(t, err)
+	_, err = env.Dynamic.Resource(peoplev1.PersonResource).Patch(context.Background(), person, types.MergePatchType, patch, metav1.PatchOptions{})
+	require.NoError(t, err)
+}
+
+// toAny is users as JSON has them; nil (which a merge patch reads as a removal) for none.
+func toAny(users []string) any {
 	if len(users) == 0 {
-		unstructured.RemoveNestedField(cur.Object, "spec", "users")
-	} else {
-		require.NoError(t, unstructured.SetNestedStringSlice(cur.Object, users, "spec", "users"))
+		return nil
 	}
-	_, err = res.Update(context.Background(), cur, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	out := make([]any, len(users))
+	for i, u := range users {
+		out[i] = u
+	}
+	return out
 }

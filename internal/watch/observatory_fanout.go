@@ -35,10 +35,13 @@ func (r *observatoryRun) namespaceReservations(namespace, why string) {
 
 // readyReservations queues the Ready Reservations of a namespace: those whose triggers run.
 func (r *observatoryRun) readyReservations(namespace, why string) {
-	r.reservationsWhere(cache.NamespaceIndex, namespace, why, func(res *unstructured.Unstructured) bool {
-		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
-		return phase == string(obsv1.ReservationReady)
-	})
+	r.reservationsWhere(cache.NamespaceIndex, namespace, why, isReady)
+}
+
+// isReady says whether a Reservation is Ready, as the informer has it.
+func isReady(res *unstructured.Unstructured) bool {
+	phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
+	return phase == string(obsv1.ReservationReady)
 }
 
 // otherScheduledReservations queues the other Reservations whose booking is still checked

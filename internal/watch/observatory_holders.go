@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
-	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
 	peoplev1 "liken.sh/runner/kube/people/v1alpha1"
 )
 
@@ -58,17 +57,9 @@ func (r *observatoryRun) watchHolders(ctx context.Context, factory dynamicinform
 
 // heldBy queues the Ready Reservations the Person holds.
 func (r *observatoryRun) heldBy(obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
+	if p, ok := deletedObject[*unstructured.Unstructured](obj); ok {
+		r.reservationsWhere(byHolder, p.GetName(), whyHolder, isReady)
 	}
-	p, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return
-	}
-	r.reservationsWhere(byHolder, p.GetName(), whyHolder, func(res *unstructured.Unstructured) bool {
-		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
-		return phase == string(obsv1.ReservationReady)
-	})
 }
 
 // trimToWhom keeps of a Person its metadata and whom it names: its thumbnail and the rest of
@@ -100,9 +91,8 @@ func whom(u *unstructured.Unstructured) (users, groups []string) {
 
 // sameWhom tells whether two versions of a Person name the same users and groups.
 func sameWhom(old, cur any) bool {
-	o, ok1 := old.(*unstructured.Unstructured)
-	c, ok2 := cur.(*unstructured.Unstructured)
-	if !ok1 || !ok2 {
+	o, c, ok := updatedObjects[*unstructured.Unstructured](old, cur)
+	if !ok {
 		return false
 	}
 	ou, og := whom(o)
