@@ -93,21 +93,18 @@ func overRule(r Booked, before []Booked, rules *obsv1.Booking, longitude float64
 		return fmt.Sprintf("it lasts %s; the site allows at most %s per reservation (spec.booking.maxDuration)",
 			hours(r.End.Sub(r.Start)), hours(rules.MaxDuration.Duration)), ReasonTooLong
 	}
-	night := nightOf(r.Start, longitude)
 	if rules.MaxPerNight != nil {
-		same := func(b Booked) bool { return nightOf(b.Start, longitude).Equal(night) }
-		if why := overShare(r, before, rules.MaxPerNight.Duration, "the night of "+night.Format(time.DateOnly), "maxPerNight", same); why != "" {
-			return why, ReasonNightShare
+		for _, p := range nightsOf(r, longitude) {
+			if why := overShare(r, before, rules.MaxPerNight.Duration, p, "maxPerNight"); why != "" {
+				return why, ReasonNightShare
+			}
 		}
 	}
 	if rules.MaxPerWeek != nil {
-		monday := night.AddDate(0, 0, -((int(night.Weekday()) + 6) % 7))
-		same := func(b Booked) bool {
-			n := nightOf(b.Start, longitude)
-			return !n.Before(monday) && n.Before(monday.AddDate(0, 0, 7))
-		}
-		if why := overShare(r, before, rules.MaxPerWeek.Duration, "the week of "+monday.Format(time.DateOnly), "maxPerWeek", same); why != "" {
-			return why, ReasonWeekShare
+		for _, p := range weeksOf(r, longitude) {
+			if why := overShare(r, before, rules.MaxPerWeek.Duration, p, "maxPerWeek"); why != "" {
+				return why, ReasonWeekShare
+			}
 		}
 	}
 	return "", ""
@@ -128,25 +125,25 @@ func timeLimits(rules *obsv1.Booking) string {
 	return strings.Join(names, ", ")
 }
 
-// overShare says, in words, when r's holder would hold more than limit in a period (the
-// bookings in says which count), with what they booked before.
-func overShare(r Booked, before []Booked, limit time.Duration, period, rule string, in func(Booked) bool) string {
-	total := r.End.Sub(r.Start)
+// overShare says, in words, when r's holder would hold more than limit in period p, with
+// what they booked before in it. Each booking counts the hours it holds inside the period, so
+// one that runs past noon counts in both nights, and one past Monday's noon in both weeks.
+func overShare(r Booked, before []Booked, limit time.Duration, p period, rule string) string {
+	total := p.held(r)
 	var earlier []string
 	for _, b := range before {
-		if b.Holder != r.Holder || b.Refused || !in(b) {
-			continue
-		}
-		if b.End == nil {
+		if b.Holder != r.Holder || b.Refused || b.End == nil {
 			continue // an earlier booking without an end was booked before the rule
 		}
-		total += b.End.Sub(b.Start)
-		earlier = append(earlier, b.Name)
+		if h := p.held(b); h > 0 {
+			total += h
+			earlier = append(earlier, b.Name)
+		}
 	}
 	if total <= limit {
 		return ""
 	}
-	why := fmt.Sprintf("%s would hold %s in %s; the site allows %s per holder (spec.booking.%s)", r.Holder, hours(total), period, hours(limit), rule)
+	why := fmt.Sprintf("%s would hold %s in %s; the site allows %s per holder (spec.booking.%s)", r.Holder, hours(total), p.words, hours(limit), rule)
 	if len(earlier) > 0 {
 		why += "; booked before: " + strings.Join(earlier, ", ")
 	}
@@ -196,8 +193,61 @@ func bookedWords(b Booked) string {
 // nightOf is the site's night a moment belongs to: the date of its evening by the site's
 // solar time (longitude/15 hours from UTC), noon to noon.
 func nightOf(t time.Time, longitude float64) time.Time {
-	local := t.UTC().Add(time.Duration(longitude / 15 * float64(time.Hour))).Add(-12 * time.Hour)
+	local := t.UTC().Add(solarOffset(longitude)).Add(-12 * time.Hour)
 	return time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+func solarOffset(longitude float64) time.Duration {
+	return time.Duration(longitude / 15 * float64(time.Hour))
+}
+
+// period is a span of the site's nights, from the noon that starts its first to the noon
+// that ends its last, by the site's solar time.
+type period struct {
+	from, to time.Time
+	words    string // "the night of 2026-12-07", "the week of 2026-12-07"
+}
+
+// nights is the period of n nights from the night of date (a nightOf).
+func nights(date time.Time, n int, longitude float64, words string) period {
+	noon := date.Add(12 * time.Hour).Add(-solarOffset(longitude))
+	return period{from: noon, to: noon.AddDate(0, 0, n), words: words + date.Format(time.DateOnly)}
+}
+
+// held is how long b holds within p.
+func (p period) held(b Booked) time.Duration {
+	from, to := b.Start, *b.End
+	if from.Before(p.from) {
+		from = p.from
+	}
+	if to.After(p.to) {
+		to = p.to
+	}
+	return max(to.Sub(from), 0)
+}
+
+// nightsOf are the nights r holds time in, and weeksOf the weeks (Monday's night to Sunday's).
+func nightsOf(r Booked, longitude float64) []period {
+	var out []period
+	for n := nightOf(r.Start, longitude); ; n = n.AddDate(0, 0, 1) {
+		p := nights(n, 1, longitude, "the night of ")
+		out = append(out, p)
+		if !p.to.Before(*r.End) {
+			return out
+		}
+	}
+}
+
+func weeksOf(r Booked, longitude float64) []period {
+	var out []period
+	night := nightOf(r.Start, longitude)
+	for monday := night.AddDate(0, 0, -((int(night.Weekday()) + 6) % 7)); ; monday = monday.AddDate(0, 0, 7) {
+		p := nights(monday, 7, longitude, "the week of ")
+		out = append(out, p)
+		if !p.to.Before(*r.End) {
+			return out
+		}
+	}
 }
 
 // hours is a duration as a booking sheet writes it: "4h", "2h30m", "45m".

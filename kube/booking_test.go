@@ -116,6 +116,31 @@ func TestNightsAreTheSitesSolarDays(t *testing.T) {
 	require.Equal(t, "2026-12-07", nightOf(at(1), 180).Format(time.DateOnly), "12 hours east, 01:00 UTC is 13:00 there")
 }
 
+func TestASharesHoursAreTheHoursHeldInsideItsNightOrWeek(t *testing.T) {
+	night := &obsv1.Booking{MaxPerNight: dur(4 * time.Hour)}
+	// 10:00-14:00 holds the last two hours of the night of the 6th and the first two of the 7th.
+	noon := booked("noon", "ada", 1, 10, 4*time.Hour)
+	evening := booked("evening", "ada", 2, 20, 3*time.Hour)
+	b := CheckBooking(evening, []Booked{noon, evening}, night, 0)
+	require.Equal(t, "Refused: ada would hold 5h in the night of 2026-12-07; the site allows 4h per holder (spec.booking.maxPerNight); booked before: noon", b.Message)
+
+	// Thirty hours from 20:00 hold 16 in the night of the 7th and 14 in the night of the 8th.
+	long := &obsv1.Booking{MaxPerNight: dur(20 * time.Hour)}
+	twoNights := booked("two-nights", "ada", 2, 20, 30*time.Hour)
+	require.True(t, CheckBooking(twoNights, []Booked{twoNights}, long, 0).Confirmed)
+	nextDusk := daysLater(booked("next-dusk", "ada", 1, 18, 7*time.Hour), 1) // 18:00-01:00 of the 8th
+	b = CheckBooking(twoNights, []Booked{nextDusk, twoNights}, long, 0)
+	require.Equal(t, "Refused: ada would hold 21h in the night of 2026-12-08; the site allows 20h per holder (spec.booking.maxPerNight); booked before: next-dusk", b.Message)
+
+	// A night that runs past Monday's noon counts in both weeks.
+	week := &obsv1.Booking{MaxPerWeek: dur(5 * time.Hour)}
+	sunday := daysLater(booked("sunday", "ada", 1, 10, 4*time.Hour), 7) // Sunday's night to Monday the 14th, 14:00
+	monday := daysLater(booked("monday", "ada", 2, 20, 4*time.Hour), 7)
+	require.True(t, CheckBooking(sunday, []Booked{sunday}, week, 0).Confirmed)
+	b = CheckBooking(monday, []Booked{sunday, monday}, week, 0)
+	require.Equal(t, "Refused: ada would hold 6h in the week of 2026-12-14; the site allows 5h per holder (spec.booking.maxPerWeek); booked before: sunday", b.Message)
+}
+
 func TestPrioritiesComeFromTheSitesList(t *testing.T) {
 	rules := &obsv1.Booking{Priorities: []obsv1.HolderPriority{{Holder: "ada", Priority: 10}}}
 	require.Equal(t, int32(10), CheckBooking(booked("r", "ada", 1, 20, time.Hour), nil, rules, 0).Priority)
