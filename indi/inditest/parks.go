@@ -82,6 +82,8 @@ func parked(p prop.Property) bool {
 // dome moved has reached its client by the time the answer does: unlike comparing the times
 // two connections' readers saw each message, this cannot put a park that came first second.
 func unparkedNow(ctx context.Context, mounts []*indi.Client, mount string) []string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	var unparked []string
 	for i, c := range mounts {
 		if err := c.Sync(ctx, mount); err != nil {
@@ -104,7 +106,8 @@ func (w *Parks) ParkedThenClosed(t testing.TB, since time.Time, within time.Dura
 	for {
 		w.mu.Lock()
 		done := len(w.mounts) == w.n && !w.domeClosed.IsZero() && w.askedAtMove
-		state := fmt.Sprintf("%d of %d mounts parked, the dome closed at %v", len(w.mounts), w.n, w.domeClosed)
+		state := fmt.Sprintf("%d of %d mounts parked, the dome closed at %v, the mounts asked as it moved: %v",
+			len(w.mounts), w.n, w.domeClosed, w.askedAtMove)
 		w.mu.Unlock()
 		if done {
 			break
