@@ -93,15 +93,17 @@ func overRule(r Booked, before []Booked, rules *obsv1.Booking, longitude float64
 		return fmt.Sprintf("it lasts %s; the site allows at most %s per reservation (spec.booking.maxDuration)",
 			hours(r.End.Sub(r.Start)), hours(rules.MaxDuration.Duration)), ReasonTooLong
 	}
+	night := nightOf(r.Start, longitude)
 	if rules.MaxPerNight != nil {
-		for _, p := range nightsOf(r, longitude) {
+		for _, p := range periodsOf(r, night, 1, longitude, "the night of ") {
 			if why := overShare(r, before, rules.MaxPerNight.Duration, p, "maxPerNight"); why != "" {
 				return why, ReasonNightShare
 			}
 		}
 	}
 	if rules.MaxPerWeek != nil {
-		for _, p := range weeksOf(r, longitude) {
+		monday := night.AddDate(0, 0, -((int(night.Weekday()) + 6) % 7)) // weeks run Monday's night to Sunday's
+		for _, p := range periodsOf(r, monday, 7, longitude, "the week of ") {
 			if why := overShare(r, before, rules.MaxPerWeek.Duration, p, "maxPerWeek"); why != "" {
 				return why, ReasonWeekShare
 			}
@@ -226,23 +228,12 @@ func (p period) held(b Booked) time.Duration {
 	return max(to.Sub(from), 0)
 }
 
-// nightsOf are the nights r holds time in, and weeksOf the weeks (Monday's night to Sunday's).
-func nightsOf(r Booked, longitude float64) []period {
+// periodsOf are the periods of days nights, the first from the night first, that r holds
+// time in.
+func periodsOf(r Booked, first time.Time, days int, longitude float64, words string) []period {
 	var out []period
-	for n := nightOf(r.Start, longitude); ; n = n.AddDate(0, 0, 1) {
-		p := nights(n, 1, longitude, "the night of ")
-		out = append(out, p)
-		if !p.to.Before(*r.End) {
-			return out
-		}
-	}
-}
-
-func weeksOf(r Booked, longitude float64) []period {
-	var out []period
-	night := nightOf(r.Start, longitude)
-	for monday := night.AddDate(0, 0, -((int(night.Weekday()) + 6) % 7)); ; monday = monday.AddDate(0, 0, 7) {
-		p := nights(monday, 7, longitude, "the week of ")
+	for date := first; ; date = date.AddDate(0, 0, days) {
+		p := nights(date, days, longitude, words)
 		out = append(out, p)
 		if !p.to.Before(*r.End) {
 			return out
