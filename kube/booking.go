@@ -77,6 +77,12 @@ func CheckBooking(r Booked, site []Booked, rules *obsv1.Booking, longitude float
 	return b
 }
 
+// BookingRefused says whether a Confirmed condition refused its booking: False for a rule it
+// broke, not for a queue or daylight, with which it still holds its telescope and its hours.
+func BookingRefused(c *obsv1.Condition) bool {
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason != ReasonQueued && c.Reason != ReasonDaylight
+}
+
 // overRule is the first rule r breaks, in words, and its reason.
 func overRule(r Booked, before []Booked, rules *obsv1.Booking, longitude float64) (string, string) {
 	if rules.MaxAhead != nil && r.Start.Sub(r.Created) > rules.MaxAhead.Duration {

@@ -2,7 +2,8 @@
 // Reservation: the namespace's reservations are the site's bookings, each seen as the rules
 // see it (its window, whether it was refused, whether it still holds a telescope). Only those
 // that can matter are read: the telescope's, and the holder's when a share is limited (the
-// API server selects them by spec field), made before this one.
+// API server selects them by spec field), made before this one. A window the site guard keeps
+// wholly in daylight is marked too.
 package observatory
 
 import (
@@ -40,7 +41,8 @@ func (a *Activities) checkBooking(ctx context.Context, r *obsv1.Reservation, sit
 			others = append(others, booked(&o, site.Spec.Location))
 		}
 	}
-	b := kube.CheckBooking(booked(r, site.Spec.Location), others, site.Spec.Booking, site.Spec.Location.Longitude)
+	self := booked(r, site.Spec.Location)
+	b := kube.MarkDaylight(kube.CheckBooking(self, others, site.Spec.Booking, site.Spec.Location.Longitude), self, site.Spec)
 	if !b.Confirmed {
 		logFor(ctx).Info("a Reservation's booking is not confirmed", "reservation", r.Name, "namespace", r.Namespace,
 			"reason", b.Reason, "why", b.Message)
@@ -65,8 +67,7 @@ func booked(r *obsv1.Reservation, loc obsv1.Location) kube.Booked {
 		e := end.UTC()
 		b.End = &e
 	}
-	c := kube.ReservationCondition(&r.Status, obsv1.ConditionConfirmed)
-	b.Refused = c != nil && c.Status == metav1.ConditionFalse && c.Reason != kube.ReasonQueued
+	b.Refused = kube.BookingRefused(kube.ReservationCondition(&r.Status, obsv1.ConditionConfirmed))
 	b.Over = r.DeletionTimestamp != nil || r.Status.Phase == obsv1.ReservationReleased || r.Status.Phase == obsv1.ReservationFailed
 	return b
 }

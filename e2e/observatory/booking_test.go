@@ -1,7 +1,8 @@
 // Booking among observers on make run's kind of stack: a request that overlaps an earlier
 // booking is marked (queued) or refused at once as the site's rules say, so is one over a
 // rule, each with a Confirmed condition and a Warning Event in the rule's words, and the
-// first booking is untouched; when the earlier booking goes, the later is confirmed. Two
+// first booking is untouched; a window the site guard keeps in daylight is marked too; when
+// the earlier booking goes, the later is confirmed. Two
 // reservations waiting for one telescope start in the order of their holders' priorities.
 package observatory
 
@@ -60,6 +61,18 @@ func TestABookingIsMarkedOrRefusedAtOnceAndTheFirstIsUntouched(t *testing.T) {
 			require.Equal(t, msg, kube.ReservationCondition(&r.Status, obsv1.ConditionReady).Message, "the Wait says why it will not start")
 		}
 	}
+	awaitBooking(t, ns, "first", kube.ReasonConfirmed)
+
+	// With the guard's Sun limit at civil dusk, a window at the site's noon is marked.
+	_, err = env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).Patch(context.Background(), "lab", types.MergePatchType,
+		[]byte(`{"spec":{"safety":{"sunAltitude":-6}}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	began = time.Now()
+	book(t, ns, "noon", "dave", at(-8), at(-6))
+	msg = awaitBooking(t, ns, "noon", kube.ReasonDaylight)
+	t.Logf("noon was %s %v after the request: %s", kube.ReasonDaylight, time.Since(began).Round(time.Millisecond), msg)
+	require.Contains(t, msg, "In daylight: the Sun stays above -6° all through")
+	awaitWarning(t, ns, obsv1.KindReservation, "noon", kube.ReasonDaylight, msg)
 	awaitBooking(t, ns, "first", kube.ReasonConfirmed)
 
 	require.NoError(t, env.Dynamic.Resource(obsv1.KindReservation.GroupVersionResource()).Namespace(ns).Delete(context.Background(), "first", metav1.DeleteOptions{}))

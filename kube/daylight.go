@@ -1,0 +1,64 @@
+// Whether a booked window lies wholly in the site's daylight, as its site guard counts it:
+// while the Sun stands above spec.safety.sunAltitude the guard keeps every mount parked and
+// every dome closed, so a window that never leaves daylight can observe nothing. The booking
+// says so when it is made, not on the night: the usual cause is a window meant in local time
+// and written in UTC. Windows are sampled; the Sun climbs at most a quarter of a degree a
+// minute, so a sample every two minutes misses no darkness that lasts longer.
+package kube
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"liken.sh/runner/contract"
+	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/sky"
+)
+
+// ReasonDaylight is the Confirmed condition's reason for a window wholly in daylight.
+const ReasonDaylight = "Daylight"
+
+const (
+	daylightStep = 2 * time.Minute
+	// daylightSpan bounds what is sampled: a longer window passes a night outside a polar day.
+	daylightSpan = 72 * time.Hour
+)
+
+// MarkDaylight turns a confirmed booking of r into one marked Daylight when the Sun stays
+// above the site's limit all through r's window. It stays unrefused: the telescope is held,
+// and the site may change its limit before the night.
+func MarkDaylight(b Booking, r Booked, site obsv1.ObservatorySpec) Booking {
+	if !b.Confirmed {
+		return b
+	}
+	if why := inDaylight(r, site.Location, site.Safety.SunAltitudeOrDefault()); why != "" {
+		b.Confirmed, b.Reason, b.Message = false, ReasonDaylight, why
+	}
+	return b
+}
+
+// inDaylight says, in words, that the Sun stays above limit all through r's window at loc, and
+// when it is next below; "" when it is not, or the window has no end or is longer than
+// daylightSpan.
+func inDaylight(r Booked, loc obsv1.Location, limit float64) string {
+	if r.End == nil || r.End.Sub(r.Start) > daylightSpan || limit >= 90 {
+		return ""
+	}
+	place := placeOf(loc)
+	for t := r.Start; t.Before(*r.End); t = t.Add(daylightStep) {
+		if sky.Sun(place, t).Altitude <= limit {
+			return ""
+		}
+	}
+	start, end := metav1.NewTime(r.Start), metav1.NewTime(*r.End)
+	why := fmt.Sprintf("In daylight: the Sun stays above %g° all through %s, and the site guard keeps the site parked and closed while it does (the Observatory's spec.safety.sunAltitude); book by spec.night",
+		limit, contract.Window(&start, &end))
+	for t := *r.End; t.Before(r.End.Add(24 * time.Hour)); t = t.Add(daylightStep) {
+		if sky.Sun(place, t).Altitude <= limit {
+			return why + ", or from " + contract.At(t.Truncate(time.Minute).Add(time.Minute)) + " on"
+		}
+	}
+	return why
+}
