@@ -146,3 +146,14 @@ func TestPrioritiesComeFromTheSitesList(t *testing.T) {
 	require.Equal(t, int32(10), CheckBooking(booked("r", "ada", 1, 20, time.Hour), nil, rules, 0).Priority)
 	require.Equal(t, int32(0), CheckBooking(booked("r", "bob", 1, 20, time.Hour), nil, rules, 0).Priority)
 }
+
+func TestOnlyARuleRefusesABookingsHours(t *testing.T) {
+	cond := func(status metav1.ConditionStatus, reason string) *obsv1.Condition {
+		return &obsv1.Condition{Type: obsv1.ConditionConfirmed, Status: status, Reason: reason}
+	}
+	require.False(t, BookingRefused(nil))
+	require.False(t, BookingRefused(cond(metav1.ConditionTrue, ReasonConfirmed)))
+	require.False(t, BookingRefused(cond(metav1.ConditionFalse, ReasonQueued)), "a queued booking holds its hours")
+	require.False(t, BookingRefused(cond(metav1.ConditionFalse, ReasonDaylight)), "so does one in daylight")
+	require.True(t, BookingRefused(cond(metav1.ConditionFalse, ReasonNightShare)))
+}
