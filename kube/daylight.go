@@ -2,8 +2,8 @@
 // while the Sun stands above spec.safety.sunAltitude the guard keeps every mount parked and
 // every dome closed, so a window that never leaves daylight can observe nothing. The booking
 // says so when it is made, not on the night: the usual cause is a window meant in local time
-// and written in UTC. Windows are sampled; the Sun climbs at most a quarter of a degree a
-// minute, so a sample every two minutes misses no darkness that lasts longer.
+// and written in UTC. A window is sampled every two minutes, so only a darkness shorter than
+// that could go unseen.
 package kube
 
 import (
