@@ -1,8 +1,9 @@
 // Booking among observers on make run's kind of stack: a request that overlaps an earlier
 // booking is marked (queued) or refused at once as the site's rules say, so is one over a
 // rule, each with a Confirmed condition and a Warning Event in the rule's words, and the
-// first booking is untouched; a window the site guard keeps in daylight is marked too; when
-// the earlier booking goes, the later is confirmed. Two
+// first booking is untouched; a window the site guard keeps in daylight is marked too; a
+// change of the rules checks the waiting bookings again; when the earlier booking goes, the
+// later is confirmed. Two
 // reservations waiting for one telescope start in the order of their holders' priorities.
 package observatory
 
@@ -40,6 +41,10 @@ func TestABookingIsMarkedOrRefusedAtOnceAndTheFirstIsUntouched(t *testing.T) {
 	_, err := env.Dynamic.Resource(obsv1.KindObservatory.GroupVersionResource()).Namespace(ns).Patch(context.Background(), "lab", types.MergePatchType,
 		[]byte(`{"spec":{"booking":{"overlaps":"Refuse","maxDuration":"3h","maxPerNight":"4h"}}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
+	began = time.Now()
+	require.Contains(t, awaitBooking(t, ns, "second", kube.ReasonOverlap), "Refused: overlaps Reservation first of ada",
+		"the waiting booking is checked again under the site's new rules")
+	t.Logf("the rules' change refused the queued booking %v after it", time.Since(began).Round(time.Millisecond))
 	for _, c := range []struct {
 		name, holder string
 		from, to     int

@@ -53,7 +53,8 @@ const (
 	// its delete began: the Ready reservation there lets it join or leave.
 	whyDevice = "device"
 	// whyBooking: another Reservation of the namespace (the site) changed its window or
-	// went, which the booking rules of those still waiting count.
+	// went, which the booking rules of those still waiting count, or the Observatory's spec
+	// (its rules) changed.
 	whyBooking = "booking"
 )
 

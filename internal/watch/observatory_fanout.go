@@ -45,18 +45,28 @@ func isReady(res *unstructured.Unstructured) bool {
 }
 
 // otherScheduledReservations queues the other Reservations whose booking is still checked
-// (they have not taken their telescope) and counts the changed one: its telescope's, for an
-// overlap, and its holder's at the site, for their shares of a night and a week.
+// and counts the changed one: its telescope's, for an overlap, and its holder's at the site,
+// for their shares of a night and a week.
 func (r *observatoryRun) otherScheduledReservations(changed *unstructured.Unstructured, why string) {
 	tel, _, _ := unstructured.NestedString(changed.Object, "spec", "telescope")
 	holder, _, _ := unstructured.NestedString(changed.Object, "spec", "holder")
-	waiting := func(res *unstructured.Unstructured) bool {
-		phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
-		return res.GetNamespace() == changed.GetNamespace() && res.GetName() != changed.GetName() &&
-			res.GetDeletionTimestamp() == nil && (phase == "" || phase == string(obsv1.ReservationScheduled))
+	other := func(res *unstructured.Unstructured) bool {
+		return res.GetNamespace() == changed.GetNamespace() && res.GetName() != changed.GetName() && bookingChecked(res)
 	}
-	r.reservationsWhere(byTelescope, changed.GetNamespace()+"/"+tel, why, waiting)
-	r.reservationsWhere(byHolder, holder, why, waiting)
+	r.reservationsWhere(byTelescope, changed.GetNamespace()+"/"+tel, why, other)
+	r.reservationsWhere(byHolder, holder, why, other)
+}
+
+// scheduledReservations queues the Reservations of a namespace whose booking is still checked.
+func (r *observatoryRun) scheduledReservations(namespace, why string) {
+	r.reservationsWhere(cache.NamespaceIndex, namespace, why, bookingChecked)
+}
+
+// bookingChecked says whether a Reservation's booking is still checked, as the informer has
+// it: it has not taken its telescope (no phase yet, or Scheduled) and is not being deleted.
+func bookingChecked(res *unstructured.Unstructured) bool {
+	phase, _, _ := unstructured.NestedString(res.Object, "status", "phase")
+	return res.GetDeletionTimestamp() == nil && (phase == "" || phase == string(obsv1.ReservationScheduled))
 }
 
 // reservationsWhere queues the Reservations under key in the index that keep says.

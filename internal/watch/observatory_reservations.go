@@ -94,11 +94,20 @@ func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) 
 // observatoryUpdated does what parentUpdated does, and tells the Ready Reservations of the
 // namespace of a change of the Observatory's conditions (the sky's, the site guard's): their
 // triggers may name them. Only a Ready reservation runs triggers; a signal to one that has
-// just ended would start its workflow again.
+// just ended would start its workflow again. A change of its spec (the booking rules, the
+// Sun's limit, the place) has the bookings still checked checked again, so they say at once
+// what the new rules say of them.
 func (r *observatoryRun) observatoryUpdated(oldObj, newObj any) {
 	r.parentUpdated(r.observatoryEnding)(oldObj, newObj)
-	if o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj); ok && summary(o) != summary(n) {
+	o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj)
+	if !ok {
+		return
+	}
+	if summary(o) != summary(n) {
 		r.readyReservations(n.GetNamespace(), contract.WhyCondition)
+	}
+	if o.GetGeneration() != n.GetGeneration() && n.GetDeletionTimestamp() == nil {
+		r.scheduledReservations(n.GetNamespace(), whyBooking)
 	}
 }
 
