@@ -44,8 +44,8 @@ func TestADeletedBookingHasTheWaitingOnesThatCountedItCheckedAgain(t *testing.T)
 }
 
 // A change of the Observatory's spec (its booking rules, its Sun limit, its place) has the
-// bookings still checked checked again; a metadata change does not, nor does any change tell
-// a Ready reservation, whose booking is no longer checked.
+// waiting bookings checked again; a metadata change does not, nor does any change tell a
+// Ready reservation, whose booking is no longer checked.
 func TestAnObservatorysSpecChangeHasTheWaitingBookingsCheckedAgain(t *testing.T) {
 	ctx := timeout(t, time.Minute)
 	astroAtEnd(t)

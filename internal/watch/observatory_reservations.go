@@ -95,8 +95,8 @@ func (r *observatoryRun) parentUpdated(ending func(*unstructured.Unstructured)) 
 // namespace of a change of the Observatory's conditions (the sky's, the site guard's): their
 // triggers may name them. Only a Ready reservation runs triggers; a signal to one that has
 // just ended would start its workflow again. A change of its spec (the booking rules, the
-// Sun's limit, the place) has the bookings still checked checked again, so they say at once
-// what the new rules say of them.
+// Sun's limit, the place) has the waiting bookings checked again, so they say at once what
+// the new rules say of them.
 func (r *observatoryRun) observatoryUpdated(oldObj, newObj any) {
 	r.parentUpdated(r.observatoryEnding)(oldObj, newObj)
 	o, n, ok := updatedObjects[*unstructured.Unstructured](oldObj, newObj)
