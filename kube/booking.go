@@ -15,6 +15,7 @@ import (
 
 	"liken.sh/runner/contract"
 	obsv1 "liken.sh/runner/kube/observatory/v1alpha1"
+	"liken.sh/runner/sky"
 )
 
 // The Confirmed condition's reasons.
@@ -201,12 +202,7 @@ func bookedWords(b Booked) string {
 // nightOf is the site's night a moment belongs to: the date of its evening by the site's
 // solar time (longitude/15 hours from UTC), noon to noon.
 func nightOf(t time.Time, longitude float64) time.Time {
-	local := t.UTC().Add(solarOffset(longitude)).Add(-12 * time.Hour)
-	return time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
-}
-
-func solarOffset(longitude float64) time.Duration {
-	return time.Duration(longitude / 15 * float64(time.Hour))
+	return sky.SolarDate(sky.Place{Longitude: longitude}, t.Add(-12*time.Hour))
 }
 
 // period is a span of the site's nights, from the noon that starts its first to the noon
@@ -218,7 +214,7 @@ type period struct {
 
 // nights is the period of n nights from the night of date (a nightOf).
 func nights(date time.Time, n int, longitude float64, words string) period {
-	noon := date.Add(12 * time.Hour).Add(-solarOffset(longitude))
+	noon := sky.Noon(sky.Place{Longitude: longitude}, date)
 	return period{from: noon, to: noon.AddDate(0, 0, n), words: words + date.Format(time.DateOnly)}
 }
 

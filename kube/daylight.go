@@ -47,18 +47,24 @@ func inDaylight(r Booked, loc obsv1.Location, limit float64) string {
 		return ""
 	}
 	place := placeOf(loc)
-	for t := r.Start; t.Before(*r.End); t = t.Add(daylightStep) {
-		if sky.Sun(place, t).Altitude <= limit {
-			return ""
-		}
+	if _, dark := firstDark(place, r.Start, *r.End, limit); dark {
+		return ""
 	}
 	start, end := metav1.NewTime(r.Start), metav1.NewTime(*r.End)
 	why := fmt.Sprintf("In daylight: the Sun stays above %g° all through %s, and the site guard keeps the site parked and closed while it does (the Observatory's spec.safety.sunAltitude); book by spec.night",
 		limit, contract.Window(&start, &end))
-	for t := *r.End; t.Before(r.End.Add(24 * time.Hour)); t = t.Add(daylightStep) {
-		if sky.Sun(place, t).Altitude <= limit {
-			return why + ", or from " + contract.At(t.Truncate(time.Minute).Add(time.Minute)) + " on"
-		}
+	if t, dark := firstDark(place, *r.End, r.End.Add(24*time.Hour), limit); dark {
+		return why + ", or from " + contract.At(t.Truncate(time.Minute).Add(time.Minute)) + " on"
 	}
 	return why
+}
+
+// firstDark is the first sample, from from until to, at which the Sun is at or below limit.
+func firstDark(place sky.Place, from, to time.Time, limit float64) (time.Time, bool) {
+	for t := from; t.Before(to); t = t.Add(daylightStep) {
+		if sky.Sun(place, t).Altitude <= limit {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
